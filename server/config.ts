@@ -1,0 +1,108 @@
+// Configuration, read once from the environment and validated (DESIGN.md §8). This is the
+// only module that reads process.env; everything else receives a Config.
+import { z } from 'zod'
+
+const DURATION_UNITS_MS = { ms: 1, s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 } as const
+
+/** "30d", "12h", "90m", "45s", "500ms"; a bare number is seconds. */
+export function parseDuration (text: string): number | null {
+  const match = /^(\d+)(ms|s|m|h|d)?$/.exec(text.trim())
+  if (!match) return null
+  const unit = (match[2] ?? 's') as keyof typeof DURATION_UNITS_MS
+  return Number(match[1]) * DURATION_UNITS_MS[unit]
+}
+
+const integer = (min: number, max = Number.MAX_SAFE_INTEGER) =>
+  z.string().trim().regex(/^\d+$/, 'must be a whole number').transform(Number).pipe(z.number().int().min(min).max(max))
+
+const duration = z.string().transform((text, ctx) => {
+  const ms = parseDuration(text)
+  if (ms === null || ms <= 0) {
+    ctx.addIssue({ code: 'custom', message: 'must be a duration such as 30d, 12h, 90m or 45s' })
+    return z.NEVER
+  }
+  return ms
+})
+
+const url = (protocols: string[]) => z.string().trim().refine(value => {
+  try { return protocols.includes(new URL(value).protocol) } catch { return false }
+}, `must be a URL starting with ${protocols.map(p => p + '//').join(' or ')}`)
+
+const schema = z.object({
+  PORT: integer(0, 65535).default(3000),
+  HOST: z.string().trim().min(1).default('0.0.0.0'),
+  DATA_DIR: z.string().trim().min(1).default('./data'),
+  STORE: z.enum(['sqlite', 'mongodb']).default('sqlite'),
+  MONGODB_URI: url(['mongodb:', 'mongodb+srv:']).optional(),
+  REDIS_URL: url(['redis:', 'rediss:']).optional(),
+  SIGNUP: z.enum(['open', 'closed']).default('open'),
+  BODY_LIMIT: integer(1024).default(1_048_576),
+  CONTENT_LIMIT: integer(1024).default(8_388_608),
+  CACHE_BYTES: integer(0).default(256 * 1024 * 1024),
+  RATE_LIMIT: integer(0).default(6000),
+  SESSION_TTL: duration.default(30 * DURATION_UNITS_MS.d),
+  CORS_ORIGINS: z.string().trim().min(1).default('*'),
+  LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info')
+}).superRefine((env, ctx) => {
+  if (env.STORE === 'mongodb' && !env.MONGODB_URI) {
+    ctx.addIssue({ code: 'custom', path: ['MONGODB_URI'], message: 'is required when STORE=mongodb' })
+  }
+})
+
+type Env = z.output<typeof schema>
+
+export interface Config {
+  port: number
+  host: string
+  dataDir: string
+  store: Env['STORE']
+  mongodbUri: string | undefined
+  redisUrl: string | undefined
+  signup: Env['SIGNUP']
+  bodyLimitBytes: number
+  contentLimitBytes: number
+  cacheBytes: number
+  /** Requests per minute per credential (per IP when anonymous); 0 disables. */
+  rateLimitPerMinute: number
+  sessionTtlMs: number
+  /** '*' or an explicit list of allowed origins. */
+  corsOrigins: '*' | string[]
+  logLevel: Env['LOG_LEVEL']
+}
+
+export class ConfigError extends Error {}
+
+const KNOWN = Object.keys(schema.shape) as Array<keyof Env>
+
+/** Reads the configuration from an environment (process.env by default). */
+export function loadConfig (source: Record<string, string | undefined> = process.env): Config {
+  const picked: Record<string, string> = {}
+  for (const name of KNOWN) {
+    const value = source[name]
+    // An empty variable means "not set", as in most shells' `VAR= cmd`.
+    if (value !== undefined && value !== '') picked[name] = value
+  }
+  const parsed = schema.safeParse(picked)
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0]
+    const name = issue?.path.join('.') || 'configuration'
+    throw new ConfigError(`Invalid configuration: ${name} ${issue?.message ?? 'is not valid'} (got ${JSON.stringify(picked[name] ?? '')})`)
+  }
+  const env = parsed.data
+  return {
+    port: env.PORT,
+    host: env.HOST,
+    dataDir: env.DATA_DIR,
+    store: env.STORE,
+    mongodbUri: env.MONGODB_URI,
+    redisUrl: env.REDIS_URL,
+    signup: env.SIGNUP,
+    bodyLimitBytes: env.BODY_LIMIT,
+    contentLimitBytes: env.CONTENT_LIMIT,
+    cacheBytes: env.CACHE_BYTES,
+    rateLimitPerMinute: env.RATE_LIMIT,
+    sessionTtlMs: env.SESSION_TTL,
+    corsOrigins: env.CORS_ORIGINS === '*' ? '*' : env.CORS_ORIGINS.split(',').map(o => o.trim()).filter(Boolean),
+    logLevel: env.LOG_LEVEL
+  }
+}

@@ -1,0 +1,34 @@
+// Load the caller's identity once per request (loadIdentity); routes then state what they
+// need (requireIdentity, requireSession). The split keeps "who is this" apart from "is
+// that enough here", as PocketBase does with loadAuthToken and RequireAuth.
+import type { RequestHandler, Response } from 'express'
+import { ContentdError } from '../../shared/errors.js'
+import type { Identity } from '../services/identity.js'
+import { bearerSecret, resolveSecret } from '../services/identity.js'
+import type { Store } from '../store/types.js'
+import { context } from './context.js'
+
+export function loadIdentity (store: Store): RequestHandler {
+  return async (req, res, next) => {
+    const result = await resolveSecret(store, bearerSecret(req.headers.authorization))
+    Object.assign(context(res), result.identity ? { identity: result.identity, authFailure: null } : { identity: null, authFailure: result.failure })
+    next()
+  }
+}
+
+export function identityOf (res: Response): Identity {
+  const { identity, authFailure } = context(res)
+  if (!identity) throw new ContentdError(authFailure ?? 'AUTH_REQUIRED')
+  return identity
+}
+
+export const requireIdentity: RequestHandler = (_req, res, next) => {
+  identityOf(res)
+  next()
+}
+
+/** Managing sessions, projects, members and keys needs a person, not an API key. */
+export const requireSession: RequestHandler = (_req, res, next) => {
+  if (!identityOf(res).session) throw new ContentdError('SESSION_REQUIRED')
+  next()
+}

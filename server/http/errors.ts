@@ -1,0 +1,42 @@
+// One error shape for every failure: {message, code}, from the catalogue. Unexpected
+// errors are logged with their details and answered with a generic 500.
+import type { ErrorRequestHandler, RequestHandler } from 'express'
+import { ContentdError, ERRORS, type ErrorCode } from '../../shared/errors.js'
+
+// body-parser's error types, mapped onto the catalogue.
+const BODY_PARSER_ERRORS: Record<string, ErrorCode> = {
+  'entity.parse.failed': 'INVALID_JSON',
+  'entity.too.large': 'BODY_TOO_LARGE',
+  'entity.verify.failed': 'INVALID_BODY',
+  'encoding.unsupported': 'INVALID_BODY',
+  'charset.unsupported': 'INVALID_BODY',
+  'request.size.invalid': 'INVALID_BODY'
+}
+
+export const notFound: RequestHandler = () => {
+  throw new ContentdError('NOT_FOUND')
+}
+
+export function toContentdError (error: unknown): ContentdError | null {
+  if (error instanceof ContentdError) return error
+  if (typeof error === 'object' && error !== null && 'type' in error && typeof error.type === 'string') {
+    const code = BODY_PARSER_ERRORS[error.type]
+    if (code) return new ContentdError(code)
+  }
+  return null
+}
+
+export const errorHandler: ErrorRequestHandler = (error, req, res, next) => {
+  if (res.headersSent) { next(error); return }
+  const known = toContentdError(error)
+  if (!known) {
+    req.log.error({ err: error }, 'unexpected error')
+    res.status(500).json({ message: ERRORS.INTERNAL_ERROR.message, code: 'INTERNAL_ERROR' })
+    return
+  }
+  if (known.status === 401) {
+    res.setHeader('WWW-Authenticate', known.code === 'INVALID_TOKEN' ? 'Bearer error="invalid_token"' : 'Bearer')
+  }
+  if (known.status >= 500) req.log.error({ err: error }, 'service unavailable')
+  res.status(known.status).json(known.toBody())
+}

@@ -1,0 +1,98 @@
+// The content endpoints: get, update, and the six path operations. Each route validates its
+// body with a shared schema, hands one Operation to the store, and answers with the
+// operation's fixed message and the new version as ETag.
+import { Router, type Request, type RequestHandler, type Response } from 'express'
+import type { z } from 'zod'
+import { ContentdError } from '../../../shared/errors.js'
+import type { JsonObject } from '../../../shared/json.js'
+import { getAt, type Operation } from '../../../shared/operations.js'
+import { parsePath } from '../../../shared/path.js'
+import { amountBody, insertBody, parseBody, pathBody, valueBody } from '../../../shared/schemas.js'
+import type { Access } from '../../auth/rights.js'
+import type { Projects } from '../../services/projects.js'
+import type { ApplyOptions, ProjectRecord, Store } from '../../store/types.js'
+import { etagFor, parseVersionCondition, versionMatches } from '../../store/version-condition.js'
+import { identityOf } from '../auth-middleware.js'
+import { jsonBody } from '../body.js'
+import { context } from '../context.js'
+
+interface PathOperation<S extends z.ZodType> {
+  schema: S
+  message: string
+  toOperation: (body: z.output<S>) => Operation
+}
+
+const define = <S extends z.ZodType>(operation: PathOperation<S>): PathOperation<S> => operation
+
+/** The path operations, their bodies and their exact success messages (the spec's §2). */
+export const PATH_OPERATIONS = {
+  increment: define({ schema: amountBody, message: 'Value incremented successfully', toOperation: b => ({ op: 'increment', path: b.path, value: b.value }) }),
+  decrement: define({ schema: amountBody, message: 'Value decremented successfully', toOperation: b => ({ op: 'decrement', path: b.path, value: b.value }) }),
+  set: define({ schema: valueBody, message: 'Value set successfully', toOperation: b => ({ op: 'set', path: b.path, value: b.value as never }) }),
+  delete: define({ schema: pathBody, message: 'Value deleted successfully', toOperation: b => ({ op: 'delete', path: b.path }) }),
+  push: define({ schema: valueBody, message: 'Object pushed successfully', toOperation: b => ({ op: 'push', path: b.path, value: b.value as never }) }),
+  insert: define({ schema: insertBody, message: 'Value inserted successfully', toOperation: b => ({ op: 'insert', path: b.path, value: b.value as never, index: b.index }) })
+} as const
+
+export const UPDATE_MESSAGE = 'Project content updated successfully.'
+
+export function contentRoutes (store: Store, projects: Projects, bodyLimitBytes: number): Router {
+  const router = Router({ mergeParams: true })
+  const parseJson = jsonBody(bodyLimitBytes)
+
+  /** Resolves the project in the URL (400/404) and checks the caller's access (401/403). */
+  const access = (needed: Access): RequestHandler => async (req, res, next) => {
+    const identity = identityOf(res)
+    const project = await projects.find(String(req.params.username), String(req.params.projectSlug))
+    await projects.authorize(identity, project, needed)
+    context(res).project = project
+    next()
+  }
+
+  const commit = async (req: Request, res: Response, operation: Operation, message: string) => {
+    const project = context(res).project as ProjectRecord
+    const options: ApplyOptions = {}
+    const ifMatch = req.headers['if-match']
+    if (ifMatch !== undefined) options.ifMatch = parseVersionCondition(ifMatch)
+    const { version } = await store.applyOperation(project, operation, options)
+    res.setHeader('ETag', etagFor(version))
+    res.json({ message })
+  }
+
+  router.get('/content', access('read'), async (req, res) => {
+    const project = context(res).project as ProjectRecord
+    const snapshot = await store.readContent(project.id)
+    if (!snapshot) throw new ContentdError('PROJECT_NOT_FOUND')
+    const pathParam = req.query.path
+    // Parse the path before the conditional check: a bad request stays a 400.
+    const path = pathParam === undefined ? null : parsePath(pathParam)
+    res.setHeader('ETag', etagFor(snapshot.version))
+    const ifNoneMatch = req.headers['if-none-match']
+    if (ifNoneMatch !== undefined && versionMatches(parseVersionCondition(ifNoneMatch), snapshot.version)) {
+      res.status(304).end()
+      return
+    }
+    if (path) {
+      res.json(getAt(snapshot.content, path))
+      return
+    }
+    res.type('application/json').send(snapshot.json ?? JSON.stringify(snapshot.content))
+  })
+
+  router.post('/content', access('write'), parseJson, async (req, res) => {
+    const body: unknown = req.body
+    if (body === null || typeof body !== 'object' || Array.isArray(body)) {
+      throw new ContentdError('INVALID_BODY', 'the content must be a JSON object')
+    }
+    await commit(req, res, { op: 'update', value: body as JsonObject }, UPDATE_MESSAGE)
+  })
+
+  for (const [name, definition] of Object.entries(PATH_OPERATIONS)) {
+    router.post(`/content/${name}`, access('write'), parseJson, async (req, res) => {
+      const body = parseBody(definition.schema, req.body)
+      await commit(req, res, (definition.toOperation as (b: unknown) => Operation)(body), definition.message)
+    })
+  }
+
+  return router
+}

@@ -1,0 +1,73 @@
+// Creating, listing and deleting projects; the owner manages members.
+import { Router, type RequestHandler } from 'express'
+import { ContentdError } from '../../../shared/errors.js'
+import { memberBody, parseBody, projectBody } from '../../../shared/schemas.js'
+import { projectView, type Projects } from '../../services/projects.js'
+import type { ProjectRecord } from '../../store/types.js'
+import { identityOf, requireIdentity, requireSession } from '../auth-middleware.js'
+import { jsonBody } from '../body.js'
+import { context } from '../context.js'
+
+export function projectRoutes (projects: Projects, bodyLimitBytes: number): Router {
+  const router = Router()
+  const parseJson = jsonBody(bodyLimitBytes)
+
+  router.post('/projects', requireSession, parseJson, async (req, res) => {
+    const { user } = identityOf(res)
+    const { slug, name } = parseBody(projectBody, req.body)
+    res.status(201).json(projectView(await projects.create(user.id, user.username, slug, name)))
+  })
+
+  router.get('/projects', requireIdentity, async (_req, res) => {
+    res.json({ projects: await projects.listFor(identityOf(res)) })
+  })
+
+  /** The URL's project, readable by the caller (any role). */
+  const readable: RequestHandler = async (req, res, next) => {
+    const identity = identityOf(res)
+    const project = await projects.find(String(req.params.username), String(req.params.projectSlug))
+    await projects.authorize(identity, project, 'read')
+    context(res).project = project
+    next()
+  }
+
+  /** Only the owner, signed in with a session, manages a project. */
+  const ownerSession: RequestHandler = async (req, res, next) => {
+    const identity = identityOf(res)
+    const project = await projects.find(String(req.params.username), String(req.params.projectSlug))
+    const role = await projects.roleOf(project, identity.user.id)
+    if (role === null) throw new ContentdError('FORBIDDEN')
+    if (!identity.session) throw new ContentdError('SESSION_REQUIRED')
+    if (role !== 'owner') throw new ContentdError('OWNER_REQUIRED')
+    context(res).project = project
+    next()
+  }
+
+  const projectOf = (res: Parameters<RequestHandler>[1]) => context(res).project as ProjectRecord
+
+  router.get('/:username/:projectSlug', readable, async (_req, res) => {
+    const project = projectOf(res)
+    res.json(projectView(project, await projects.roleOf(project, identityOf(res).user.id) ?? undefined))
+  })
+
+  router.delete('/:username/:projectSlug', ownerSession, async (_req, res) => {
+    await projects.delete(projectOf(res))
+    res.json({ message: 'Project deleted' })
+  })
+
+  router.get('/:username/:projectSlug/members', ownerSession, async (_req, res) => {
+    res.json({ members: await projects.members(projectOf(res)) })
+  })
+
+  router.put('/:username/:projectSlug/members/:member', ownerSession, parseJson, async (req, res) => {
+    const { role } = parseBody(memberBody, req.body)
+    res.json(await projects.setMember(projectOf(res), String(req.params.member), role))
+  })
+
+  router.delete('/:username/:projectSlug/members/:member', ownerSession, async (req, res) => {
+    await projects.removeMember(projectOf(res), String(req.params.member))
+    res.json({ message: 'Member removed' })
+  })
+
+  return router
+}

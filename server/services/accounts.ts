@@ -1,0 +1,45 @@
+// Signing up, logging in and out. Sessions are random tokens stored as hashes.
+import { ContentdError } from '../../shared/errors.js'
+import { hashPassword, verifyPassword } from '../auth/passwords.js'
+import { hashSecret, newId, newSecret } from '../auth/tokens.js'
+import type { Store } from '../store/types.js'
+import { displayName } from './identity.js'
+
+export interface SessionGrant {
+  token: string
+  username: string
+  expiresAt: string
+}
+
+export class Accounts {
+  constructor (private readonly store: Store, private readonly sessionTtlMs: number) {}
+
+  async signup (username: string, password: string): Promise<SessionGrant> {
+    // Cheap check first so a taken name does not cost an argon2 hash; the unique index
+    // still decides races.
+    if (await this.store.findUserByName(username)) throw new ContentdError('USERNAME_TAKEN')
+    const user = { id: newId('usr_'), username, passwordHash: await hashPassword(password), createdAt: new Date().toISOString() }
+    await this.store.createUser(user)
+    return this.startSession(user.id, username)
+  }
+
+  async login (username: string, password: string): Promise<SessionGrant> {
+    const user = await this.store.findUserByName(username)
+    // Same work and same answer whether the user is missing or the password is wrong.
+    const valid = await verifyPassword(user ? user.passwordHash : null, password)
+    if (!user || !valid) throw new ContentdError('WRONG_CREDENTIALS')
+    return this.startSession(user.id, user.username)
+  }
+
+  async logout (sessionTokenHash: string): Promise<void> {
+    await this.store.deleteSession(sessionTokenHash)
+  }
+
+  private async startSession (userId: string, username: string): Promise<SessionGrant> {
+    const token = newSecret('session')
+    const now = Date.now()
+    const expiresAt = new Date(now + this.sessionTtlMs).toISOString()
+    await this.store.createSession({ tokenHash: hashSecret(token), userId, createdAt: new Date(now).toISOString(), expiresAt })
+    return { token, username: displayName(username), expiresAt }
+  }
+}

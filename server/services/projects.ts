@@ -1,0 +1,97 @@
+// Projects, members and the access decision for one request.
+import { ContentdError } from '../../shared/errors.js'
+import { accessDenial, type Access } from '../auth/rights.js'
+import { newId } from '../auth/tokens.js'
+import type { MemberRole, ProjectRecord, ProjectRole, Store } from '../store/types.js'
+import { displayName, type Identity } from './identity.js'
+
+export interface ProjectView {
+  username: string
+  slug: string
+  name: string
+  createdAt: string
+  version: number
+  role?: ProjectRole
+}
+
+export function projectView (project: ProjectRecord, role?: ProjectRole): ProjectView {
+  return { username: displayName(project.ownerName), slug: project.slug, name: project.name, createdAt: project.createdAt, version: project.version, ...(role ? { role } : {}) }
+}
+
+export function projectRef (project: ProjectRecord): string {
+  return `${displayName(project.ownerName)}/${project.slug}`
+}
+
+/** "@alice/demo" (or "alice/demo") → its parts, lower-cased; null when malformed. */
+export function splitProjectRef (ref: string): { owner: string, slug: string } | null {
+  const match = /^@?([a-zA-Z0-9-]{1,39})\/([a-z0-9][a-z0-9_-]{0,63})$/.exec(ref)
+  return match ? { owner: (match[1] as string).toLowerCase(), slug: match[2] as string } : null
+}
+
+export class Projects {
+  constructor (private readonly store: Store) {}
+
+  /**
+   * The project a URL names. `usernameParam` must carry the "@" (400 otherwise); a missing
+   * user or project is 404, told apart so callers can fix the right half.
+   */
+  async find (usernameParam: string, slug: string): Promise<ProjectRecord> {
+    if (!usernameParam.startsWith('@')) throw new ContentdError('INVALID_USERNAME')
+    const owner = usernameParam.slice(1).toLowerCase()
+    const project = await this.store.findProject(owner, slug)
+    if (project) return project
+    if (!(await this.store.findUserByName(owner))) throw new ContentdError('USER_NOT_FOUND', displayName(owner))
+    throw new ContentdError('PROJECT_NOT_FOUND', `${displayName(owner)}/${slug}`)
+  }
+
+  async roleOf (project: ProjectRecord, userId: string): Promise<ProjectRole | null> {
+    if (project.ownerId === userId) return 'owner'
+    return this.store.findMemberRole(project.id, userId)
+  }
+
+  /** Throws the right 403 unless the identity may read or write the project. */
+  async authorize (identity: Identity, project: ProjectRecord, needed: Access): Promise<ProjectRole> {
+    const role = await this.roleOf(project, identity.user.id)
+    const denial = accessDenial(role, identity.key, project.id, needed)
+    if (denial) throw new ContentdError(denial)
+    return role as ProjectRole
+  }
+
+  async create (ownerId: string, ownerName: string, slug: string, name: string | undefined): Promise<ProjectRecord> {
+    return this.store.createProject({ id: newId('prj_'), ownerId, ownerName, slug, name: name ?? slug, createdAt: new Date().toISOString() })
+  }
+
+  /** What the identity can see: its own and shared projects, narrowed by a key's scope. */
+  async listFor (identity: Identity): Promise<ProjectView[]> {
+    const projects = await this.store.listProjectsForUser(identity.user.id)
+    const scope = identity.key?.projectIds ?? null
+    return projects.filter(p => scope === null || scope.includes(p.id)).map(p => projectView(p, p.role))
+  }
+
+  async delete (project: ProjectRecord): Promise<void> {
+    await this.store.deleteProject(project.id)
+  }
+
+  async setMember (project: ProjectRecord, memberParam: string, role: MemberRole): Promise<{ username: string, role: MemberRole }> {
+    const member = await this.memberUser(project, memberParam)
+    await this.store.setMember(project.id, member.id, role)
+    return { username: displayName(member.username), role }
+  }
+
+  async removeMember (project: ProjectRecord, memberParam: string): Promise<void> {
+    const member = await this.memberUser(project, memberParam)
+    if (!(await this.store.removeMember(project.id, member.id))) throw new ContentdError('MEMBER_NOT_FOUND')
+  }
+
+  async members (project: ProjectRecord): Promise<Array<{ username: string, role: MemberRole }>> {
+    return (await this.store.listMembers(project.id)).map(m => ({ username: displayName(m.username), role: m.role }))
+  }
+
+  private async memberUser (project: ProjectRecord, memberParam: string) {
+    const name = memberParam.replace(/^@/, '').toLowerCase()
+    const user = await this.store.findUserByName(name)
+    if (!user) throw new ContentdError('USER_NOT_FOUND', displayName(name))
+    if (user.id === project.ownerId) throw new ContentdError('INVALID_BODY', 'the owner cannot be made a member of their own project')
+    return user
+  }
+}

@@ -1,0 +1,59 @@
+// A byte-bounded LRU of parsed project documents, keyed by project and tagged with the
+// version they hold. Parsing a 1 MiB document costs milliseconds; with the cache an
+// operation on a large document costs about what it costs on a small one, apart from
+// writing the result back. A stale entry (another process changed the file) is detected by
+// comparing versions, never trusted blindly.
+import type { JsonObject } from '../../shared/json.js'
+
+export interface CachedDocument {
+  version: number
+  doc: JsonObject
+  /** The serialized document for this version. */
+  json: string
+  /** UTF-8 size of `json`. */
+  bytes: number
+}
+
+// A parsed document takes several times its JSON size in memory; this is a rough but
+// deliberately pessimistic factor so the budget bounds the real footprint.
+const MEMORY_PER_JSON_BYTE = 4
+
+export class DocumentCache {
+  private readonly entries = new Map<string, CachedDocument>()
+  private used = 0
+
+  constructor (private readonly budgetBytes: number) {}
+
+  get (projectId: string, version: number): CachedDocument | undefined {
+    const entry = this.entries.get(projectId)
+    if (!entry) return undefined
+    if (entry.version !== version) { this.delete(projectId); return undefined }
+    // Map order is insertion order: re-inserting marks the entry most recently used.
+    this.entries.delete(projectId)
+    this.entries.set(projectId, entry)
+    return entry
+  }
+
+  set (projectId: string, entry: CachedDocument): void {
+    this.delete(projectId)
+    const cost = entry.bytes * MEMORY_PER_JSON_BYTE
+    if (cost > this.budgetBytes) return
+    this.entries.set(projectId, entry)
+    this.used += cost
+    for (const [id, oldest] of this.entries) {
+      if (this.used <= this.budgetBytes) break
+      this.entries.delete(id)
+      this.used -= oldest.bytes * MEMORY_PER_JSON_BYTE
+    }
+  }
+
+  delete (projectId: string): void {
+    const entry = this.entries.get(projectId)
+    if (!entry) return
+    this.entries.delete(projectId)
+    this.used -= entry.bytes * MEMORY_PER_JSON_BYTE
+  }
+
+  get usedBytes (): number { return this.used }
+  get size (): number { return this.entries.size }
+}

@@ -1,0 +1,48 @@
+// Schema migrations for the embedded store, applied in order at start. PRAGMA user_version
+// records how many have run. Append new migrations; never edit a released one.
+export const MIGRATIONS: readonly string[] = [
+  `
+  CREATE TABLE users (
+    id TEXT PRIMARY KEY,
+    username TEXT NOT NULL UNIQUE,
+    password_hash TEXT NOT NULL,
+    created_at TEXT NOT NULL
+  );
+  CREATE TABLE sessions (
+    token_hash TEXT PRIMARY KEY,
+    user_id TEXT NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+    created_at TEXT NOT NULL,
+    expires_at TEXT NOT NULL
+  );
+  CREATE INDEX sessions_by_user ON sessions(user_id);
+  CREATE TABLE api_keys (
+    id TEXT PRIMARY KEY,
+    user_id TEXT NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+    name TEXT NOT NULL,
+    prefix TEXT NOT NULL,
+    key_hash TEXT NOT NULL UNIQUE,
+    permission TEXT NOT NULL CHECK (permission IN ('read', 'write')),
+    project_ids TEXT,
+    expires_at TEXT,
+    created_at TEXT NOT NULL
+  );
+  CREATE INDEX api_keys_by_user ON api_keys(user_id);
+  CREATE TABLE projects (
+    id TEXT PRIMARY KEY,
+    owner_id TEXT NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+    slug TEXT NOT NULL,
+    name TEXT NOT NULL,
+    created_at TEXT NOT NULL,
+    version INTEGER NOT NULL DEFAULT 0,
+    content TEXT NOT NULL DEFAULT '{}',
+    UNIQUE (owner_id, slug)
+  );
+  CREATE TABLE members (
+    project_id TEXT NOT NULL REFERENCES projects(id) ON DELETE CASCADE,
+    user_id TEXT NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+    role TEXT NOT NULL CHECK (role IN ('viewer', 'editor')),
+    PRIMARY KEY (project_id, user_id)
+  );
+  CREATE INDEX members_by_user ON members(user_id);
+  `
+]

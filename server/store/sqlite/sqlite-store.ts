@@ -1,0 +1,402 @@
+// The embedded store: better-sqlite3 on one file, WAL, synchronous=FULL (an acknowledged
+// change survives power loss), busy_timeout so several processes can share the file.
+//
+// Content writes use group commit: operations arriving in the same turn of the event loop
+// are applied one after another inside ONE immediate transaction, and acknowledged only
+// after it commits. Each keeps its own atomicity (a failing operation leaves the document as
+// the previous one left it) and its own version; the batch pays for one fsync and one
+// serialization per touched document instead of one per operation.
+import Database from 'better-sqlite3'
+import { mkdirSync } from 'node:fs'
+import { join } from 'node:path'
+import { ContentdError, isContentdError } from '../../../shared/errors.js'
+import type { JsonObject } from '../../../shared/json.js'
+import { applyOperation, growthBound, type Operation } from '../../../shared/operations.js'
+import { DocumentCache, type CachedDocument } from '../document-cache.js'
+import { versionMatches } from '../version-condition.js'
+import type {
+  ApiKeyRecord, ApplyOptions, CommitListener, ContentSnapshot, MemberRecord, MemberRole, ProjectRecord,
+  ProjectRole, SessionRecord, Store, UserRecord
+} from '../types.js'
+import { MIGRATIONS } from './migrations.js'
+
+export interface SqliteStoreOptions {
+  dataDir: string
+  contentLimitBytes: number
+  cacheBytes: number
+  busyTimeoutMs?: number
+}
+
+interface PendingWrite {
+  project: ProjectRecord
+  operation: Operation
+  options: ApplyOptions
+  resolve: (result: { version: number }) => void
+  reject: (error: unknown) => void
+}
+
+interface WorkingDocument {
+  doc: JsonObject
+  version: number
+  /** Upper bound of the serialized size while operations pile up; exact after writing. */
+  bytes: number
+  dirty: boolean
+}
+
+type Outcome = { ok: true, version: number, at: string } | { ok: false, error: unknown }
+
+type Row = Record<string, unknown>
+
+const PROJECT_COLUMNS = `p.id, p.owner_id, u.username AS owner_name, p.slug, p.name, p.created_at, p.version`
+
+export class SqliteStore implements Store {
+  readonly kind = 'sqlite'
+  private readonly db: Database.Database
+  private readonly cache: DocumentCache
+  private readonly listeners: CommitListener[] = []
+  private pending: PendingWrite[] = []
+  private flushScheduled = false
+  private readonly statements: ReturnType<SqliteStore['prepareStatements']>
+
+  constructor (private readonly options: SqliteStoreOptions) {
+    mkdirSync(options.dataDir, { recursive: true })
+    this.db = new Database(join(options.dataDir, 'contentd.sqlite'))
+    this.db.pragma('journal_mode = WAL')
+    this.db.pragma('synchronous = FULL')
+    this.db.pragma(`busy_timeout = ${options.busyTimeoutMs ?? 5000}`)
+    this.db.pragma('foreign_keys = ON')
+    this.migrate()
+    this.statements = this.prepareStatements()
+    this.cache = new DocumentCache(options.cacheBytes)
+  }
+
+  private migrate (): void {
+    // IMMEDIATE: two processes starting together must not both run a migration.
+    this.db.transaction(() => {
+      const done = this.db.pragma('user_version', { simple: true }) as number
+      for (let i = done; i < MIGRATIONS.length; i++) this.db.exec(MIGRATIONS[i] as string)
+      if (done < MIGRATIONS.length) this.db.pragma(`user_version = ${MIGRATIONS.length}`)
+    }).immediate()
+  }
+
+  private prepareStatements () {
+    const db = this.db
+    return {
+      insertUser: db.prepare('INSERT INTO users (id, username, password_hash, created_at) VALUES (?, ?, ?, ?)'),
+      userByName: db.prepare('SELECT * FROM users WHERE username = ?'),
+      userById: db.prepare('SELECT * FROM users WHERE id = ?'),
+      insertSession: db.prepare('INSERT INTO sessions (token_hash, user_id, created_at, expires_at) VALUES (?, ?, ?, ?)'),
+      sessionByHash: db.prepare('SELECT * FROM sessions WHERE token_hash = ?'),
+      deleteSession: db.prepare('DELETE FROM sessions WHERE token_hash = ?'),
+      insertKey: db.prepare(`INSERT INTO api_keys (id, user_id, name, prefix, key_hash, permission, project_ids, expires_at, created_at)
+        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`),
+      keyByHash: db.prepare('SELECT * FROM api_keys WHERE key_hash = ?'),
+      keysByUser: db.prepare('SELECT * FROM api_keys WHERE user_id = ? ORDER BY created_at, id'),
+      deleteKey: db.prepare('DELETE FROM api_keys WHERE user_id = ? AND id = ?'),
+      insertProject: db.prepare('INSERT INTO projects (id, owner_id, slug, name, created_at) VALUES (?, ?, ?, ?, ?)'),
+      projectByName: db.prepare(`SELECT ${PROJECT_COLUMNS} FROM projects p JOIN users u ON u.id = p.owner_id WHERE u.username = ? AND p.slug = ?`),
+      projectById: db.prepare(`SELECT ${PROJECT_COLUMNS} FROM projects p JOIN users u ON u.id = p.owner_id WHERE p.id = ?`),
+      projectsForUser: db.prepare(`
+        SELECT ${PROJECT_COLUMNS}, 'owner' AS role FROM projects p JOIN users u ON u.id = p.owner_id WHERE p.owner_id = ?
+        UNION ALL
+        SELECT ${PROJECT_COLUMNS}, m.role AS role FROM members m JOIN projects p ON p.id = m.project_id JOIN users u ON u.id = p.owner_id WHERE m.user_id = ?
+        ORDER BY owner_name, slug`),
+      deleteProject: db.prepare('DELETE FROM projects WHERE id = ?'),
+      upsertMember: db.prepare(`INSERT INTO members (project_id, user_id, role) VALUES (?, ?, ?)
+        ON CONFLICT (project_id, user_id) DO UPDATE SET role = excluded.role`),
+      deleteMember: db.prepare('DELETE FROM members WHERE project_id = ? AND user_id = ?'),
+      memberRole: db.prepare('SELECT role FROM members WHERE project_id = ? AND user_id = ?'),
+      membersOf: db.prepare(`SELECT m.user_id, u.username, m.role FROM members m JOIN users u ON u.id = m.user_id
+        WHERE m.project_id = ? ORDER BY u.username`),
+      projectVersion: db.prepare('SELECT version FROM projects WHERE id = ?'),
+      projectContent: db.prepare('SELECT version, content FROM projects WHERE id = ?'),
+      writeContent: db.prepare('UPDATE projects SET content = ?, version = ? WHERE id = ?'),
+      ping: db.prepare('SELECT 1 AS ok')
+    }
+  }
+
+  async init (): Promise<void> {}
+
+  async ping (): Promise<void> {
+    this.statements.ping.get()
+  }
+
+  async close (): Promise<void> {
+    // Let writes already accepted finish before the file closes.
+    if (this.pending.length > 0) this.flush()
+    if (this.db.open) this.db.close()
+  }
+
+  onCommit (listener: CommitListener): void {
+    this.listeners.push(listener)
+  }
+
+  // ---- users, sessions, keys -------------------------------------------------------
+
+  async createUser (user: UserRecord): Promise<void> {
+    try {
+      this.statements.insertUser.run(user.id, user.username, user.passwordHash, user.createdAt)
+    } catch (e) {
+      if (isUniqueViolation(e)) throw new ContentdError('USERNAME_TAKEN')
+      throw e
+    }
+  }
+
+  async findUserByName (username: string): Promise<UserRecord | null> {
+    return toUser(this.statements.userByName.get(username) as Row | undefined)
+  }
+
+  async findUserById (id: string): Promise<UserRecord | null> {
+    return toUser(this.statements.userById.get(id) as Row | undefined)
+  }
+
+  async createSession (s: SessionRecord): Promise<void> {
+    this.statements.insertSession.run(s.tokenHash, s.userId, s.createdAt, s.expiresAt)
+  }
+
+  async findSession (tokenHash: string): Promise<SessionRecord | null> {
+    const row = this.statements.sessionByHash.get(tokenHash) as Row | undefined
+    if (!row) return null
+    return { tokenHash: String(row.token_hash), userId: String(row.user_id), createdAt: String(row.created_at), expiresAt: String(row.expires_at) }
+  }
+
+  async deleteSession (tokenHash: string): Promise<void> {
+    this.statements.deleteSession.run(tokenHash)
+  }
+
+  async createApiKey (k: ApiKeyRecord): Promise<void> {
+    this.statements.insertKey.run(k.id, k.userId, k.name, k.prefix, k.keyHash, k.permission,
+      k.projectIds === null ? null : JSON.stringify(k.projectIds), k.expiresAt, k.createdAt)
+  }
+
+  async findApiKeyByHash (keyHash: string): Promise<ApiKeyRecord | null> {
+    const row = this.statements.keyByHash.get(keyHash) as Row | undefined
+    return row ? toKey(row) : null
+  }
+
+  async listApiKeys (userId: string): Promise<ApiKeyRecord[]> {
+    return (this.statements.keysByUser.all(userId) as Row[]).map(toKey)
+  }
+
+  async deleteApiKey (userId: string, id: string): Promise<boolean> {
+    return this.statements.deleteKey.run(userId, id).changes > 0
+  }
+
+  // ---- projects and members --------------------------------------------------------
+
+  async createProject (p: Omit<ProjectRecord, 'version'>): Promise<ProjectRecord> {
+    try {
+      this.statements.insertProject.run(p.id, p.ownerId, p.slug, p.name, p.createdAt)
+    } catch (e) {
+      if (isUniqueViolation(e)) throw new ContentdError('PROJECT_EXISTS')
+      throw e
+    }
+    return { ...p, version: 0 }
+  }
+
+  async findProject (ownerName: string, slug: string): Promise<ProjectRecord | null> {
+    return toProject(this.statements.projectByName.get(ownerName, slug) as Row | undefined)
+  }
+
+  async findProjectsByIds (ids: string[]): Promise<ProjectRecord[]> {
+    const found: ProjectRecord[] = []
+    for (const id of ids) {
+      const project = toProject(this.statements.projectById.get(id) as Row | undefined)
+      if (project) found.push(project)
+    }
+    return found
+  }
+
+  async listProjectsForUser (userId: string): Promise<Array<ProjectRecord & { role: ProjectRole }>> {
+    return (this.statements.projectsForUser.all(userId, userId) as Row[])
+      .map(row => ({ ...(toProject(row) as ProjectRecord), role: row.role as ProjectRole }))
+  }
+
+  async deleteProject (id: string): Promise<void> {
+    this.statements.deleteProject.run(id)
+    this.cache.delete(id)
+  }
+
+  async setMember (projectId: string, userId: string, role: MemberRole): Promise<void> {
+    this.statements.upsertMember.run(projectId, userId, role)
+  }
+
+  async removeMember (projectId: string, userId: string): Promise<boolean> {
+    return this.statements.deleteMember.run(projectId, userId).changes > 0
+  }
+
+  async findMemberRole (projectId: string, userId: string): Promise<MemberRole | null> {
+    const row = this.statements.memberRole.get(projectId, userId) as Row | undefined
+    return row ? row.role as MemberRole : null
+  }
+
+  async listMembers (projectId: string): Promise<MemberRecord[]> {
+    return (this.statements.membersOf.all(projectId) as Row[])
+      .map(row => ({ userId: String(row.user_id), username: String(row.username), role: row.role as MemberRole }))
+  }
+
+  // ---- content ---------------------------------------------------------------------
+
+  async readContent (projectId: string): Promise<ContentSnapshot | null> {
+    const cached = this.currentDocument(projectId)
+    if (!cached) return null
+    return { version: cached.version, content: cached.doc, json: cached.json }
+  }
+
+  /** The current document, from the cache when its version is still the stored one. */
+  private currentDocument (projectId: string): CachedDocument | null {
+    const versionRow = this.statements.projectVersion.get(projectId) as Row | undefined
+    if (!versionRow) return null
+    const hit = this.cache.get(projectId, Number(versionRow.version))
+    if (hit) return hit
+    // Version and content in one statement: another process may write between two reads.
+    const row = this.statements.projectContent.get(projectId) as Row | undefined
+    if (!row) return null
+    const json = String(row.content)
+    const entry: CachedDocument = { version: Number(row.version), doc: JSON.parse(json) as JsonObject, json, bytes: Buffer.byteLength(json) }
+    this.cache.set(projectId, entry)
+    return entry
+  }
+
+  applyOperation (project: ProjectRecord, operation: Operation, options: ApplyOptions = {}): Promise<{ version: number }> {
+    return new Promise((resolve, reject) => {
+      this.pending.push({ project, operation, options, resolve, reject })
+      if (!this.flushScheduled) {
+        this.flushScheduled = true
+        setImmediate(() => this.flush())
+      }
+    })
+  }
+
+  private flush (): void {
+    const batch = this.pending
+    this.pending = []
+    this.flushScheduled = false
+    if (batch.length === 0) return
+    const working = new Map<string, WorkingDocument | null>()
+    const outcomes: Outcome[] = []
+    const written = new Map<string, CachedDocument>()
+    try {
+      this.db.transaction(() => {
+        const at = new Date().toISOString()
+        for (const write of batch) outcomes.push(this.applyInTransaction(write, working, at))
+        for (const [projectId, state] of working) {
+          if (!state || !state.dirty) continue
+          const json = JSON.stringify(state.doc)
+          this.statements.writeContent.run(json, state.version, projectId)
+          written.set(projectId, { version: state.version, doc: state.doc, json, bytes: Buffer.byteLength(json) })
+        }
+      }).immediate()
+    } catch (error) {
+      // Nothing committed. Documents in `working` may have been mutated: forget them.
+      for (const projectId of working.keys()) this.cache.delete(projectId)
+      const failure = isContentdError(error) ? error : storeFailure(error)
+      for (const write of batch) write.reject(failure)
+      return
+    }
+    for (const [projectId, entry] of written) this.cache.set(projectId, entry)
+    batch.forEach((write, i) => {
+      const outcome = outcomes[i] as Outcome
+      if (!outcome.ok) { write.reject(outcome.error); return }
+      this.emit({ project: write.project, version: outcome.version, operation: write.operation, at: outcome.at })
+      write.resolve({ version: outcome.version })
+    })
+  }
+
+  private applyInTransaction (write: PendingWrite, working: Map<string, WorkingDocument | null>, at: string): Outcome {
+    const projectId = write.project.id
+    let state = working.get(projectId)
+    if (state === undefined) {
+      const current = this.currentDocument(projectId)
+      state = current ? { doc: current.doc, version: current.version, bytes: current.bytes, dirty: false } : null
+      working.set(projectId, state)
+    }
+    if (!state) return { ok: false, error: new ContentdError('PROJECT_NOT_FOUND') }
+    const { operation, options } = write
+    try {
+      if (options.ifMatch !== undefined && !versionMatches(options.ifMatch, state.version)) {
+        throw new ContentdError('PRECONDITION_FAILED')
+      }
+      this.applyWithinLimit(state, operation)
+      state.version += 1
+      state.dirty = true
+      return { ok: true, version: state.version, at }
+    } catch (error) {
+      // Only expected failures stay per-operation; anything else aborts the whole batch.
+      if (isContentdError(error)) return { ok: false, error }
+      throw error
+    }
+  }
+
+  /** Applies the operation unless the document would outgrow the content limit. */
+  private applyWithinLimit (state: WorkingDocument, operation: Operation): void {
+    const limit = this.options.contentLimitBytes
+    const valueBytes = 'value' in operation ? Buffer.byteLength(JSON.stringify(operation.value) ?? '') : 0
+    if (operation.op === 'update') {
+      if (valueBytes > limit) throw new ContentdError('CONTENT_TOO_LARGE')
+      state.doc = applyOperation(state.doc, operation)
+      state.bytes = valueBytes
+      return
+    }
+    const bound = growthBound(operation, valueBytes)
+    if (state.bytes + bound <= limit) {
+      applyOperation(state.doc, operation)
+      state.bytes += bound
+      return
+    }
+    // Close to the limit: measure exactly, on a copy, so a refusal changes nothing.
+    const candidate = applyOperation(structuredClone(state.doc), operation)
+    const exact = Buffer.byteLength(JSON.stringify(candidate))
+    if (exact > limit) throw new ContentdError('CONTENT_TOO_LARGE', `the content would be ${exact} bytes; the limit is ${limit}`)
+    state.doc = candidate
+    state.bytes = exact
+  }
+
+  private emit (change: Parameters<CommitListener>[0]): void {
+    for (const listener of this.listeners) {
+      try { listener(change) } catch { /* a listener's failure must not undo an acknowledged commit */ }
+    }
+  }
+}
+
+function isUniqueViolation (e: unknown): boolean {
+  return typeof e === 'object' && e !== null && 'code' in e &&
+    (e.code === 'SQLITE_CONSTRAINT_UNIQUE' || e.code === 'SQLITE_CONSTRAINT_PRIMARYKEY')
+}
+
+function storeFailure (error: unknown): ContentdError | unknown {
+  const code = typeof error === 'object' && error !== null && 'code' in error ? String(error.code) : ''
+  return code.startsWith('SQLITE_BUSY') || code.startsWith('SQLITE_LOCKED') ? new ContentdError('STORE_UNAVAILABLE') : error
+}
+
+function toUser (row: Row | undefined): UserRecord | null {
+  if (!row) return null
+  return { id: String(row.id), username: String(row.username), passwordHash: String(row.password_hash), createdAt: String(row.created_at) }
+}
+
+function toKey (row: Row): ApiKeyRecord {
+  return {
+    id: String(row.id),
+    userId: String(row.user_id),
+    name: String(row.name),
+    prefix: String(row.prefix),
+    keyHash: String(row.key_hash),
+    permission: row.permission as ApiKeyRecord['permission'],
+    projectIds: row.project_ids === null ? null : JSON.parse(String(row.project_ids)) as string[],
+    expiresAt: row.expires_at === null ? null : String(row.expires_at),
+    createdAt: String(row.created_at)
+  }
+}
+
+function toProject (row: Row | undefined): ProjectRecord | null {
+  if (!row) return null
+  return {
+    id: String(row.id),
+    ownerId: String(row.owner_id),
+    ownerName: String(row.owner_name),
+    slug: String(row.slug),
+    name: String(row.name),
+    createdAt: String(row.created_at),
+    version: Number(row.version)
+  }
+}

@@ -1,0 +1,79 @@
+// The one error catalogue. Every error contentd returns is one of these codes, with its
+// HTTP status and default message; every error body is {message, code}. The README lists
+// them all (a test checks it), and clients can rely on the codes never changing meaning.
+
+export const ERRORS = {
+  // 400: the request itself is wrong
+  INVALID_JSON: { status: 400, message: 'The request body is not valid JSON' },
+  INVALID_BODY: { status: 400, message: 'The request body is not valid' },
+  INVALID_PATH: { status: 400, message: 'The path is not valid' },
+  INVALID_VALUE: { status: 400, message: 'The value is not valid' },
+  INVALID_USERNAME: { status: 400, message: 'The username must start with "@"' },
+  NOT_A_NUMBER: { status: 400, message: 'The value at the path is not a number' },
+  NOT_AN_ARRAY: { status: 400, message: 'The value at the path is not an array' },
+  PATH_CONFLICT: { status: 400, message: 'The path runs through a value that is not an object or array' },
+  INVALID_ARRAY_INDEX: { status: 400, message: 'An array index must be a non-negative integer without leading zeros' },
+  INDEX_OUT_OF_RANGE: { status: 400, message: 'The array index is out of range' },
+  NON_FINITE_RESULT: { status: 400, message: 'The result is not a finite number' },
+  // 401: who are you?
+  AUTH_REQUIRED: { status: 401, message: 'Authentication required: send Authorization: Bearer <token or API key>' },
+  INVALID_TOKEN: { status: 401, message: 'The session token or API key is invalid, revoked or expired' },
+  WRONG_CREDENTIALS: { status: 401, message: 'Wrong username or password' },
+  // 403: known, but not allowed
+  FORBIDDEN: { status: 403, message: 'You do not have access to this project' },
+  KEY_PERMISSION_DENIED: { status: 403, message: 'The API key does not have the permission required for this project' },
+  SESSION_REQUIRED: { status: 403, message: 'This action needs a session token, not an API key' },
+  OWNER_REQUIRED: { status: 403, message: 'Only the project owner can do this' },
+  SIGNUP_DISABLED: { status: 403, message: 'Signup is disabled on this server' },
+  // 404
+  NOT_FOUND: { status: 404, message: 'No such endpoint' },
+  USER_NOT_FOUND: { status: 404, message: 'User not found' },
+  PROJECT_NOT_FOUND: { status: 404, message: 'Project not found' },
+  PATH_NOT_FOUND: { status: 404, message: 'Nothing is stored at this path' },
+  KEY_NOT_FOUND: { status: 404, message: 'API key not found' },
+  MEMBER_NOT_FOUND: { status: 404, message: 'That user is not a member of this project' },
+  // 409
+  USERNAME_TAKEN: { status: 409, message: 'That username is taken' },
+  PROJECT_EXISTS: { status: 409, message: 'A project with that slug already exists' },
+  // 412, 413, 429
+  PRECONDITION_FAILED: { status: 412, message: 'The content has changed: If-Match does not match the current version' },
+  BODY_TOO_LARGE: { status: 413, message: 'The request body is larger than the server accepts' },
+  CONTENT_TOO_LARGE: { status: 413, message: 'The change would make the project content larger than its limit' },
+  RATE_LIMITED: { status: 429, message: 'Too many requests; retry later' },
+  // 5xx: never carry internals
+  INTERNAL_ERROR: { status: 500, message: 'Internal server error' },
+  STORE_UNAVAILABLE: { status: 503, message: 'The store is unavailable; retry later' }
+} as const satisfies Record<string, { status: number; message: string }>
+
+export type ErrorCode = keyof typeof ERRORS
+
+/** The JSON body of every error response. */
+export interface ErrorBody {
+  message: string
+  code: ErrorCode
+}
+
+/**
+ * An expected failure with a catalogued code. `detail` refines the catalogue message
+ * (for example which segment of a path is wrong); it must never hold internals.
+ */
+export class ContentdError extends Error {
+  readonly code: ErrorCode
+  readonly status: number
+
+  constructor (code: ErrorCode, detail?: string) {
+    const base = ERRORS[code].message
+    super(detail ? `${base}: ${detail}` : base)
+    this.name = 'ContentdError'
+    this.code = code
+    this.status = ERRORS[code].status
+  }
+
+  toBody (): ErrorBody {
+    return { message: this.message, code: this.code }
+  }
+}
+
+export function isContentdError (e: unknown): e is ContentdError {
+  return e instanceof ContentdError
+}

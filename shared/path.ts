@@ -1,0 +1,63 @@
+// Dot paths (DESIGN.md §2). Shared by the server and clients, so that a client can reject a
+// bad path before sending it and apply change events with exactly the server's rules.
+import { ContentdError } from './errors.js'
+
+export const MAX_PATH_LENGTH = 1024
+export const MAX_PATH_SEGMENTS = 32
+/** A segment names a key, and keys are at most this many UTF-8 bytes (DESIGN.md §3). */
+export const MAX_KEY_BYTES = 768
+
+// C0 controls, DEL and C1 controls.
+const CONTROL_CHARACTER = /[\u0000-\u001f\u007f-\u009f]/
+const CANONICAL_INDEX = /^(0|[1-9][0-9]*)$/
+
+/** Why a single key or segment is not allowed, or null when it is fine. */
+export function keyProblem (key: string): string | null {
+  if (key.length === 0) return 'is empty'
+  if (CONTROL_CHARACTER.test(key)) return 'contains a control character'
+  if (key.startsWith('$')) return 'starts with "$"'
+  if (key === '__proto__') return 'is "__proto__"'
+  if (utf8ByteLength(key) > MAX_KEY_BYTES) return `is longer than ${MAX_KEY_BYTES} bytes`
+  return null
+}
+
+/**
+ * Splits and validates a dot path. Throws INVALID_PATH naming the first problem.
+ * `a..b`, `.a`, `a.` and `""` are invalid; so are `$x`, `__proto__` and control characters.
+ */
+export function parsePath (path: unknown): string[] {
+  if (typeof path !== 'string') throw new ContentdError('INVALID_PATH', 'path must be a string')
+  if (path.length === 0) throw new ContentdError('INVALID_PATH', 'path is empty')
+  if (path.length > MAX_PATH_LENGTH) throw new ContentdError('INVALID_PATH', `path is longer than ${MAX_PATH_LENGTH} characters`)
+  const segments = path.split('.')
+  if (segments.length > MAX_PATH_SEGMENTS) throw new ContentdError('INVALID_PATH', `path has more than ${MAX_PATH_SEGMENTS} segments`)
+  segments.forEach((segment, i) => {
+    const problem = keyProblem(segment)
+    if (problem) throw new ContentdError('INVALID_PATH', `segment ${i + 1} ${problem}`)
+  })
+  return segments
+}
+
+/** True when a segment addresses an array element: `0`, `7`; never `07`, `-1`, `1e0`. */
+export function isCanonicalIndex (segment: string): boolean {
+  return CANONICAL_INDEX.test(segment) && segment.length <= 15
+}
+
+export function formatPath (segments: readonly string[]): string {
+  return segments.join('.')
+}
+
+/** UTF-8 length without Buffer, so this module runs in browsers too. */
+export function utf8ByteLength (text: string): number {
+  let bytes = 0
+  for (let i = 0; i < text.length; i++) {
+    const unit = text.charCodeAt(i)
+    if (unit < 0x80) bytes += 1
+    else if (unit < 0x800) bytes += 2
+    else if (unit >= 0xd800 && unit <= 0xdbff && i + 1 < text.length) {
+      const next = text.charCodeAt(i + 1)
+      if (next >= 0xdc00 && next <= 0xdfff) { bytes += 4; i++ } else bytes += 3
+    } else bytes += 3
+  }
+  return bytes
+}
