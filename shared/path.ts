@@ -8,6 +8,7 @@ export const MAX_PATH_SEGMENTS = 32
 export const MAX_KEY_BYTES = 768
 
 // C0 controls, DEL and C1 controls.
+// eslint-disable-next-line no-control-regex -- matching control characters is the point
 const CONTROL_CHARACTER = /[\u0000-\u001f\u007f-\u009f]/
 const CANONICAL_INDEX = /^(0|[1-9][0-9]*)$/
 

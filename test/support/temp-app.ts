@@ -1,0 +1,45 @@
+// The app on a temporary SQLite store, listening on a free loopback port: for tests that
+// drive the HTTP API in-process. Stop it with close(); the data directory is removed.
+import { mkdtempSync, rmSync } from 'node:fs'
+import { createServer, type Server } from 'node:http'
+import type { AddressInfo } from 'node:net'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { createApp } from '../../server/app.js'
+import { loadConfig, type Config } from '../../server/config.js'
+import { createLogger } from '../../server/logger.js'
+import { SqliteStore } from '../../server/store/sqlite/sqlite-store.js'
+
+export interface TestApp {
+  url: string
+  config: Config
+  store: SqliteStore
+  server: Server
+  dataDir: string
+  close (): Promise<void>
+}
+
+/** `env` uses the variable names of DESIGN.md §8 (e.g. { BODY_LIMIT: '2048' }). */
+export async function startTestApp (env: Record<string, string> = {}): Promise<TestApp> {
+  const dataDir = mkdtempSync(join(tmpdir(), 'contentd-test-'))
+  const config = loadConfig({ DATA_DIR: dataDir, RATE_LIMIT: '0', LOG_LEVEL: 'silent', ...env })
+  const store = new SqliteStore({ dataDir, contentLimitBytes: config.contentLimitBytes, cacheBytes: config.cacheBytes })
+  await store.init()
+  const app = createApp({ config, store, logger: createLogger(config.logLevel) })
+  const server = createServer(app)
+  await new Promise<void>(resolve => server.listen(0, '127.0.0.1', resolve))
+  const { port } = server.address() as AddressInfo
+  return {
+    url: `http://127.0.0.1:${port}`,
+    config,
+    store,
+    server,
+    dataDir,
+    async close () {
+      server.closeAllConnections()
+      await new Promise<void>(resolve => server.close(() => resolve()))
+      await store.close()
+      rmSync(dataDir, { recursive: true, force: true })
+    }
+  }
+}
