@@ -21,6 +21,13 @@ export default tseslint.config(
     rules: { 'no-restricted-properties': 'off' }
   },
   {
+    // The dashboard runs in browsers as plain ES modules.
+    files: ['public/**/*.js'],
+    languageOptions: {
+      globals: { window: 'readonly', document: 'readonly', navigator: 'readonly', sessionStorage: 'readonly', CSS: 'readonly', HTMLElement: 'readonly', HTMLInputElement: 'readonly', HTMLSelectElement: 'readonly', HTMLFormElement: 'readonly', SubmitEvent: 'readonly' }
+    }
+  },
+  {
     // Tests poke at loosely typed JSON responses on purpose.
     files: ['test/**', 'bench/**'],
     rules: { '@typescript-eslint/no-explicit-any': 'off' }

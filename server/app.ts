@@ -6,14 +6,19 @@ import helmet from 'helmet'
 import { ContentdError } from '../shared/errors.js'
 import type { Config } from './config.js'
 import { loadIdentity } from './http/auth-middleware.js'
+import { dashboard } from './http/dashboard.js'
 import { errorHandler, notFound } from './http/errors.js'
-import { rateLimit } from './http/rate-limit.js'
+import { authRateLimit, rateLimit, type RedisClient } from './http/rate-limit.js'
 import { requestLog } from './http/request-log.js'
 import { accountRoutes } from './http/routes/accounts.js'
 import { contentRoutes } from './http/routes/content.js'
 import { keyRoutes } from './http/routes/keys.js'
 import { projectRoutes } from './http/routes/projects.js'
 import type { Logger } from './logger.js'
+import { Metrics } from './observability/metrics.js'
+import { openApiRoutes } from './openapi/routes.js'
+import { observabilityRoutes } from './observability/routes.js'
+import { AccessEvents } from './services/access-events.js'
 import { Accounts } from './services/accounts.js'
 import { Keys } from './services/keys.js'
 import { Projects } from './services/projects.js'
@@ -23,12 +28,18 @@ export interface AppDependencies {
   config: Config
   store: Store
   logger: Logger
+  /** Connected client when REDIS_URL is set: shared rate limits and readiness. */
+  redis?: RedisClient
+  /** Pass one in to share it with the realtime layer; otherwise the app makes its own. */
+  metrics?: Metrics
+  /** Where revocations are announced; pass the realtime layer's so it ends subscriptions. */
+  accessEvents?: AccessEvents
 }
 
-export function createApp ({ config, store, logger }: AppDependencies): Express {
-  const projects = new Projects(store)
-  const accounts = new Accounts(store, config.sessionTtlMs)
-  const keys = new Keys(store, projects)
+export function createApp ({ config, store, logger, redis, metrics = new Metrics(), accessEvents = new AccessEvents() }: AppDependencies): Express {
+  const projects = new Projects(store, accessEvents)
+  const accounts = new Accounts(store, config.sessionTtlMs, accessEvents)
+  const keys = new Keys(store, projects, accessEvents)
   const limit = config.bodyLimitBytes
 
   const app = express()
@@ -36,6 +47,8 @@ export function createApp ({ config, store, logger }: AppDependencies): Express 
   // We send our own ETags (the content version); Express's would hash every body.
   app.set('etag', false)
   app.use(requestLog(logger))
+  metrics.watch(store)
+  app.use(metrics.track)
   app.use(helmet())
   app.use(cors({
     origin: config.corsOrigins === '*' ? '*' : config.corsOrigins,
@@ -51,14 +64,25 @@ export function createApp ({ config, store, logger }: AppDependencies): Express 
     res.json({ status: 'ok' })
   })
 
+  app.use(observabilityRoutes(config, store, metrics, redis))
+
+  // The live dashboard at "/" (public/), before the API so "/" is not a 404.
+  app.use(dashboard())
+
   const api = express.Router()
   api.use(loadIdentity(store))
-  api.use(rateLimit(config.rateLimitPerMinute))
+  // RATE_LIMIT=0 turns rate limiting off altogether, the stricter login/signup limit too.
+  const rateLimited = config.rateLimitPerMinute > 0
+  api.use(rateLimit(config.rateLimitPerMinute, redis))
+  api.post(['/auth/login', '/auth/signup'], authRateLimit(rateLimited ? config.authRateLimitPerMinute : 0, redis))
   api.use(accountRoutes(accounts, config.signup === 'open', limit))
   api.use(keyRoutes(keys, limit))
   api.use(projectRoutes(projects, limit))
   api.use('/:username/:projectSlug', contentRoutes(store, projects, limit))
   app.use('/api', api)
+
+  // The API reference: GET /openapi.json and the page at /docs.
+  app.use(openApiRoutes())
 
   app.use(notFound)
   app.use(errorHandler)

@@ -2,13 +2,21 @@
 // SIGTERM/SIGINT (stop accepting, finish in-flight requests, close the store, exit 0).
 // Start-up problems end the process with one clear line and a non-zero code, no stack.
 import { createServer } from 'node:http'
+import { Server as NetServer } from 'node:net'
 import { createApp } from './app.js'
 import { ConfigError, loadConfig, type Config } from './config.js'
 import { createLogger } from './logger.js'
+import { Metrics } from './observability/metrics.js'
+import { attachRealtime, type Realtime } from './realtime/index.js'
+import { connectRedis, type RedisConnection } from './redis-connection.js'
+import { AccessEvents } from './services/access-events.js'
 import { createStore } from './store/index.js'
 import type { Store } from './store/types.js'
 
 const SHUTDOWN_GRACE_MS = 10_000
+const IDLE_CONNECTION_GRACE_MS = 250
+// eslint-disable-next-line @typescript-eslint/unbound-method -- called with the HTTP server as `this`
+const netServerClose = NetServer.prototype.close
 
 function fail (line: string): never {
   process.stderr.write(`contentd: ${line}\n`)
@@ -31,8 +39,31 @@ async function main (): Promise<void> {
   } catch (e) {
     fail(`cannot open the ${config.store} store: ${e instanceof Error ? e.message : String(e)}`)
   }
-  const app = createApp({ config, store, logger })
-  const server = createServer(app)
+  let redis: RedisConnection | undefined
+  if (config.redisUrl) {
+    try {
+      redis = await connectRedis(config.redisUrl, logger)
+    } catch (e) {
+      fail(`cannot reach Redis at REDIS_URL: ${e instanceof Error ? e.message : String(e)}`)
+    }
+  }
+  const metrics = new Metrics()
+  const accessEvents = new AccessEvents()
+  const app = createApp({ config, store, logger, redis, metrics, accessEvents })
+  // REQUEST_TIMEOUT bounds how long a client may take to send a request (slowloris); Node
+  // answers 408 and closes. Its sweep runs every connectionsCheckingInterval.
+  const server = createServer({
+    requestTimeout: config.requestTimeoutMs,
+    headersTimeout: Math.min(config.requestTimeoutMs, 60_000),
+    connectionsCheckingInterval: Math.min(1000, config.requestTimeoutMs)
+  }, app)
+  // Socket.IO on the same port; with Redis, its adapter carries broadcasts between nodes.
+  let realtime: Realtime
+  try {
+    realtime = await attachRealtime({ httpServer: server, store, config, logger, accessEvents, redis, metrics })
+  } catch (e) {
+    fail(`cannot connect Socket.IO's adapter to Redis at REDIS_URL: ${e instanceof Error ? e.message : String(e)}`)
+  }
   server.on('error', (e: NodeJS.ErrnoException) => {
     fail(e.code === 'EADDRINUSE' ? `port ${config.port} on ${config.host} is already in use` : `cannot listen: ${e.message}`)
   })
@@ -47,11 +78,21 @@ async function main (): Promise<void> {
     logger.info({ signal }, 'shutting down')
     const force = setTimeout(() => { logger.error('shutdown took too long; exiting'); process.exit(1) }, SHUTDOWN_GRACE_MS)
     force.unref()
-    server.close(() => {
-      store.close().then(() => process.exit(0), (e: unknown) => { logger.error({ err: e }, 'closing the store failed'); process.exit(1) })
+    // Live sockets would hold close() open: drop them (clients reconnect to another node).
+    const realtimeClosed = realtime.close()
+    // Stop accepting connections now. Not http.Server#close(): it also drops idle keep-alive
+    // connections at once, losing a request a client wrote on one just before the signal.
+    netServerClose.call(server, () => {
+      realtimeClosed.then(() => store.close()).then(() => redis?.close()).then(() => process.exit(0), (e: unknown) => { logger.error({ err: e }, 'closing the store failed'); process.exit(1) })
     })
-    // Idle keep-alive connections would hold close() open; in-flight requests finish.
-    server.closeIdleConnections()
+    // In-flight requests finish; responses tell clients not to reuse the connection. After a
+    // short grace, connections left idle are swept until none remain (they would hold the
+    // close open).
+    server.on('request', (_req, res) => { if (!res.headersSent) res.setHeader('Connection', 'close') })
+    setTimeout(() => {
+      server.closeIdleConnections()
+      setInterval(() => server.closeIdleConnections(), 100).unref()
+    }, IDLE_CONNECTION_GRACE_MS).unref()
   }
   process.on('SIGTERM', () => shutdown('SIGTERM'))
   process.on('SIGINT', () => shutdown('SIGINT'))

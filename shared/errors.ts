@@ -40,6 +40,8 @@ export const ERRORS = {
   BODY_TOO_LARGE: { status: 413, message: 'The request body is larger than the server accepts' },
   CONTENT_TOO_LARGE: { status: 413, message: 'The change would make the project content larger than its limit' },
   RATE_LIMITED: { status: 429, message: 'Too many requests; retry later' },
+  TOO_MANY_CONNECTIONS: { status: 429, message: 'Too many realtime connections for this user' },
+  TOO_MANY_SUBSCRIPTIONS: { status: 429, message: 'Too many subscriptions on this connection' },
   // 5xx: never carry internals
   INTERNAL_ERROR: { status: 500, message: 'Internal server error' },
   STORE_UNAVAILABLE: { status: 503, message: 'The store is unavailable; retry later' }

@@ -7,7 +7,7 @@
 // Every check happens before the first write, which is what makes that promise cheap.
 import { ContentdError } from './errors.js'
 import { assertWritableValue, isContainer, isPlainObject, typeName, type Json, type JsonContainer, type JsonObject } from './json.js'
-import { formatPath, isCanonicalIndex } from './path.js'
+import { formatPath, isCanonicalIndex, keyProblem } from './path.js'
 
 export type Operation =
   | { op: 'increment' | 'decrement', path: string[], value: number }
@@ -39,8 +39,21 @@ const WALK_MODES = {
 } as const
 type WalkMode = keyof typeof WALK_MODES
 
+/**
+ * parsePath already refuses bad segments; this guards callers that build paths themselves
+ * (clients applying change events, other stores): assigning "__proto__" swaps a prototype,
+ * and create() writes the segments past the walk as keys, so every one is checked first.
+ */
+function assertSegments (path: readonly string[]): void {
+  path.forEach((segment, i) => {
+    const problem = keyProblem(segment)
+    if (problem) throw new ContentdError('INVALID_PATH', `segment ${i + 1} ${problem}`)
+  })
+}
+
 function walk (doc: JsonObject, path: readonly string[], mode: WalkMode): Location {
   const { pastEnd, throughScalar } = WALK_MODES[mode]
+  assertSegments(path)
   let current: JsonContainer = doc
   for (let depth = 0; depth < path.length; depth++) {
     const segment = path[depth] as string

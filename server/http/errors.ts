@@ -23,6 +23,16 @@ export function toContentdError (error: unknown): ContentdError | null {
     const code = BODY_PARSER_ERRORS[error.type]
     if (code) return new ContentdError(code)
   }
+  // Other client errors raised while reading the request carry an http-errors status but no
+  // catalogued type: a corrupt gzip body (a zlib error) or a URL parameter that is not valid
+  // percent-encoding (the router's "Failed to decode param"). They are the client's fault.
+  const status = typeof error === 'object' && error !== null && 'status' in error ? error.status : undefined
+  if (typeof status === 'number' && status >= 400 && status < 500) {
+    if (error instanceof Error && error.message.startsWith('Failed to decode param')) {
+      return new ContentdError('NOT_FOUND', 'the URL is not valid percent-encoding')
+    }
+    return new ContentdError(status === 413 ? 'BODY_TOO_LARGE' : 'INVALID_BODY')
+  }
   return null
 }
 

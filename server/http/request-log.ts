@@ -8,15 +8,23 @@ import type { Logger } from '../logger.js'
 
 const SANE_REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/
 
-export function requestLog (logger: Logger) {
+type Middleware = (req: IncomingMessage, res: ServerResponse, next: (error?: unknown) => void) => void
+
+function requestIdFor (req: IncomingMessage, res: ServerResponse): string {
+  const given = req.headers['x-request-id']
+  const id = typeof given === 'string' && SANE_REQUEST_ID.test(given) ? given : randomUUID()
+  res.setHeader('X-Request-Id', id)
+  return id
+}
+
+export function requestLog (logger: Logger): Middleware {
+  // Below `info` no successful request is logged, so pino-http's per-request work (a child
+  // logger with serialized bindings, listeners) is pure cost: about 5% of an increment's CPU
+  // in the benchmark's profile. The quiet path keeps the request id, req.log and the error line.
+  if (!logger.isLevelEnabled('info')) return quietRequestLog(logger)
   return pinoHttp({
     logger,
-    genReqId (req: IncomingMessage, res: ServerResponse) {
-      const given = req.headers['x-request-id']
-      const id = typeof given === 'string' && SANE_REQUEST_ID.test(given) ? given : randomUUID()
-      res.setHeader('X-Request-Id', id)
-      return id
-    },
+    genReqId: requestIdFor,
     customLogLevel (_req, res, error) {
       if (error || res.statusCode >= 500) return 'error'
       return 'info'
@@ -26,4 +34,19 @@ export function requestLog (logger: Logger) {
       res: (res: { statusCode: number }) => ({ statusCode: res.statusCode })
     }
   })
+}
+
+function quietRequestLog (logger: Logger): Middleware {
+  return (req, res, next) => {
+    const id = requestIdFor(req, res)
+    const started = Date.now()
+    let child: Logger | undefined
+    const log = () => (child ??= logger.child({ req: { id, method: req.method, url: req.url } }))
+    Object.defineProperty(req, 'id', { value: id, configurable: true, writable: true })
+    Object.defineProperty(req, 'log', { get: log, configurable: true })
+    res.on('finish', () => {
+      if (res.statusCode >= 500) log().error({ res: { statusCode: res.statusCode }, responseTime: Date.now() - started }, 'request errored')
+    })
+    next()
+  }
 }

@@ -3,6 +3,7 @@ import { ContentdError } from '../../shared/errors.js'
 import { hashPassword, verifyPassword } from '../auth/passwords.js'
 import { hashSecret, newId, newSecret } from '../auth/tokens.js'
 import type { Store } from '../store/types.js'
+import type { AccessEvents } from './access-events.js'
 import { displayName } from './identity.js'
 
 export interface SessionGrant {
@@ -12,7 +13,7 @@ export interface SessionGrant {
 }
 
 export class Accounts {
-  constructor (private readonly store: Store, private readonly sessionTtlMs: number) {}
+  constructor (private readonly store: Store, private readonly sessionTtlMs: number, private readonly accessEvents?: AccessEvents) {}
 
   async signup (username: string, password: string): Promise<SessionGrant> {
     // Cheap check first so a taken name does not cost an argon2 hash; the unique index
@@ -33,6 +34,7 @@ export class Accounts {
 
   async logout (sessionTokenHash: string): Promise<void> {
     await this.store.deleteSession(sessionTokenHash)
+    this.accessEvents?.emit({ kind: 'credential-revoked', credentialHash: sessionTokenHash })
   }
 
   private async startSession (userId: string, username: string): Promise<SessionGrant> {

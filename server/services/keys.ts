@@ -3,6 +3,7 @@
 import { ContentdError } from '../../shared/errors.js'
 import { hashSecret, newId, newSecret, VISIBLE_KEY_CHARS } from '../auth/tokens.js'
 import type { ApiKeyRecord, Permission, Store } from '../store/types.js'
+import type { AccessEvents } from './access-events.js'
 import type { Identity } from './identity.js'
 import { projectRef, splitProjectRef, type Projects } from './projects.js'
 
@@ -25,7 +26,7 @@ export interface NewKeyRequest {
 }
 
 export class Keys {
-  constructor (private readonly store: Store, private readonly projects: Projects) {}
+  constructor (private readonly store: Store, private readonly projects: Projects, private readonly accessEvents?: AccessEvents) {}
 
   async create (identity: Identity, request: NewKeyRequest): Promise<KeyView & { key: string }> {
     let projectIds: string[] | null = null
@@ -64,7 +65,10 @@ export class Keys {
   }
 
   async revoke (userId: string, id: string): Promise<void> {
+    // The hash is what live connections are keyed by; look it up before it is gone.
+    const keyHash = this.accessEvents ? (await this.store.listApiKeys(userId)).find(k => k.id === id)?.keyHash : undefined
     if (!(await this.store.deleteApiKey(userId, id))) throw new ContentdError('KEY_NOT_FOUND')
+    if (keyHash) this.accessEvents?.emit({ kind: 'credential-revoked', credentialHash: keyHash })
   }
 
   private async view (k: ApiKeyRecord): Promise<KeyView> {

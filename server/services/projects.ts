@@ -3,6 +3,7 @@ import { ContentdError } from '../../shared/errors.js'
 import { accessDenial, type Access } from '../auth/rights.js'
 import { newId } from '../auth/tokens.js'
 import type { MemberRole, ProjectRecord, ProjectRole, Store } from '../store/types.js'
+import type { AccessEvents } from './access-events.js'
 import { displayName, type Identity } from './identity.js'
 
 export interface ProjectView {
@@ -29,7 +30,7 @@ export function splitProjectRef (ref: string): { owner: string, slug: string } |
 }
 
 export class Projects {
-  constructor (private readonly store: Store) {}
+  constructor (private readonly store: Store, private readonly accessEvents?: AccessEvents) {}
 
   /**
    * The project a URL names. `usernameParam` must carry the "@" (400 otherwise); a missing
@@ -70,6 +71,7 @@ export class Projects {
 
   async delete (project: ProjectRecord): Promise<void> {
     await this.store.deleteProject(project.id)
+    this.accessEvents?.emit({ kind: 'project-deleted', projectId: project.id })
   }
 
   async setMember (project: ProjectRecord, memberParam: string, role: MemberRole): Promise<{ username: string, role: MemberRole }> {
@@ -81,6 +83,7 @@ export class Projects {
   async removeMember (project: ProjectRecord, memberParam: string): Promise<void> {
     const member = await this.memberUser(project, memberParam)
     if (!(await this.store.removeMember(project.id, member.id))) throw new ContentdError('MEMBER_NOT_FOUND')
+    this.accessEvents?.emit({ kind: 'member-removed', projectId: project.id, userId: member.id })
   }
 
   async members (project: ProjectRecord): Promise<Array<{ username: string, role: MemberRole }>> {

@@ -5,7 +5,9 @@ import type { Store } from './types.js'
 
 export async function createStore (config: Config): Promise<Store> {
   if (config.store === 'mongodb') {
-    throw new Error('STORE=mongodb is not available in this build yet')
+    // Loaded only when chosen, so the embedded default never loads the driver.
+    const { MongoStore } = await import('./mongodb/mongo-store.js')
+    return new MongoStore({ uri: config.mongodbUri as string, contentLimitBytes: config.contentLimitBytes })
   }
   return new SqliteStore({ dataDir: config.dataDir, contentLimitBytes: config.contentLimitBytes, cacheBytes: config.cacheBytes })
 }

@@ -99,6 +99,13 @@ export interface Store {
   /** Removes the key; false when the user has no key with that id. */
   deleteApiKey (userId: string, id: string): Promise<boolean>
 
+  // Operator queries for the admin CLI (server/cli). Optional so a store can ship without
+  // them; the CLI says so when they are missing.
+  /** Every user, by username. */
+  listUsers? (): Promise<UserRecord[]>
+  /** One key by id, whoever owns it. */
+  findApiKeyById? (id: string): Promise<ApiKeyRecord | null>
+
   createProject (project: Omit<ProjectRecord, 'version'>): Promise<ProjectRecord>
   findProject (ownerName: string, slug: string): Promise<ProjectRecord | null>
   findProjectsByIds (ids: string[]): Promise<ProjectRecord[]>

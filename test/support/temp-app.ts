@@ -8,6 +8,8 @@ import { join } from 'node:path'
 import { createApp } from '../../server/app.js'
 import { loadConfig, type Config } from '../../server/config.js'
 import { createLogger } from '../../server/logger.js'
+import { attachRealtime, type Realtime } from '../../server/realtime/index.js'
+import { AccessEvents } from '../../server/services/access-events.js'
 import { SqliteStore } from '../../server/store/sqlite/sqlite-store.js'
 
 export interface TestApp {
@@ -16,17 +18,22 @@ export interface TestApp {
   store: SqliteStore
   server: Server
   dataDir: string
+  /** Socket.IO on the same port, when started with { realtime: true }. */
+  realtime: Realtime | null
   close (): Promise<void>
 }
 
 /** `env` uses the variable names of DESIGN.md §8 (e.g. { BODY_LIMIT: '2048' }). */
-export async function startTestApp (env: Record<string, string> = {}): Promise<TestApp> {
+export async function startTestApp (env: Record<string, string> = {}, options: { realtime?: boolean } = {}): Promise<TestApp> {
   const dataDir = mkdtempSync(join(tmpdir(), 'contentd-test-'))
   const config = loadConfig({ DATA_DIR: dataDir, RATE_LIMIT: '0', LOG_LEVEL: 'silent', ...env })
   const store = new SqliteStore({ dataDir, contentLimitBytes: config.contentLimitBytes, cacheBytes: config.cacheBytes })
   await store.init()
-  const app = createApp({ config, store, logger: createLogger(config.logLevel) })
+  const logger = createLogger(config.logLevel)
+  const accessEvents = new AccessEvents()
+  const app = createApp({ config, store, logger, accessEvents })
   const server = createServer(app)
+  const realtime = options.realtime ? await attachRealtime({ httpServer: server, store, config, logger, accessEvents }) : null
   await new Promise<void>(resolve => server.listen(0, '127.0.0.1', resolve))
   const { port } = server.address() as AddressInfo
   return {
@@ -35,7 +42,9 @@ export async function startTestApp (env: Record<string, string> = {}): Promise<T
     store,
     server,
     dataDir,
+    realtime,
     async close () {
+      await realtime?.close()
       server.closeAllConnections()
       await new Promise<void>(resolve => server.close(() => resolve()))
       await store.close()

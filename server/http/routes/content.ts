@@ -4,7 +4,7 @@
 import { Router, type Request, type RequestHandler, type Response } from 'express'
 import type { z } from 'zod'
 import { ContentdError } from '../../../shared/errors.js'
-import type { JsonObject } from '../../../shared/json.js'
+import { assertWritableValue, type Json, type JsonObject } from '../../../shared/json.js'
 import { getAt, type Operation } from '../../../shared/operations.js'
 import { parsePath } from '../../../shared/path.js'
 import { amountBody, insertBody, parseBody, pathBody, valueBody } from '../../../shared/schemas.js'
@@ -28,10 +28,10 @@ const define = <S extends z.ZodType>(operation: PathOperation<S>): PathOperation
 export const PATH_OPERATIONS = {
   increment: define({ schema: amountBody, message: 'Value incremented successfully', toOperation: b => ({ op: 'increment', path: b.path, value: b.value }) }),
   decrement: define({ schema: amountBody, message: 'Value decremented successfully', toOperation: b => ({ op: 'decrement', path: b.path, value: b.value }) }),
-  set: define({ schema: valueBody, message: 'Value set successfully', toOperation: b => ({ op: 'set', path: b.path, value: b.value as never }) }),
+  set: define({ schema: valueBody, message: 'Value set successfully', toOperation: b => ({ op: 'set', path: b.path, value: b.value as Json }) }),
   delete: define({ schema: pathBody, message: 'Value deleted successfully', toOperation: b => ({ op: 'delete', path: b.path }) }),
-  push: define({ schema: valueBody, message: 'Object pushed successfully', toOperation: b => ({ op: 'push', path: b.path, value: b.value as never }) }),
-  insert: define({ schema: insertBody, message: 'Value inserted successfully', toOperation: b => ({ op: 'insert', path: b.path, value: b.value as never, index: b.index }) })
+  push: define({ schema: valueBody, message: 'Object pushed successfully', toOperation: b => ({ op: 'push', path: b.path, value: b.value as Json }) }),
+  insert: define({ schema: insertBody, message: 'Value inserted successfully', toOperation: b => ({ op: 'insert', path: b.path, value: b.value as Json, index: b.index }) })
 } as const
 
 export const UPDATE_MESSAGE = 'Project content updated successfully.'
@@ -51,6 +51,11 @@ export function contentRoutes (store: Store, projects: Projects, bodyLimitBytes:
 
   const commit = async (req: Request, res: Response, operation: Operation, message: string) => {
     const project = context(res).project as ProjectRecord
+    // Value rules are request validation (DESIGN.md §4 step 5), so they answer before an
+    // If-Match mismatch (step 6) would; the store checks them again as part of the operation.
+    if ('value' in operation && operation.op !== 'increment' && operation.op !== 'decrement') {
+      assertWritableValue(operation.value, 'path' in operation ? operation.path : [])
+    }
     const options: ApplyOptions = {}
     const ifMatch = req.headers['if-match']
     if (ifMatch !== undefined) options.ifMatch = parseVersionCondition(ifMatch)

@@ -43,7 +43,7 @@ interface WorkingDocument {
   dirty: boolean
 }
 
-type Outcome = { ok: true, version: number, at: string } | { ok: false, error: unknown }
+type Outcome = { ok: true, version: number, at: string, operation: Operation } | { ok: false, error: unknown }
 
 type Row = Record<string, unknown>
 
@@ -56,6 +56,9 @@ export class SqliteStore implements Store {
   private readonly listeners: CommitListener[] = []
   private pending: PendingWrite[] = []
   private flushScheduled = false
+  // Documents handed out by readContent. Callers keep snapshots across awaits, so a writer
+  // copies such a document before changing it instead of mutating it under their feet.
+  private readonly lent = new WeakSet<JsonObject>()
   private readonly statements: ReturnType<SqliteStore['prepareStatements']>
 
   constructor (private readonly options: SqliteStoreOptions) {
@@ -85,12 +88,14 @@ export class SqliteStore implements Store {
       insertUser: db.prepare('INSERT INTO users (id, username, password_hash, created_at) VALUES (?, ?, ?, ?)'),
       userByName: db.prepare('SELECT * FROM users WHERE username = ?'),
       userById: db.prepare('SELECT * FROM users WHERE id = ?'),
+      allUsers: db.prepare('SELECT * FROM users ORDER BY username'),
       insertSession: db.prepare('INSERT INTO sessions (token_hash, user_id, created_at, expires_at) VALUES (?, ?, ?, ?)'),
       sessionByHash: db.prepare('SELECT * FROM sessions WHERE token_hash = ?'),
       deleteSession: db.prepare('DELETE FROM sessions WHERE token_hash = ?'),
       insertKey: db.prepare(`INSERT INTO api_keys (id, user_id, name, prefix, key_hash, permission, project_ids, expires_at, created_at)
         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`),
       keyByHash: db.prepare('SELECT * FROM api_keys WHERE key_hash = ?'),
+      keyById: db.prepare('SELECT * FROM api_keys WHERE id = ?'),
       keysByUser: db.prepare('SELECT * FROM api_keys WHERE user_id = ? ORDER BY created_at, id'),
       deleteKey: db.prepare('DELETE FROM api_keys WHERE user_id = ? AND id = ?'),
       insertProject: db.prepare('INSERT INTO projects (id, owner_id, slug, name, created_at) VALUES (?, ?, ?, ?, ?)'),
@@ -150,6 +155,10 @@ export class SqliteStore implements Store {
     return toUser(this.statements.userById.get(id) as Row | undefined)
   }
 
+  async listUsers (): Promise<UserRecord[]> {
+    return (this.statements.allUsers.all() as Row[]).map(row => toUser(row) as UserRecord)
+  }
+
   async createSession (s: SessionRecord): Promise<void> {
     this.statements.insertSession.run(s.tokenHash, s.userId, s.createdAt, s.expiresAt)
   }
@@ -171,6 +180,11 @@ export class SqliteStore implements Store {
 
   async findApiKeyByHash (keyHash: string): Promise<ApiKeyRecord | null> {
     const row = this.statements.keyByHash.get(keyHash) as Row | undefined
+    return row ? toKey(row) : null
+  }
+
+  async findApiKeyById (id: string): Promise<ApiKeyRecord | null> {
+    const row = this.statements.keyById.get(id) as Row | undefined
     return row ? toKey(row) : null
   }
 
@@ -240,6 +254,7 @@ export class SqliteStore implements Store {
   async readContent (projectId: string): Promise<ContentSnapshot | null> {
     const cached = this.currentDocument(projectId)
     if (!cached) return null
+    this.lent.add(cached.doc)
     return { version: cached.version, content: cached.doc, json: cached.json }
   }
 
@@ -298,7 +313,7 @@ export class SqliteStore implements Store {
     batch.forEach((write, i) => {
       const outcome = outcomes[i] as Outcome
       if (!outcome.ok) { write.reject(outcome.error); return }
-      this.emit({ project: write.project, version: outcome.version, operation: write.operation, at: outcome.at })
+      this.emit({ project: write.project, version: outcome.version, operation: outcome.operation, at: outcome.at })
       write.resolve({ version: outcome.version })
     })
   }
@@ -308,7 +323,9 @@ export class SqliteStore implements Store {
     let state = working.get(projectId)
     if (state === undefined) {
       const current = this.currentDocument(projectId)
-      state = current ? { doc: current.doc, version: current.version, bytes: current.bytes, dirty: false } : null
+      // Parsing the cached JSON copies about three times faster than structuredClone.
+      const doc = current && this.lent.has(current.doc) ? JSON.parse(current.json) as JsonObject : current?.doc
+      state = current && doc ? { doc, version: current.version, bytes: current.bytes, dirty: false } : null
       working.set(projectId, state)
     }
     if (!state) return { ok: false, error: new ContentdError('PROJECT_NOT_FOUND') }
@@ -317,10 +334,11 @@ export class SqliteStore implements Store {
       if (options.ifMatch !== undefined && !versionMatches(options.ifMatch, state.version)) {
         throw new ContentdError('PRECONDITION_FAILED')
       }
-      this.applyWithinLimit(state, operation)
+      const serializedValue = 'value' in operation ? JSON.stringify(operation.value) ?? '' : ''
+      this.applyWithinLimit(state, operation, Buffer.byteLength(serializedValue))
       state.version += 1
       state.dirty = true
-      return { ok: true, version: state.version, at }
+      return { ok: true, version: state.version, at, operation: withOwnValue(operation, serializedValue) }
     } catch (error) {
       // Only expected failures stay per-operation; anything else aborts the whole batch.
       if (isContentdError(error)) return { ok: false, error }
@@ -329,9 +347,8 @@ export class SqliteStore implements Store {
   }
 
   /** Applies the operation unless the document would outgrow the content limit. */
-  private applyWithinLimit (state: WorkingDocument, operation: Operation): void {
+  private applyWithinLimit (state: WorkingDocument, operation: Operation, valueBytes: number): void {
     const limit = this.options.contentLimitBytes
-    const valueBytes = 'value' in operation ? Buffer.byteLength(JSON.stringify(operation.value) ?? '') : 0
     if (operation.op === 'update') {
       if (valueBytes > limit) throw new ContentdError('CONTENT_TOO_LARGE')
       state.doc = applyOperation(state.doc, operation)
@@ -357,6 +374,17 @@ export class SqliteStore implements Store {
       try { listener(change) } catch { /* a listener's failure must not undo an acknowledged commit */ }
     }
   }
+}
+
+/**
+ * The operation as commit listeners get it: with a value of its own. The written value now
+ * lives inside the document, and later operations may change it in place; a listener that
+ * keeps the change must still see what was applied. `serializedValue` is the value as JSON,
+ * exact because the operation validated it.
+ */
+function withOwnValue (operation: Operation, serializedValue: string): Operation {
+  if (!('value' in operation) || typeof operation.value !== 'object' || operation.value === null) return operation
+  return { ...operation, value: JSON.parse(serializedValue) as JsonObject } as Operation
 }
 
 function isUniqueViolation (e: unknown): boolean {

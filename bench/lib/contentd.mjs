@@ -1,0 +1,60 @@
+// contentd as a child process (the built dist/server/index.js) and the HTTP calls a scenario
+// needs to prepare its data: signup, project, API key, content.
+import { join } from 'node:path'
+import { PROJECT_ROOT, freePort, startChild, tempDir } from './processes.mjs'
+
+/** `shared.dataDir`: a directory another node already uses (then this node does not remove it). */
+export async function startContentd (env = {}, nodeArgs = [], shared = {}) {
+  const port = await freePort()
+  const dataDir = shared.dataDir ?? tempDir('data')
+  const server = await startChild({
+    name: 'contentd',
+    args: [...nodeArgs, join(PROJECT_ROOT, 'dist/server/index.js')],
+    env: { PORT: String(port), HOST: '127.0.0.1', DATA_DIR: dataDir, RATE_LIMIT: '0', LOG_LEVEL: 'warn', ...env },
+    port,
+    readyPath: '/healthz',
+    cleanup: shared.dataDir ? [] : [dataDir]
+  })
+  return { ...server, dataDir }
+}
+
+export async function call (base, method, path, { token, body, headers = {} } = {}) {
+  const sent = { ...headers }
+  if (token) sent.authorization = `Bearer ${token}`
+  let payload
+  if (body !== undefined) {
+    payload = JSON.stringify(body)
+    sent['content-type'] = 'application/json'
+  }
+  const response = await fetch(base + path, { method, headers: sent, body: payload })
+  const text = await response.text()
+  let json
+  try { json = text ? JSON.parse(text) : undefined } catch { json = undefined }
+  return { status: response.status, body: json, text, headers: response.headers }
+}
+
+export async function expectStatus (promise, status, what) {
+  const result = await promise
+  if (result.status !== status) throw new Error(`${what}: expected ${status}, got ${result.status} ${result.text.slice(0, 300)}`)
+  return result
+}
+
+const PASSWORD = 'benchmark password 1234'
+
+/** A user with a session and a write API key; projects are created with `project()`. */
+export async function owner (base, username) {
+  const signup = await expectStatus(call(base, 'POST', '/api/auth/signup', { body: { username, password: PASSWORD } }), 201, 'signup')
+  const session = signup.body.token
+  const created = await expectStatus(call(base, 'POST', '/api/keys', { token: session, body: { name: 'bench', permission: 'write' } }), 201, 'create key')
+  const key = created.body.key
+  return {
+    session,
+    key,
+    async project (slug, content) {
+      await expectStatus(call(base, 'POST', '/api/projects', { token: session, body: { slug } }), 201, `create project ${slug}`)
+      const path = `/api/@${username}/${slug}`
+      if (content !== undefined) await expectStatus(call(base, 'POST', `${path}/content`, { token: key, body: content }), 200, `content of ${slug}`)
+      return path
+    }
+  }
+}

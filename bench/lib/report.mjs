@@ -1,0 +1,88 @@
+// The Markdown report: machine, throughput table, fan-out, memory, and the goals with the
+// ratios measured in this run. Failed or pending scenarios are shown as such, never hidden.
+
+const fmt = (n, digits = 0) => n === undefined || n === null || Number.isNaN(n) ? '—' : Number(n).toLocaleString('en-US', { maximumFractionDigits: digits, minimumFractionDigits: digits })
+
+function rows (results) {
+  return Object.values(results).flat().filter(Boolean)
+}
+
+function throughputTable (results) {
+  const lines = [
+    '| scenario | req/s | p50 ms | p99 ms | server CPU ms/req | answered | non-2xx | errors | result |',
+    '|---|---:|---:|---:|---:|---:|---:|---:|---|'
+  ]
+  for (const r of rows(results)) {
+    if (r.kind === 'fanout' || r.kind === 'memory') continue
+    if (r.error || r.pending) { lines.push(`| ${r.scenario} | — | — | — | — | — | — | — | ${r.pending ? 'pending' : 'FAILED'}: ${r.error ?? r.note} |`); continue }
+    const status = r.failed ? 'FAILED' : 'ok'
+    lines.push(`| ${r.scenario} | ${fmt(r.reqPerSec)} | ${fmt(r.p50)} | ${fmt(r.p99)} | ${fmt(r.cpuPerRequest, 2)} | ${fmt(r.ok)} | ${fmt(r.non2xx)} | ${fmt((r.errors ?? 0) + (r.timeouts ?? 0))} | ${status}${r.note ? ` (${r.note})` : ''} |`)
+  }
+  return lines.join('\n')
+}
+
+function fanoutTable (results) {
+  const found = rows(results).filter(r => r.kind === 'fanout' || (r.scenario ?? '').startsWith('fan-out'))
+  if (found.length === 0) return null
+  const lines = ['| scenario | subscribers | changes | deliveries | after response p50 ms | after response p99 ms | after request sent p50 ms | p99 ms | result |', '|---|---:|---:|---:|---:|---:|---:|---:|---|']
+  for (const r of found) {
+    if (r.error || r.pending) { lines.push(`| ${r.scenario} | — | — | — | — | — | — | — | ${r.pending ? 'pending' : 'FAILED'}: ${r.error ?? r.note} |`); continue }
+    lines.push(`| ${r.scenario} | ${fmt(r.subscribers)} | ${fmt(r.changes)} | ${fmt(r.deliveries)} | ${fmt(r.p50, 1)} | ${fmt(r.p99, 1)} | ${fmt(r.requestP50, 1)} | ${fmt(r.requestP99, 1)} | ${r.failed ? 'FAILED' : 'ok'}${r.note ? ` (${r.note})` : ''} |`)
+  }
+  return lines.join('\n')
+}
+
+function memoryTable (results) {
+  const found = rows(results).filter(r => r.kind === 'memory' || (r.scenario ?? '').startsWith('memory'))
+  if (found.length === 0) return null
+  const lines = ['| scenario | projects | content each | RSS after | seconds to load | result |', '|---|---:|---:|---:|---:|---|']
+  for (const r of found) {
+    if (r.error) { lines.push(`| ${r.scenario} | — | — | — | — | FAILED: ${r.error} |`); continue }
+    lines.push(`| ${r.scenario} | ${fmt(r.projects)} | ${fmt(r.contentKiB)} KiB | ${fmt(r.rssMiB, 1)} MiB | ${fmt(r.seconds, 1)} | ${r.failed ? 'FAILED' : 'ok'}${r.note ? ` (${r.note})` : ''} |`)
+  }
+  return lines.join('\n')
+}
+
+function goals (results) {
+  const ok = r => r && !r.failed && !r.error && !r.pending
+  const rps = name => { const r = results[name]; return ok(r) ? r.reqPerSec : undefined }
+  const ratio = (a, b) => a !== undefined && b !== undefined ? a / b : undefined
+  const fanouts = [results.fanout].flat().filter(Boolean)
+  const list = [
+    ['increment (1 KiB) / ceiling', ratio(rps('increment1k'), rps('ceiling')), '≥ 0.60 (stretch 0.80)', v => v >= 0.6, v => `${fmt(v, 2)}×${v >= 0.8 ? ' (stretch met)' : ''}`],
+    ['increment (1 MiB) / increment (1 KiB)', ratio(rps('increment1m'), rps('increment1k')), '≥ 0.50', v => v >= 0.5, v => `${fmt(v, 2)}×`],
+    ['increment (1 MiB) / json-server PATCH (1 MiB)', ratio(rps('increment1m'), rps('peer')), '≥ 20×', v => v >= 20, v => `${fmt(v, 1)}×`],
+    ['fan-out p99, one node', fanouts.find(r => r.nodes === 1 && ok(r))?.p99, '≤ 50 ms', v => v <= 50, v => `${fmt(v, 1)} ms`],
+    ['fan-out p99, two nodes + Redis', fanouts.find(r => r.nodes === 2 && ok(r))?.p99, '≤ 100 ms', v => v <= 100, v => `${fmt(v, 1)} ms`],
+    ['RSS with 10,000 projects touched', ok(results.memory) ? results.memory.rssMiB : undefined, '≤ 300 MiB', v => v <= 300, v => `${fmt(v, 1)} MiB`]
+  ]
+  const lines = ['| goal | measured | target | met |', '|---|---:|---|---|']
+  for (const [name, value, target, met, show] of list) {
+    lines.push(value === undefined ? `| ${name} | — | ${target} | not measured |` : `| ${name} | ${show(value)} | ${target} | ${met(value) ? 'yes' : 'NO'} |`)
+  }
+  return lines.join('\n')
+}
+
+export function renderReport ({ machine, results, date }) {
+  const parts = [
+    '# contentd benchmarks',
+    '',
+    `Measured ${date} with \`npm run bench\` (BENCH_DURATION=${process.env.BENCH_DURATION ?? 10} s per HTTP scenario after a ${process.env.BENCH_WARMUP ?? 2} s warm-up; autocannon, 32 connections unless stated, API-key auth, every server a separate child process on loopback, LOG_LEVEL=warn, RATE_LIMIT=0, SQLite with synchronous=FULL).`,
+    '',
+    `Machine: ${machine.cpu}, ${machine.cores} cores, ${machine.memoryGiB} GiB RAM, Node ${machine.node}, ${machine.os}; load average at start ${machine.loadAtStart}.`,
+    '',
+    '## Goals (ratios within this run)',
+    '',
+    goals(results),
+    '',
+    '## Throughput and latency',
+    '',
+    throughputTable(results)
+  ]
+  const fan = fanoutTable(results)
+  if (fan) parts.push('', '## Fan-out (Socket.IO)', '', fan)
+  const mem = memoryTable(results)
+  if (mem) parts.push('', '## Memory', '', mem)
+  parts.push('', 'The load generator runs on the same machine as the servers, so on a 2-core machine it takes one core: absolute numbers are low, the ratios are what compare. Rerun on a quiet machine: `npm run bench`.', '')
+  return parts.join('\n')
+}

@@ -1,0 +1,123 @@
+// The operator's actions, done with the same services as the HTTP API (so passwords and
+// keys are hashed, validated and scoped exactly as over HTTP). No argument parsing and no
+// terminal I/O here: each action takes values and returns the text to print.
+import { ContentdError } from '../../shared/errors.js'
+import { isPlainObject, type JsonObject } from '../../shared/json.js'
+import { apiKeyBody, credentialsBody, parseBody, projectBody, usernameField } from '../../shared/schemas.js'
+import { hashSecret } from '../auth/tokens.js'
+import { parseDuration } from '../config.js'
+import { Accounts } from '../services/accounts.js'
+import { displayName, type Identity } from '../services/identity.js'
+import { Keys } from '../services/keys.js'
+import { Projects, splitProjectRef } from '../services/projects.js'
+import type { Store, UserRecord } from '../store/types.js'
+import { UsageError } from './usage.js'
+
+export class Admin {
+  private readonly projects: Projects
+  private readonly keys: Keys
+
+  constructor (private readonly store: Store, private readonly sessionTtlMs: number) {
+    this.projects = new Projects(store)
+    this.keys = new Keys(store, this.projects)
+  }
+
+  async createUser (name: string, password: string): Promise<string> {
+    const { username, password: checked } = parseBody(credentialsBody, { username: name, password })
+    const accounts = new Accounts(this.store, this.sessionTtlMs)
+    // Signup is the one place users are made; the session it opens is not wanted here.
+    const grant = await accounts.signup(username, checked)
+    await accounts.logout(hashSecret(grant.token))
+    return `Created user ${grant.username}`
+  }
+
+  async listUsers (): Promise<string> {
+    if (!this.store.listUsers) throw new UsageError(`user list is not supported by the ${this.store.kind} store`)
+    const users = await this.store.listUsers()
+    if (users.length === 0) return 'No users.'
+    return users.map(u => `${displayName(u.username)}\t${u.createdAt}`).join('\n')
+  }
+
+  async createProject (ref: string, name: string | undefined): Promise<string> {
+    const parts = projectRefParts(ref)
+    const owner = await this.user(parts.owner)
+    const { slug, name: checkedName } = parseBody(projectBody, name === undefined ? { slug: parts.slug } : { slug: parts.slug, name })
+    const project = await this.projects.create(owner.id, owner.username, slug, checkedName)
+    return `Created project ${displayName(owner.username)}/${project.slug}`
+  }
+
+  async createKey (userName: string, options: { name: string, permission: string, projects: string[], expires: string | undefined }): Promise<string> {
+    const user = await this.user(userName)
+    let expiresAt: string | undefined
+    if (options.expires !== undefined) {
+      const ms = parseDuration(options.expires)
+      if (ms === null || ms <= 0) throw new UsageError(`--expires must be a duration such as 30d, 12h, 90m or 45s (got "${options.expires}")`, 'key create')
+      expiresAt = new Date(Date.now() + ms).toISOString()
+    }
+    const request = parseBody(apiKeyBody, {
+      name: options.name,
+      permission: options.permission,
+      ...(options.projects.length > 0 ? { projects: options.projects } : {}),
+      ...(expiresAt ? { expiresAt } : {})
+    })
+    // Acting as the user: a key never reaches further than its user could.
+    const identity: Identity = { user, session: null, key: null, credentialHash: '' }
+    const created = await this.keys.create(identity, request)
+    const scope = created.projects === null ? 'all projects' : created.projects.join(',')
+    return `Created API key ${created.id} "${created.name}" (${created.permission}, ${scope}, expires ${created.expiresAt ?? 'never'}); shown once: ${created.key}`
+  }
+
+  async listKeys (userName: string): Promise<string> {
+    const user = await this.user(userName)
+    const keys = await this.keys.list(user.id)
+    if (keys.length === 0) return `${displayName(user.username)} has no API keys.`
+    return keys.map(k => [k.id, `${k.prefix}…`, k.permission, k.projects === null ? 'all' : k.projects.join(','), k.expiresAt ?? 'never', k.name].join('\t')).join('\n')
+  }
+
+  async revokeKey (id: string): Promise<string> {
+    if (!this.store.findApiKeyById) throw new UsageError(`key revoke is not supported by the ${this.store.kind} store`)
+    const key = await this.store.findApiKeyById(id)
+    if (!key) throw new ContentdError('KEY_NOT_FOUND', id)
+    await this.keys.revoke(key.userId, id)
+    return `Revoked API key ${id}`
+  }
+
+  async exportContent (ref: string): Promise<string> {
+    const project = await this.projects.find(...refArgs(ref))
+    const snapshot = await this.store.readContent(project.id)
+    if (!snapshot) throw new ContentdError('PROJECT_NOT_FOUND')
+    return snapshot.json ?? JSON.stringify(snapshot.content)
+  }
+
+  async importContent (ref: string, text: string): Promise<string> {
+    const project = await this.projects.find(...refArgs(ref))
+    let content: unknown
+    try {
+      content = JSON.parse(text)
+    } catch {
+      throw new ContentdError('INVALID_JSON', 'stdin is not valid JSON')
+    }
+    if (!isPlainObject(content)) throw new ContentdError('INVALID_BODY', 'the content must be a JSON object')
+    const { version } = await this.store.applyOperation(project, { op: 'update', value: content as JsonObject })
+    return `Imported content into ${displayName(project.ownerName)}/${project.slug} (version ${version})`
+  }
+
+  private async user (name: string): Promise<UserRecord> {
+    const parsed = usernameField.safeParse(name)
+    if (!parsed.success) throw new UsageError(`"${name}" is not a username like @alice`)
+    const user = await this.store.findUserByName(parsed.data)
+    if (!user) throw new ContentdError('USER_NOT_FOUND', displayName(parsed.data))
+    return user
+  }
+}
+
+function projectRefParts (ref: string): { owner: string, slug: string } {
+  const parts = splitProjectRef(ref)
+  if (!parts) throw new UsageError(`"${ref}" is not a project reference like @alice/demo`)
+  return parts
+}
+
+function refArgs (ref: string): [string, string] {
+  const { owner, slug } = projectRefParts(ref)
+  return [`@${owner}`, slug]
+}

@@ -1,0 +1,136 @@
+#!/usr/bin/env node
+// The admin CLI, `contentd` (package bin). It acts directly on the store that the
+// environment configures (server/config.ts), with the same services as the HTTP API.
+// Errors end with one line on stderr and a non-zero exit, never a stack trace:
+// 2 for a wrong command or argument (with its usage line), 1 for a refused action.
+import { parseArgs, type ParseArgsConfig } from 'node:util'
+import { ContentdError } from '../../shared/errors.js'
+import { ConfigError, loadConfig } from '../config.js'
+import { createStore } from '../store/index.js'
+import type { Store } from '../store/types.js'
+import { Admin } from './admin.js'
+import { commandHelp, COMMAND_USAGE, MAIN_USAGE, UsageError } from './usage.js'
+
+type Options = NonNullable<ParseArgsConfig['options']>
+
+interface Command {
+  positionals: number
+  options?: Options
+  run (admin: Admin, args: string[], values: Record<string, unknown>): Promise<string>
+}
+
+const str = (v: unknown) => typeof v === 'string' ? v : undefined
+
+const COMMANDS: Record<string, Command> = {
+  'user create': {
+    positionals: 1,
+    options: { password: { type: 'string' } },
+    run: async (admin, [name], values) => admin.createUser(name as string, str(values.password) ?? await passwordFromStdin())
+  },
+  'user list': { positionals: 0, run: admin => admin.listUsers() },
+  'project create': {
+    positionals: 1,
+    options: { name: { type: 'string' } },
+    run: (admin, [ref], values) => admin.createProject(ref as string, str(values.name))
+  },
+  'key create': {
+    positionals: 1,
+    options: { name: { type: 'string' }, permission: { type: 'string' }, project: { type: 'string', multiple: true }, expires: { type: 'string' } },
+    run: (admin, [user], values) => {
+      const name = str(values.name)
+      const permission = str(values.permission)
+      if (name === undefined) throw new UsageError('--name is required', 'key create')
+      if (permission !== 'read' && permission !== 'write') throw new UsageError('--permission must be read or write', 'key create')
+      return admin.createKey(user as string, { name, permission, projects: (values.project as string[] | undefined) ?? [], expires: str(values.expires) })
+    }
+  },
+  'key list': { positionals: 1, run: (admin, [user]) => admin.listKeys(user as string) },
+  'key revoke': { positionals: 1, run: (admin, [id]) => admin.revokeKey(id as string) },
+  export: { positionals: 1, run: (admin, [ref]) => admin.exportContent(ref as string) },
+  import: { positionals: 1, run: async (admin, [ref]) => admin.importContent(ref as string, await readStdin()) }
+}
+
+async function readStdin (): Promise<string> {
+  if (process.stdin.isTTY) throw new UsageError('expected input on stdin (e.g. contentd import @alice/demo < file.json)')
+  const chunks: Buffer[] = []
+  for await (const chunk of process.stdin) chunks.push(chunk as Buffer)
+  return Buffer.concat(chunks).toString('utf8')
+}
+
+/** The first line of stdin, without its line ending (`echo secret | contentd user create @a`). */
+async function passwordFromStdin (): Promise<string> {
+  if (process.stdin.isTTY) process.stderr.write('Password (input is not hidden; prefer piping it in): ')
+  const text = await readStdin().catch(async (e: unknown) => {
+    if (!process.stdin.isTTY) throw e
+    const chunks: Buffer[] = []
+    for await (const chunk of process.stdin) { chunks.push(chunk as Buffer); if (chunk.includes(10)) break }
+    return Buffer.concat(chunks).toString('utf8')
+  })
+  return text.split(/\r?\n/)[0] ?? ''
+}
+
+async function withStore<T> (work: (store: Store, sessionTtlMs: number) => Promise<T>): Promise<T> {
+  const config = loadConfig()
+  const store = await createStore(config)
+  try {
+    await store.init()
+    return await work(store, config.sessionTtlMs)
+  } finally {
+    await store.close()
+  }
+}
+
+async function main (argv: string[]): Promise<number> {
+  if (argv.length === 0) throw new UsageError('missing command')
+  if (argv[0] === '--help' || argv[0] === '-h' || argv[0] === 'help') { process.stdout.write(MAIN_USAGE + '\n'); return 0 }
+  if (argv[0] === 'serve') {
+    if (argv.includes('--help') || argv.includes('-h')) { process.stdout.write(commandHelp('serve') + '\n'); return 0 }
+    if (argv.length > 1) throw new UsageError('serve takes no arguments (configure it with environment variables)', 'serve')
+    // The server module starts itself on import, exactly as `node dist/server/index.js`.
+    await import('../index.js')
+    return -1
+  }
+  const two = `${argv[0]} ${argv[1] ?? ''}`.trim()
+  const name = COMMANDS[two] ? two : COMMANDS[argv[0] as string] ? argv[0] : undefined
+  if (!name) {
+    const group = Object.keys(COMMAND_USAGE).filter(c => c.startsWith(`${argv[0]} `))
+    if (group.length > 0) {
+      if (argv[1] === '--help' || argv[1] === '-h') { process.stdout.write(group.map(c => commandHelp(c)).join('\n\n') + '\n'); return 0 }
+      throw new UsageError(`unknown command "${two}"; one of: ${group.join(', ')}`)
+    }
+    throw new UsageError(`unknown command "${argv[0]}"`)
+  }
+  const command = COMMANDS[name] as Command
+  const rest = argv.slice(name.split(' ').length)
+  if (rest.includes('--help') || rest.includes('-h')) { process.stdout.write(commandHelp(name) + '\n'); return 0 }
+  let parsed: ReturnType<typeof parseArgs>
+  try {
+    parsed = parseArgs({ args: rest, options: command.options ?? {}, allowPositionals: true, strict: true })
+  } catch (e) {
+    throw new UsageError(e instanceof Error ? e.message.split('\n')[0] as string : String(e), name)
+  }
+  if (parsed.positionals.length !== command.positionals) {
+    throw new UsageError(`expected ${command.positionals} argument${command.positionals === 1 ? '' : 's'}, got ${parsed.positionals.length}`, name)
+  }
+  const output = await withStore((store, ttl) => command.run(new Admin(store, ttl), parsed.positionals, parsed.values))
+  process.stdout.write(output.endsWith('\n') ? output : output + '\n')
+  return 0
+}
+
+main(process.argv.slice(2)).then(code => {
+  if (code >= 0) process.exitCode = code
+}, (e: unknown) => {
+  if (e instanceof UsageError) {
+    process.stderr.write(`contentd: ${e.message}\nusage: ${e.command ? COMMAND_USAGE[e.command] : 'contentd <command> [arguments] (contentd --help lists them)'}\n`)
+    process.exitCode = 2
+  } else if (e instanceof ContentdError) {
+    process.stderr.write(`contentd: ${e.message} (${e.code})\n`)
+    process.exitCode = 1
+  } else if (e instanceof ConfigError) {
+    process.stderr.write(`contentd: ${e.message}\n`)
+    process.exitCode = 1
+  } else {
+    process.stderr.write(`contentd: ${e instanceof Error ? e.message : String(e)}\n`)
+    process.exitCode = 1
+  }
+})

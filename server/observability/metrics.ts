@@ -1,0 +1,90 @@
+// Prometheus metrics (prom-client) on a registry of their own, so several apps in one
+// process (tests) do not collide. Labels are bounded: routes are reported as their
+// patterns (/api/:username/:projectSlug/content/set), never as the URLs people typed.
+import type { NextFunction, Request, Response } from 'express'
+import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client'
+import { OPERATION_NAMES } from '../../shared/operations.js'
+import type { Store } from '../store/types.js'
+
+export class Metrics {
+  readonly registry = new Registry()
+
+  readonly httpRequests = new Counter({
+    name: 'contentd_http_requests_total',
+    help: 'HTTP requests answered, by method, route pattern and status',
+    labelNames: ['method', 'route', 'status'] as const,
+    registers: [this.registry]
+  })
+
+  readonly httpDuration = new Histogram({
+    name: 'contentd_http_request_duration_seconds',
+    help: 'Time from receiving a request to finishing its response',
+    labelNames: ['method', 'route'] as const,
+    buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5],
+    registers: [this.registry]
+  })
+
+  readonly operations = new Counter({
+    name: 'contentd_operations_total',
+    help: 'Committed content operations, by type',
+    labelNames: ['op'] as const,
+    registers: [this.registry]
+  })
+
+  /** Connected Socket.IO clients; the realtime layer increments and decrements it. */
+  readonly activeSockets = new Gauge({
+    name: 'contentd_active_sockets',
+    help: 'Socket.IO connections currently open on this node',
+    registers: [this.registry]
+  })
+
+  /** Commit-to-emit delay of change events; the realtime layer observes it. */
+  readonly broadcastLag = new Histogram({
+    name: 'contentd_broadcast_lag_seconds',
+    help: 'Delay between a change committing and its broadcast being emitted',
+    buckets: [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 1],
+    registers: [this.registry]
+  })
+
+  constructor () {
+    collectDefaultMetrics({ register: this.registry, prefix: 'contentd_' })
+    // Zero series for every operation, so dashboards show 0 rather than "no data".
+    for (const op of OPERATION_NAMES) this.operations.inc({ op }, 0)
+  }
+
+  /** Counts every committed operation of the store by its type. */
+  watch (store: Store): void {
+    store.onCommit(change => this.operations.inc({ op: change.operation.op }))
+  }
+
+  /** Express middleware: times every request and counts it when the response finishes. */
+  readonly track = (req: Request, res: Response, next: NextFunction): void => {
+    const stopTimer = this.httpDuration.startTimer()
+    res.once('finish', () => {
+      const route = routeLabel(req)
+      stopTimer({ method: req.method, route })
+      this.httpRequests.inc({ method: req.method, route, status: String(res.statusCode) })
+    })
+    next()
+  }
+}
+
+/**
+ * The pattern of the route that handled a request. Express keeps the matched route's own
+ * pattern in req.route but only the concrete text of the mount points above it, so the
+ * mount part is rebuilt from the URL: "@name" segments are the owner, the next the slug.
+ */
+export function routeLabel (req: Request): string {
+  const route = (req as Request & { route?: { path?: unknown } }).route
+  if (!route || typeof route.path !== 'string') return 'unmatched'
+  const pattern = route.path === '/' ? [] : route.path.split('/').filter(Boolean)
+  const concrete = (req.originalUrl.split('?')[0] ?? '').split('/').filter(Boolean)
+  const mount = concrete.slice(0, Math.max(0, concrete.length - pattern.length))
+  const owner = mount.findIndex(segment => segment.startsWith('@'))
+  if (owner >= 0) {
+    mount[owner] = ':username'
+    if (owner + 1 < mount.length) mount[owner + 1] = ':projectSlug'
+    mount.length = Math.min(mount.length, owner + 2)
+  }
+  return '/' + [...mount, ...pattern].join('/')
+}

@@ -1,0 +1,62 @@
+// Liveness, readiness and metrics endpoints (outside /api: no user credentials involved).
+//   GET /readyz  — 200 when the store answers and, with Redis configured, Redis answers too;
+//                  503 STORE_UNAVAILABLE otherwise (take the node out of the load balancer).
+//   GET /metrics — Prometheus text; absent when METRICS=off, and behind
+//                  Authorization: Bearer <METRICS_TOKEN> when that is set.
+import { createHash, timingSafeEqual } from 'node:crypto'
+import { Router, type RequestHandler } from 'express'
+import { ContentdError } from '../../shared/errors.js'
+import type { Config } from '../config.js'
+import type { Store } from '../store/types.js'
+import type { Metrics } from './metrics.js'
+
+/** Anything that answers PING: the `redis` client, or a test double in unit tests. */
+export interface Pingable { ping (): Promise<unknown> }
+
+const READINESS_TIMEOUT_MS = 2000
+
+function withTimeout<T> (work: Promise<T>, ms: number): Promise<T> {
+  let timer: NodeJS.Timeout | undefined
+  const timeout = new Promise<never>((_resolve, reject) => { timer = setTimeout(() => reject(new Error('timed out')), ms) })
+  return Promise.race([work, timeout]).finally(() => clearTimeout(timer))
+}
+
+export function readinessRoute (store: Store, redis: Pingable | undefined): RequestHandler {
+  return async (_req, res) => {
+    const checks: Record<string, 'ok'> = {}
+    try {
+      await withTimeout(store.ping(), READINESS_TIMEOUT_MS)
+      checks.store = 'ok'
+      if (redis) {
+        await withTimeout(redis.ping(), READINESS_TIMEOUT_MS)
+        checks.redis = 'ok'
+      }
+    } catch {
+      throw new ContentdError('STORE_UNAVAILABLE')
+    }
+    res.json({ status: 'ready', checks })
+  }
+}
+
+const digest = (text: string) => createHash('sha256').update(text).digest()
+
+/** Compares hashes of equal length, so neither length nor content leaks through timing. */
+function tokenMatches (header: string | undefined, token: string): boolean {
+  const match = /^Bearer[ ]+(\S+)[ ]*$/i.exec(header ?? '')
+  return match !== null && timingSafeEqual(digest(match[1] as string), digest(token))
+}
+
+export function observabilityRoutes (config: Config, store: Store, metrics: Metrics, redis: Pingable | undefined): Router {
+  const router = Router()
+  router.get('/readyz', readinessRoute(store, redis))
+  if (config.metrics.enabled) {
+    const token = config.metrics.token
+    router.get('/metrics', async (req, res) => {
+      if (token !== undefined && !tokenMatches(req.headers.authorization, token)) {
+        throw new ContentdError(req.headers.authorization ? 'INVALID_TOKEN' : 'AUTH_REQUIRED')
+      }
+      res.type(metrics.registry.contentType).send(await metrics.registry.metrics())
+    })
+  }
+  return router
+}

@@ -1,0 +1,92 @@
+// Every HTTP endpoint contentd serves, with the body schema its route validates with and
+// the error codes it can answer. spec.ts turns this table into OpenAPI 3.1; a test checks
+// that it lists exactly the routes registered on the Express app.
+import { z } from 'zod'
+import type { ErrorCode } from '../../shared/errors.js'
+import { amountBody, apiKeyBody, credentialsBody, insertBody, memberBody, pathBody, projectBody, valueBody } from '../../shared/schemas.js'
+import type { ResponseSchemaName } from './response-schemas.js'
+
+/** none: public; any: session token or API key; session: session token only; metrics: METRICS_TOKEN when set. */
+export type AuthKind = 'none' | 'any' | 'session' | 'metrics'
+
+export interface ApiOperation {
+  method: 'get' | 'post' | 'put' | 'delete'
+  /** OpenAPI form: /api/{username}/{projectSlug}/content */
+  path: string
+  tag: string
+  summary: string
+  description?: string
+  auth: AuthKind
+  /** The zod schema the route validates its body with, and its component name. */
+  body?: { name: string, schema: z.ZodType, required?: boolean, description?: string }
+  success: { status: number, description: string, schema?: ResponseSchemaName, contentType?: string, etag?: boolean }
+  errors: ErrorCode[]
+  query?: Array<{ name: string, description: string, required?: boolean }>
+  headers?: Array<{ name: string, description: string }>
+  /** Answers 304 Not Modified to a matching If-None-Match. */
+  notModified?: boolean
+}
+
+const JSON_BODY: ErrorCode[] = ['INVALID_JSON', 'INVALID_BODY', 'BODY_TOO_LARGE']
+const PROJECT: ErrorCode[] = ['INVALID_USERNAME', 'USER_NOT_FOUND', 'PROJECT_NOT_FOUND']
+const READ: ErrorCode[] = [...PROJECT, 'FORBIDDEN', 'KEY_PERMISSION_DENIED']
+const OWNER: ErrorCode[] = [...PROJECT, 'FORBIDDEN', 'SESSION_REQUIRED', 'OWNER_REQUIRED']
+const WRITE: ErrorCode[] = [...READ, ...JSON_BODY, 'INVALID_PATH', 'PATH_CONFLICT', 'INVALID_ARRAY_INDEX', 'PRECONDITION_FAILED', 'CONTENT_TOO_LARGE']
+
+const IF_MATCH = { name: 'If-Match', description: 'Apply only when the content is at this version, e.g. "7" (several may be listed, or *); otherwise 412 and nothing changes.' }
+const CONTENT = '/api/{username}/{projectSlug}/content'
+
+const pathOperation = (op: string, summary: string, description: string, body: NonNullable<ApiOperation['body']>, message: string, errors: ErrorCode[]): ApiOperation => ({
+  method: 'post',
+  path: `${CONTENT}/${op}`,
+  tag: 'Content',
+  summary,
+  description,
+  auth: 'any',
+  body,
+  success: { status: 200, description: `\`{"message": "${message}"}\``, schema: 'Message', etag: true },
+  errors: [...WRITE, ...errors],
+  headers: [IF_MATCH]
+})
+
+// The update route checks "a JSON object" itself (then the value rules of DESIGN.md §3).
+const contentBody = z.record(z.string(), z.unknown()).meta({ description: 'The new content: any JSON object' })
+
+const amount = { name: 'AmountBody', schema: amountBody, description: '`value` is the amount (finite number, default 1).' }
+const value = { name: 'ValueBody', schema: valueBody }
+
+export const API_OPERATIONS: ApiOperation[] = [
+  // Accounts
+  { method: 'post', path: '/api/auth/signup', tag: 'Accounts', summary: 'Create a user and sign in', auth: 'none', body: { name: 'Credentials', schema: credentialsBody }, success: { status: 201, description: 'The user exists and this session token is valid.', schema: 'Session' }, errors: [...JSON_BODY, 'SIGNUP_DISABLED', 'USERNAME_TAKEN'] },
+  { method: 'post', path: '/api/auth/login', tag: 'Accounts', summary: 'Sign in', auth: 'none', body: { name: 'Credentials', schema: credentialsBody }, success: { status: 200, description: 'A new session token.', schema: 'Session' }, errors: [...JSON_BODY, 'WRONG_CREDENTIALS'] },
+  { method: 'post', path: '/api/auth/logout', tag: 'Accounts', summary: 'End this session', description: 'The token stops working at once, and its live subscriptions end.', auth: 'session', success: { status: 200, description: 'Logged out.', schema: 'Message' }, errors: ['SESSION_REQUIRED'] },
+  { method: 'get', path: '/api/me', tag: 'Accounts', summary: 'Who the credential belongs to', auth: 'any', success: { status: 200, description: 'The user.', schema: 'Me' }, errors: [] },
+  // Projects and members
+  { method: 'post', path: '/api/projects', tag: 'Projects', summary: 'Create a project', description: 'Its content starts as `{}` at version 0.', auth: 'session', body: { name: 'NewProject', schema: projectBody }, success: { status: 201, description: 'The project.', schema: 'Project' }, errors: [...JSON_BODY, 'SESSION_REQUIRED', 'PROJECT_EXISTS'] },
+  { method: 'get', path: '/api/projects', tag: 'Projects', summary: 'Projects the caller owns or is a member of', description: "With an API key, narrowed to the key's projects.", auth: 'any', success: { status: 200, description: 'The projects, with the caller\'s role in each.', schema: 'ProjectList' }, errors: [] },
+  { method: 'get', path: '/api/{username}/{projectSlug}', tag: 'Projects', summary: 'One project', auth: 'any', success: { status: 200, description: 'The project and the caller\'s role.', schema: 'Project' }, errors: READ },
+  { method: 'delete', path: '/api/{username}/{projectSlug}', tag: 'Projects', summary: 'Delete a project and its content', auth: 'session', success: { status: 200, description: 'Deleted.', schema: 'Message' }, errors: OWNER },
+  { method: 'get', path: '/api/{username}/{projectSlug}/members', tag: 'Projects', summary: 'List members', auth: 'session', success: { status: 200, description: 'The members and their roles.', schema: 'MemberList' }, errors: OWNER },
+  { method: 'put', path: '/api/{username}/{projectSlug}/members/{member}', tag: 'Projects', summary: 'Add a member or change their role', description: 'viewer reads; editor reads and changes content.', auth: 'session', body: { name: 'MemberRole', schema: memberBody }, success: { status: 200, description: 'The member.', schema: 'Member' }, errors: [...OWNER, ...JSON_BODY] },
+  { method: 'delete', path: '/api/{username}/{projectSlug}/members/{member}', tag: 'Projects', summary: 'Remove a member', description: 'Their live subscriptions to the project end.', auth: 'session', success: { status: 200, description: 'Removed.', schema: 'Message' }, errors: [...OWNER, 'MEMBER_NOT_FOUND'] },
+  // API keys
+  { method: 'post', path: '/api/keys', tag: 'API keys', summary: 'Create an API key', description: 'The secret is in this response only; the server keeps its SHA-256. Rights = your rights ∩ permission ∩ projects.', auth: 'session', body: { name: 'NewApiKey', schema: apiKeyBody }, success: { status: 201, description: 'The key, with its secret.', schema: 'NewApiKey' }, errors: [...JSON_BODY, 'SESSION_REQUIRED', 'USER_NOT_FOUND', 'PROJECT_NOT_FOUND', 'FORBIDDEN'] },
+  { method: 'get', path: '/api/keys', tag: 'API keys', summary: 'List your API keys (without secrets)', auth: 'session', success: { status: 200, description: 'The keys.', schema: 'ApiKeyList' }, errors: ['SESSION_REQUIRED'] },
+  { method: 'delete', path: '/api/keys/{id}', tag: 'API keys', summary: 'Revoke an API key', description: 'It stops working at once, and its live subscriptions end.', auth: 'session', success: { status: 200, description: 'Revoked.', schema: 'Message' }, errors: ['SESSION_REQUIRED', 'KEY_NOT_FOUND'] },
+  // Content
+  { method: 'get', path: CONTENT, tag: 'Content', summary: 'Read the content, or the value at a path', auth: 'any', success: { status: 200, description: 'The whole content (a JSON object), or with `path` the value stored there. ETag is the version.', schema: 'JsonValue', etag: true }, errors: [...READ, 'INVALID_PATH', 'INVALID_ARRAY_INDEX', 'PATH_NOT_FOUND'], query: [{ name: 'path', description: 'Dot path, e.g. `stats.visits` or `items.0.title`' }], headers: [{ name: 'If-None-Match', description: 'A version, e.g. "7": 304 when the content is still at it.' }], notModified: true },
+  { method: 'post', path: CONTENT, tag: 'Content', summary: 'Replace the whole content', description: 'The body is the new content and must be a JSON object. Success: `{"message": "Project content updated successfully."}`', auth: 'any', body: { name: 'Content', schema: contentBody, description: 'The new content (a JSON object).' }, success: { status: 200, description: '`{"message": "Project content updated successfully."}`', schema: 'Message', etag: true }, errors: [...WRITE, 'INVALID_VALUE'], headers: [IF_MATCH] },
+  pathOperation('increment', 'Add to a number', 'A missing target is created as `value`; a target that is not a number (null included) is 400.', amount, 'Value incremented successfully', ['NOT_A_NUMBER', 'NON_FINITE_RESULT', 'INVALID_VALUE']),
+  pathOperation('decrement', 'Subtract from a number', 'A missing target is created as `-value`; a target that is not a number is 400.', amount, 'Value decremented successfully', ['NOT_A_NUMBER', 'NON_FINITE_RESULT', 'INVALID_VALUE']),
+  pathOperation('set', 'Write a value', 'Creates missing intermediates as objects. On an array index: index < length replaces, index = length appends, index > length is 400.', value, 'Value set successfully', ['INVALID_VALUE', 'INDEX_OUT_OF_RANGE']),
+  pathOperation('delete', 'Remove a value', 'A missing path is a success that changes nothing. Removing an array element shifts later elements down.', { name: 'PathBody', schema: pathBody }, 'Value deleted successfully', []),
+  pathOperation('push', 'Append to an array', 'A missing target is created as `[value]`; a target that is not an array is 400. An array value is pushed as one element.', value, 'Object pushed successfully', ['INVALID_VALUE', 'NOT_AN_ARRAY']),
+  pathOperation('insert', 'Insert into an array', '0 <= index <= length; a missing target is created as `[value]` when index is 0.', { name: 'InsertBody', schema: insertBody }, 'Value inserted successfully', ['INVALID_VALUE', 'NOT_AN_ARRAY', 'INDEX_OUT_OF_RANGE']),
+  // Operations
+  { method: 'get', path: '/healthz', tag: 'Operations', summary: 'Liveness: 200 when the store answers', auth: 'none', success: { status: 200, description: 'Healthy.', schema: 'Health' }, errors: ['STORE_UNAVAILABLE'] },
+  { method: 'get', path: '/readyz', tag: 'Operations', summary: 'Readiness: the store (and Redis, when configured) answer', auth: 'none', success: { status: 200, description: 'Ready.', schema: 'Ready' }, errors: ['STORE_UNAVAILABLE'] },
+  { method: 'get', path: '/metrics', tag: 'Operations', summary: 'Prometheus metrics', description: 'Absent when METRICS=off; behind `Authorization: Bearer <METRICS_TOKEN>` when that is set.', auth: 'metrics', success: { status: 200, description: 'Prometheus text format.', contentType: 'text/plain' }, errors: [] },
+  { method: 'get', path: '/openapi.json', tag: 'Reference', summary: 'This OpenAPI 3.1 document', auth: 'none', success: { status: 200, description: 'The API reference, generated from the request schemas.', contentType: 'application/json' }, errors: [] },
+  { method: 'get', path: '/docs', tag: 'Reference', summary: 'Interactive API reference page', auth: 'none', success: { status: 200, description: 'An HTML page rendering /openapi.json.', contentType: 'text/html' }, errors: [] },
+  { method: 'get', path: '/docs/reference.js', tag: 'Reference', summary: 'Script of the reference page', auth: 'none', success: { status: 200, description: 'JavaScript.', contentType: 'text/javascript' }, errors: [] }
+]

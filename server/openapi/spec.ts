@@ -1,0 +1,132 @@
+// The OpenAPI 3.1 document, generated from the operation table (operations.ts), the request
+// schemas the routes validate with (shared/schemas.ts) and the error catalogue
+// (shared/errors.ts). Nothing here is written by hand twice: change a schema or a code and
+// the reference follows.
+import { z } from 'zod'
+import { ERRORS, type ErrorCode } from '../../shared/errors.js'
+import { API_OPERATIONS, type ApiOperation } from './operations.js'
+import { RESPONSE_SCHEMAS } from './response-schemas.js'
+
+type JsonSchema = Record<string, unknown>
+const ref = (name: string): JsonSchema => ({ $ref: `#/components/schemas/${name}` })
+
+const PARAMETER_DESCRIPTIONS: Record<string, string> = {
+  username: 'The owner, with "@": `@alice` (400 INVALID_USERNAME without it)',
+  projectSlug: 'The project slug: `^[a-z0-9][a-z0-9_-]{0,63}$`',
+  member: 'The member\'s username, with or without "@"',
+  id: 'The key id (`key_…`) from GET /api/keys'
+}
+
+const DESCRIPTION = `contentd stores one JSON document per project and changes values inside it with dot-path operations; changes are broadcast over Socket.IO (see the realtime protocol in the docs).
+
+Authenticate with \`Authorization: Bearer <token>\`: a session token (\`cds_…\`, from signup or login) or an API key (\`cdk_…\`). Every error body is \`{"message", "code"}\` with a code from the catalogue below; an unknown endpoint is 404 \`NOT_FOUND\`.
+
+| code | status | message |
+|---|---|---|
+${(Object.keys(ERRORS) as ErrorCode[]).map(code => `| ${code} | ${ERRORS[code].status} | ${ERRORS[code].message} |`).join('\n')}`
+
+/** Request body component name: "Credentials" → "CredentialsBody". */
+const bodyName = (name: string) => name.endsWith('Body') ? name : `${name}Body`
+
+function componentSchemas (): Record<string, JsonSchema> {
+  const registry = z.registry<{ id: string }>()
+  for (const [id, schema] of Object.entries(RESPONSE_SCHEMAS)) registry.add(schema, { id })
+  for (const op of API_OPERATIONS) {
+    if (op.body && !registry.has(op.body.schema)) registry.add(op.body.schema, { id: bodyName(op.body.name) })
+  }
+  // Request schemas transform their input (paths are parsed); the reference describes what
+  // a client sends, so it is generated from the input side.
+  const { schemas } = z.toJSONSchema(registry, { io: 'input', target: 'draft-2020-12', unrepresentable: 'any', uri: id => `#/components/schemas/${id}` })
+  const out: Record<string, JsonSchema> = {}
+  for (const [id, schema] of Object.entries(schemas)) {
+    const { $schema: _schema, $id: _id, id: _legacyId, ...rest } = schema as JsonSchema
+    out[id] = rest
+  }
+  return out
+}
+
+/** The codes an operation can answer, beyond its own list: authentication, rate limits, 500. */
+function allErrors (op: ApiOperation): ErrorCode[] {
+  const codes = new Set<ErrorCode>()
+  if (op.auth !== 'none') { codes.add('AUTH_REQUIRED'); codes.add('INVALID_TOKEN') }
+  for (const code of op.errors) codes.add(code)
+  if (op.path.startsWith('/api/')) codes.add('RATE_LIMITED')
+  codes.add('INTERNAL_ERROR')
+  return [...codes]
+}
+
+function errorResponses (op: ApiOperation): Record<string, unknown> {
+  const byStatus = new Map<number, ErrorCode[]>()
+  for (const code of allErrors(op)) {
+    const status = ERRORS[code].status
+    byStatus.set(status, [...(byStatus.get(status) ?? []), code])
+  }
+  const responses: Record<string, unknown> = {}
+  for (const [status, codes] of [...byStatus].sort((a, b) => a[0] - b[0])) {
+    const headers: Record<string, unknown> = {}
+    if (status === 401) headers['WWW-Authenticate'] = { description: 'Bearer', schema: { type: 'string' } }
+    if (status === 429) headers['Retry-After'] = { description: 'Seconds to wait', schema: { type: 'integer' } }
+    responses[String(status)] = {
+      description: codes.map(code => `\`${code}\`: ${ERRORS[code].message}`).join('; '),
+      ...(Object.keys(headers).length > 0 ? { headers } : {}),
+      content: { 'application/json': { schema: { allOf: [ref('Error'), { properties: { code: { enum: codes } } }] } } }
+    }
+  }
+  return responses
+}
+
+function operationObject (op: ApiOperation): Record<string, unknown> {
+  const parameters: unknown[] = []
+  for (const [, name] of op.path.matchAll(/\{([^}]+)\}/g)) {
+    parameters.push({ name, in: 'path', required: true, description: PARAMETER_DESCRIPTIONS[name as string] ?? name, schema: { type: 'string' } })
+  }
+  for (const q of op.query ?? []) parameters.push({ name: q.name, in: 'query', required: q.required ?? false, description: q.description, schema: { type: 'string' } })
+  for (const h of op.headers ?? []) parameters.push({ name: h.name, in: 'header', required: false, description: h.description, schema: { type: 'string' } })
+
+  const success: Record<string, unknown> = { description: op.success.description }
+  if (op.success.etag) success.headers = { ETag: { description: 'The content version, e.g. "7"', schema: { type: 'string' } } }
+  if (op.success.schema) success.content = { 'application/json': { schema: ref(op.success.schema) } }
+  else if (op.success.contentType) success.content = { [op.success.contentType]: { schema: { type: 'string' } } }
+  const responses: Record<string, unknown> = { [String(op.success.status)]: success }
+  if (op.notModified) responses['304'] = { description: 'Not modified: the content is still at the If-None-Match version.' }
+  Object.assign(responses, errorResponses(op))
+
+  return {
+    operationId: operationId(op),
+    tags: [op.tag],
+    summary: op.summary,
+    ...(op.description ? { description: op.description } : {}),
+    security: op.auth === 'none' ? [] : [{ bearerAuth: [] }],
+    'x-contentd-auth': op.auth,
+    ...(parameters.length > 0 ? { parameters } : {}),
+    ...(op.body
+      ? { requestBody: { required: op.body.required ?? true, ...(op.body.description ? { description: op.body.description } : {}), content: { 'application/json': { schema: ref(bodyName(op.body.name)) } } } }
+      : {}),
+    responses
+  }
+}
+
+/** "post /api/{username}/{projectSlug}/content/increment" → "postContentIncrement"-like ids, unique per operation. */
+function operationId (op: ApiOperation): string {
+  const words = op.path.replace(/\{[^}]+\}/g, '').split(/[/._-]+/).filter(w => w && w !== 'api' && w !== 'json' && w !== 'js')
+  return op.method + words.map(w => w[0]?.toUpperCase() + w.slice(1)).join('') + (op.path.endsWith('}') ? 'ById' : '')
+}
+
+export function buildOpenApiDocument (): Record<string, unknown> {
+  const paths: Record<string, Record<string, unknown>> = {}
+  for (const op of API_OPERATIONS) {
+    paths[op.path] ??= {}
+    ;(paths[op.path] as Record<string, unknown>)[op.method] = operationObject(op)
+  }
+  return {
+    openapi: '3.1.0',
+    info: { title: 'contentd API', version: '1', description: DESCRIPTION, license: { name: 'MIT', identifier: 'MIT' } },
+    servers: [{ url: '/' }],
+    tags: [...new Set(API_OPERATIONS.map(op => op.tag))].map(name => ({ name })),
+    paths,
+    components: {
+      schemas: componentSchemas(),
+      securitySchemes: { bearerAuth: { type: 'http', scheme: 'bearer', description: 'Session token (cds_…) or API key (cdk_…)' } }
+    }
+  }
+}

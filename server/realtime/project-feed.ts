@@ -1,0 +1,130 @@
+// One project's stream of changes on this node, delivered to its subscribers in version
+// order with no gap and no repeat, whatever order the changes arrive in.
+//
+// Why this is needed: with several nodes, a change committed here is seen at once while an
+// earlier one committed elsewhere is still on its way through Redis; and a subscriber's
+// snapshot may be newer or older than the last change the room has seen. So:
+// - changes are held until the one before them has been delivered (a short timeout skips a
+//   change lost in transit; clients see the gap and re-subscribe, DESIGN.md §7);
+// - a subscriber joins the room exactly when the room reaches its snapshot's version:
+//   at once when equal, after catching up from recent history when the snapshot is older,
+//   or later, right before the first change after its snapshot, when the snapshot is newer.
+import type { ChangeEvent } from '../../shared/events.js'
+
+export interface FeedMember {
+  /** Puts the member in the room: from then on it receives every change delivered. */
+  join (): void
+  /** Sends one change to this member only (catching up from history). */
+  send (change: ChangeEvent): void
+}
+
+export interface FeedOptions {
+  /** Sends a change to everyone in the room (encoded once). */
+  broadcast (change: ChangeEvent): void
+  /** How long a missing version may hold later ones back. */
+  gapTimeoutMs: number
+  /** How many delivered changes are kept for subscribers whose snapshot is a little old. */
+  historySize: number
+}
+
+export type ActivateResult = 'joined' | 'waiting' | 'stale'
+
+export class ProjectFeed {
+  /** Highest version delivered to the room; null until the first snapshot tells it. */
+  private version: number | null = null
+  private readonly held = new Map<number, ChangeEvent>()
+  private readonly history: ChangeEvent[] = []
+  /** Members whose snapshot is newer than the room: they join when the room catches up. */
+  private readonly waiting = new Map<FeedMember, number>()
+  private gapTimer: NodeJS.Timeout | null = null
+
+  constructor (private readonly options: FeedOptions) {}
+
+  /** A committed change, from this node or another, in any order, possibly twice. */
+  receive (change: ChangeEvent): void {
+    if (this.version !== null && change.version <= this.version) return
+    this.held.set(change.version, change)
+    this.drain()
+  }
+
+  /**
+   * Call synchronously once the member's snapshot (at `snapshotVersion`) is read: sends it
+   * with `sendSnapshot`, then whatever changes follow it. 'stale': the snapshot is older
+   * than the room and history cannot bridge it; nothing was sent, read again.
+   */
+  activate (member: FeedMember, snapshotVersion: number, sendSnapshot: () => void): ActivateResult {
+    if (this.version === null) {
+      this.version = snapshotVersion
+      for (const v of this.held.keys()) if (v <= snapshotVersion) this.held.delete(v)
+    }
+    let result: ActivateResult
+    if (snapshotVersion === this.version) {
+      sendSnapshot()
+      member.join()
+      result = 'joined'
+    } else if (snapshotVersion < this.version) {
+      const missing = this.history.filter(c => c.version > snapshotVersion)
+      if (missing.length !== this.version - snapshotVersion) return 'stale'
+      sendSnapshot()
+      for (const change of missing) member.send(change)
+      member.join()
+      result = 'joined'
+    } else {
+      sendSnapshot()
+      this.waiting.set(member, snapshotVersion)
+      result = 'waiting'
+    }
+    this.drain()
+    return result
+  }
+
+  /** The member leaves (the caller also takes it out of the room). */
+  remove (member: FeedMember): void {
+    this.waiting.delete(member)
+  }
+
+  close (): void {
+    if (this.gapTimer) clearTimeout(this.gapTimer)
+    this.gapTimer = null
+    this.held.clear()
+    this.waiting.clear()
+  }
+
+  private drain (): void {
+    if (this.version === null) return
+    for (;;) {
+      const next = this.held.get(this.version + 1)
+      if (!next) break
+      this.held.delete(next.version)
+      this.deliver(next)
+    }
+    if (this.held.size === 0) {
+      if (this.gapTimer) clearTimeout(this.gapTimer)
+      this.gapTimer = null
+    } else if (!this.gapTimer) {
+      this.gapTimer = setTimeout(() => this.skipGap(), this.options.gapTimeoutMs)
+      this.gapTimer.unref()
+    }
+  }
+
+  /** The missing version never came (lost while Redis was away): move on past it. */
+  private skipGap (): void {
+    this.gapTimer = null
+    if (this.held.size === 0) return
+    this.version = Math.min(...this.held.keys()) - 1
+    this.drain()
+  }
+
+  private deliver (change: ChangeEvent): void {
+    for (const [member, snapshotVersion] of this.waiting) {
+      if (snapshotVersion < change.version) {
+        this.waiting.delete(member)
+        member.join()
+      }
+    }
+    this.version = change.version
+    this.options.broadcast(change)
+    this.history.push(change)
+    if (this.history.length > this.options.historySize) this.history.shift()
+  }
+}

@@ -1,0 +1,31 @@
+// The Socket.IO event maps, so every emit and handler is checked against shared/events.ts.
+import type { Server, Socket } from 'socket.io'
+import type { ChangeEvent, RevokedEvent, SubscribeAck, UnsubscribeAck } from '../../shared/events.js'
+import type { AccessEvent } from '../services/access-events.js'
+import type { Identity } from '../services/identity.js'
+
+export interface ClientToServerEvents {
+  // Payloads come from the network: handlers check them, whatever these types say.
+  subscribe: (request: unknown, ack?: (reply: SubscribeAck) => void) => void
+  unsubscribe: (request: unknown, ack?: (reply: UnsubscribeAck) => void) => void
+}
+
+export interface ServerToClientEvents {
+  change: (change: ChangeEvent) => void
+  revoked: (event: RevokedEvent) => void
+}
+
+/** Between nodes, through the Redis adapter. */
+export interface InterServerEvents {
+  'contentd:change': (projectId: string, change: ChangeEvent) => void
+  'contentd:access': (event: AccessEvent) => void
+}
+
+export interface SocketData {
+  identity: Identity
+  /** The presented secret, to re-check it on every subscribe. */
+  token: string
+}
+
+export type RealtimeServer = Server<ClientToServerEvents, ServerToClientEvents, InterServerEvents, SocketData>
+export type RealtimeSocket = Socket<ClientToServerEvents, ServerToClientEvents, InterServerEvents, SocketData>

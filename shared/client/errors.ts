@@ -1,0 +1,37 @@
+// The one error type the SDK throws. Server failures carry the server's {message, code} and
+// HTTP status unchanged (codes from shared/errors.ts); failures that never reached the
+// server, or got an answer that is not contentd's, have client-side codes and status 0 or
+// the HTTP status seen.
+import type { ErrorCode } from '../errors.js'
+
+/** Codes the client itself produces; they never come from the server. */
+export type ClientErrorCode =
+  /** fetch failed (server down, DNS, CORS, aborted): status 0. */
+  | 'NETWORK_ERROR'
+  /** An answer without contentd's JSON error body (a proxy's 502 page, for example). */
+  | 'UNEXPECTED_RESPONSE'
+  /** The socket connection or a subscription failed without a catalogued code. */
+  | 'REALTIME_ERROR'
+
+export class ContentdClientError extends Error {
+  /** HTTP status; 0 when no HTTP answer was received. */
+  readonly status: number
+  readonly code: ErrorCode | ClientErrorCode
+
+  constructor (status: number, code: ErrorCode | ClientErrorCode, message: string, options?: { cause?: unknown }) {
+    super(message, options)
+    this.name = 'ContentdError'
+    this.status = status
+    this.code = code
+  }
+}
+
+/** Body → error, tolerating bodies that are not contentd's. */
+export function errorFromBody (status: number, body: unknown, fallbackText: string): ContentdClientError {
+  if (typeof body === 'object' && body !== null && 'code' in body && 'message' in body &&
+    typeof body.code === 'string' && typeof body.message === 'string') {
+    return new ContentdClientError(status, body.code as ErrorCode, body.message)
+  }
+  const snippet = fallbackText.slice(0, 200)
+  return new ContentdClientError(status, 'UNEXPECTED_RESPONSE', `Unexpected response ${status}${snippet ? `: ${snippet}` : ''}`)
+}

@@ -1,0 +1,91 @@
+// The client's one Socket.IO connection (DESIGN.md §7), opened on the first subscribe and
+// shared by all of its subscriptions. It routes `change` events to the live copies of their
+// project, re-takes every snapshot after a reconnect (events may have been missed while
+// offline), and ends subscriptions the server revokes.
+import { io, type Socket } from 'socket.io-client'
+import { EVENTS, type ChangeEvent, type ConnectErrorData, type RevokedEvent, type SubscribeAck } from '../events.js'
+import { ContentdClientError } from './errors.js'
+import { LiveCopy, statusOf, type ContentListener, type SubscribeOptions, type Subscription } from './subscription.js'
+
+export interface RealtimeOptions {
+  baseUrl: string
+  token?: string | undefined
+  /** Passed to socket.io-client's io() (e.g. { transports: ['websocket'] }). */
+  socketOptions?: Record<string, unknown> | undefined
+}
+
+export class LiveContent {
+  private socket: Socket | undefined
+  private connectedBefore = false
+  private readonly copies = new Map<string, Set<LiveCopy>>()
+
+  constructor (private readonly options: RealtimeOptions) {}
+
+  subscribe (project: string, onContent: ContentListener, options: SubscribeOptions): Subscription {
+    const socket = this.connect()
+    const copy = new LiveCopy(project, onContent, options, () => this.requestSnapshot(socket, project), closed => this.forget(closed))
+    let set = this.copies.get(project)
+    if (!set) { set = new Set(); this.copies.set(project, set) }
+    set.add(copy)
+    copy.resync()
+    return copy
+  }
+
+  /** Ends every subscription and the socket. */
+  close (): void {
+    for (const set of [...this.copies.values()]) for (const copy of [...set]) copy.close()
+    this.socket?.disconnect()
+    this.socket = undefined
+    this.connectedBefore = false
+  }
+
+  private connect (): Socket {
+    if (this.socket) return this.socket
+    const socket = io(this.options.baseUrl, { ...this.options.socketOptions, auth: { token: this.options.token ?? '' } })
+    socket.on('connect', () => {
+      // Subscribe requests made while offline are buffered by socket.io and sent now; only a
+      // reconnect needs fresh snapshots, since changes may have been missed in between.
+      if (this.connectedBefore) for (const copy of this.allCopies()) copy.resync()
+      this.connectedBefore = true
+    })
+    socket.on('connect_error', (error: Error & { data?: ConnectErrorData }) => {
+      // socket.active is false when the server refused us (bad token): no retry will help.
+      if (socket.active) return
+      const data = error.data
+      const failure = data && typeof data.code === 'string'
+        ? new ContentdClientError(statusOf(data.code), data.code, data.message)
+        : new ContentdClientError(0, 'REALTIME_ERROR', `Cannot connect: ${error.message}`)
+      for (const copy of this.allCopies()) copy.fail(failure)
+    })
+    socket.on(EVENTS.change, (change: ChangeEvent) => {
+      const set = this.copies.get(change.project)
+      if (set) for (const copy of [...set]) copy.receive(change)
+    })
+    socket.on(EVENTS.revoked, (event: RevokedEvent) => {
+      const error = new ContentdClientError(statusOf(event.code), event.code, event.message)
+      const affected = event.project === undefined ? this.allCopies() : [...(this.copies.get(event.project) ?? [])]
+      for (const copy of affected) copy.fail(error)
+    })
+    this.socket = socket
+    return socket
+  }
+
+  private requestSnapshot (socket: Socket, project: string): Promise<SubscribeAck> {
+    return new Promise(resolve => {
+      socket.emit(EVENTS.subscribe, { project }, (ack: SubscribeAck) => resolve(ack))
+    })
+  }
+
+  private forget (copy: LiveCopy): void {
+    const set = this.copies.get(copy.project)
+    if (!set) return
+    set.delete(copy)
+    if (set.size > 0) return
+    this.copies.delete(copy.project)
+    if (this.socket?.connected) this.socket.emit(EVENTS.unsubscribe, { project: copy.project })
+  }
+
+  private allCopies (): LiveCopy[] {
+    return [...this.copies.values()].flatMap(set => [...set])
+  }
+}

@@ -1,0 +1,149 @@
+// One live copy of a project's content. It starts from a subscribe snapshot and applies
+// `change` events strictly in version order with the server's own applyOperation, so the
+// copy equals the stored content after every event. A missing version (a gap), an event
+// that does not apply, or a reconnect throws the copy away and asks for a new snapshot.
+// Socket handling lives in realtime.ts; this class only sees acks and events.
+import { ERRORS, type ErrorCode } from '../errors.js'
+import type { ChangeEvent, SubscribeAck } from '../events.js'
+import { operationOfChange } from '../events.js'
+import type { JsonObject } from '../json.js'
+import { applyOperation } from '../operations.js'
+import { ContentdClientError } from './errors.js'
+
+/** Called with the whole content after the snapshot and after every change. Treat it as read-only. */
+export type ContentListener = (content: JsonObject, version: number) => void
+
+export interface SubscribeOptions {
+  /** Every change applied to the local copy, in version order (not called for snapshots). */
+  onChange?: (change: ChangeEvent) => void
+  /**
+   * The subscription failed or ended: refused (404, 403), access revoked, or the
+   * connection was refused. It is not retried after this.
+   */
+  onError?: (error: ContentdClientError) => void
+}
+
+export interface Subscription {
+  /** "@alice/demo" */
+  readonly project: string
+  /** Resolves after the first snapshot arrived; rejects when the subscription was refused. */
+  readonly ready: Promise<void>
+  /** The local copy (undefined before the first snapshot). Treat it as read-only. */
+  readonly content: JsonObject | undefined
+  /** The version of the local copy (undefined before the first snapshot). */
+  readonly version: number | undefined
+  /** Number of snapshots taken: 1 + re-subscriptions after gaps and reconnects. */
+  readonly snapshots: number
+  close (): void
+}
+
+/** Asks the server for a fresh snapshot; resolves with its acknowledgement. */
+export type SnapshotRequester = () => Promise<SubscribeAck>
+
+export class LiveCopy implements Subscription {
+  private doc: JsonObject | undefined
+  private currentVersion: number | undefined
+  private waiting = true
+  private buffered: ChangeEvent[] = []
+  private generation = 0
+  private closed = false
+  private taken = 0
+  private settleReady!: (error?: ContentdClientError) => void
+  readonly ready: Promise<void>
+
+  constructor (
+    readonly project: string,
+    private readonly onContent: ContentListener,
+    private readonly options: SubscribeOptions,
+    private readonly requestSnapshot: SnapshotRequester,
+    private readonly onClose: (copy: LiveCopy) => void
+  ) {
+    let settled = false
+    this.ready = new Promise<void>((resolve, reject) => {
+      this.settleReady = error => {
+        if (settled) return
+        settled = true
+        if (error) reject(error)
+        else resolve()
+      }
+    })
+    // Nobody has to await `ready`; an unobserved refusal must not crash the process.
+    this.ready.catch(() => {})
+  }
+
+  get content (): JsonObject | undefined { return this.doc }
+  get version (): number | undefined { return this.currentVersion }
+  get snapshots (): number { return this.taken }
+  get isOpen (): boolean { return !this.closed }
+
+  /** Takes a (new) snapshot; changes that arrive meanwhile are held back and replayed. */
+  resync (): void {
+    if (this.closed) return
+    const generation = ++this.generation
+    this.waiting = true
+    this.buffered = []
+    this.requestSnapshot().then(ack => {
+      // A later resync or close() superseded this request.
+      if (generation !== this.generation || this.closed) return
+      if (!ack.ok) { this.fail(new ContentdClientError(statusOf(ack.code), ack.code, ack.message)); return }
+      this.doc = ack.content
+      this.currentVersion = ack.version
+      this.waiting = false
+      this.taken += 1
+      this.onContent(this.doc, this.currentVersion)
+      this.settleReady()
+      const held = this.buffered.sort((a, b) => a.version - b.version)
+      this.buffered = []
+      for (const change of held) this.receive(change)
+    }, (e: unknown) => {
+      if (generation !== this.generation || this.closed) return
+      this.fail(e instanceof ContentdClientError ? e : new ContentdClientError(0, 'REALTIME_ERROR', e instanceof Error ? e.message : String(e)))
+    })
+  }
+
+  receive (change: ChangeEvent): void {
+    if (this.closed) return
+    if (this.waiting) { this.buffered.push(change); return }
+    const version = this.currentVersion as number
+    if (change.version <= version) return // already in the snapshot, or a duplicate
+    if (change.version !== version + 1) { this.resync(); return }
+    let next: JsonObject
+    try {
+      next = applyOperation(this.doc as JsonObject, operationOfChange(change))
+    } catch {
+      // Cannot happen when both sides agree; if it does, the server's copy wins.
+      this.resync()
+      return
+    }
+    this.doc = next
+    this.currentVersion = change.version
+    this.options.onChange?.(change)
+    this.onContent(next, change.version)
+  }
+
+  /** Ends the subscription with an error (refused, revoked); no retries after this. */
+  fail (error: ContentdClientError): void {
+    if (this.closed) return
+    this.end()
+    this.settleReady(error)
+    this.options.onError?.(error)
+  }
+
+  close (): void {
+    if (this.closed) return
+    this.end()
+    this.settleReady(new ContentdClientError(0, 'REALTIME_ERROR', 'The subscription was closed'))
+  }
+
+  private end (): void {
+    this.closed = true
+    this.generation++
+    this.buffered = []
+    this.onClose(this)
+  }
+}
+
+/** Socket.IO answers carry a code but no status; give errors the status HTTP would have. */
+export function statusOf (code: string): number {
+  return Object.prototype.hasOwnProperty.call(ERRORS, code) ? ERRORS[code as ErrorCode].status : 0
+}

@@ -1,0 +1,390 @@
+// The management API of DESIGN.md §6, row by row with its statuses: accounts, projects,
+// members, keys, health, and the cross-cutting HTTP behaviour (404 JSON, request ids, CORS,
+// security headers).
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { call, createKey, createProject, PASSWORD, signup } from '../support/http.js'
+import { startTestApp, type TestApp } from '../support/temp-app.js'
+import { expectErrorShape } from './scenario.js'
+
+const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?Z$/
+
+describe('management API', () => {
+  let app: TestApp
+  let url: string
+  beforeAll(async () => { app = await startTestApp(); url = app.url })
+  afterAll(async () => { await app.close() })
+
+  const expectError = (r: Awaited<ReturnType<typeof call>>, status: number, code: string) => {
+    expect(r.status, r.text).toBe(status)
+    expectErrorShape(r, code)
+  }
+
+  describe('signup and login', () => {
+    it('signs up with "@alice": 201 with token, display name and expiry', async () => {
+      const r = await call(url, 'POST', '/api/auth/signup', { body: { username: '@alice', password: PASSWORD } })
+      expect(r.status).toBe(201)
+      expect(r.body).toEqual({ token: expect.stringMatching(/^cds_/), username: '@alice', expiresAt: expect.stringMatching(ISO) })
+      expect(Date.parse(r.body.expiresAt)).toBeGreaterThan(Date.now() + 29 * 86_400_000)
+    })
+
+    it('signs up without "@" and lower-cases the name', async () => {
+      const r = await call(url, 'POST', '/api/auth/signup', { body: { username: 'MixedCase-1', password: PASSWORD } })
+      expect(r.status).toBe(201)
+      expect(r.body.username).toBe('@mixedcase-1')
+    })
+
+    it.each([['alice'], ['@ALICE'], ['Alice']])('409 when %s is taken (case-insensitive)', async (username) => {
+      expectError(await call(url, 'POST', '/api/auth/signup', { body: { username, password: PASSWORD } }), 409, 'USERNAME_TAKEN')
+    })
+
+    it.each([
+      ['an empty username', { username: '', password: PASSWORD }],
+      ['a leading "-"', { username: '-bob', password: PASSWORD }],
+      ['a trailing "-"', { username: 'bob-', password: PASSWORD }],
+      ['an underscore', { username: 'bo_b', password: PASSWORD }],
+      ['40 characters', { username: 'a'.repeat(40), password: PASSWORD }],
+      ['a missing username', { password: PASSWORD }],
+      ['a numeric username', { username: 12345, password: PASSWORD }],
+      ['a 7-character password', { username: 'bob', password: '1234567' }],
+      ['a 1025-character password', { username: 'bob', password: 'p'.repeat(1025) }],
+      ['a missing password', { username: 'bob' }]
+    ])('400 for %s', async (_what, body) => {
+      expectError(await call(url, 'POST', '/api/auth/signup', { body }), 400, 'INVALID_BODY')
+    })
+
+    it('accepts 39-character names and 1024-character passwords', async () => {
+      const r = await call(url, 'POST', '/api/auth/signup', { body: { username: 'b'.repeat(39), password: 'p'.repeat(1024) } })
+      expect(r.status).toBe(201)
+    })
+
+    it('logs in (200) with the name in any case, with or without "@"', async () => {
+      for (const username of ['alice', '@Alice']) {
+        const r = await call(url, 'POST', '/api/auth/login', { body: { username, password: PASSWORD } })
+        expect(r.status).toBe(200)
+        expect(r.body).toEqual({ token: expect.stringMatching(/^cds_/), username: '@alice', expiresAt: expect.stringMatching(ISO) })
+        expect((await call(url, 'GET', '/api/me', { token: r.body.token })).status).toBe(200)
+      }
+    })
+
+    it('401 with the same message for a wrong password and an unknown user', async () => {
+      const wrong = await call(url, 'POST', '/api/auth/login', { body: { username: 'alice', password: 'not the password' } })
+      const unknown = await call(url, 'POST', '/api/auth/login', { body: { username: 'nobody-here', password: PASSWORD } })
+      expectError(wrong, 401, 'WRONG_CREDENTIALS')
+      expectError(unknown, 401, 'WRONG_CREDENTIALS')
+      expect(unknown.body).toEqual(wrong.body)
+    })
+
+    it('logout: 200, then the token is 401 and other sessions keep working', async () => {
+      const token = await (await call(url, 'POST', '/api/auth/login', { body: { username: 'alice', password: PASSWORD } })).body.token as string
+      const other = await (await call(url, 'POST', '/api/auth/login', { body: { username: 'alice', password: PASSWORD } })).body.token as string
+      const r = await call(url, 'POST', '/api/auth/logout', { token })
+      expect(r.status).toBe(200)
+      expect(typeof r.body.message).toBe('string')
+      expectError(await call(url, 'GET', '/api/me', { token }), 401, 'INVALID_TOKEN')
+      expect((await call(url, 'GET', '/api/me', { token: other })).status).toBe(200)
+    })
+
+    it('logout without a session is 401, and with an API key 403', async () => {
+      expectError(await call(url, 'POST', '/api/auth/logout'), 401, 'AUTH_REQUIRED')
+      const session = await (await call(url, 'POST', '/api/auth/login', { body: { username: 'alice', password: PASSWORD } })).body.token as string
+      const { key } = await createKey(url, session, { name: 'k', permission: 'read' })
+      expectError(await call(url, 'POST', '/api/auth/logout', { token: key }), 403, 'SESSION_REQUIRED')
+    })
+
+    it('me: with a session and with a key; 401 without', async () => {
+      const session = await signup(url, 'meuser')
+      const { key } = await createKey(url, session, { name: 'k', permission: 'read' })
+      for (const token of [session, key]) {
+        const r = await call(url, 'GET', '/api/me', { token })
+        expect(r.status).toBe(200)
+        expect(r.body).toEqual({ username: '@meuser', createdAt: expect.stringMatching(ISO) })
+      }
+      expectError(await call(url, 'GET', '/api/me'), 401, 'AUTH_REQUIRED')
+    })
+  })
+
+  describe('projects', () => {
+    let owner: string
+    let member: string
+    beforeAll(async () => {
+      owner = await signup(url, 'powner')
+      member = await signup(url, 'pmember')
+    })
+
+    it('creates a project: 201 with username, slug, name, createdAt', async () => {
+      const r = await call(url, 'POST', '/api/projects', { token: owner, body: { slug: 'site', name: 'My site' } })
+      expect(r.status).toBe(201)
+      expect(r.body).toMatchObject({ username: '@powner', slug: 'site', name: 'My site', createdAt: expect.stringMatching(ISO) })
+      const again = await call(url, 'POST', '/api/projects', { token: owner, body: { slug: 'plain' } })
+      expect(again.body.name).toBe('plain')
+    })
+
+    it('409 for an existing slug', async () => {
+      expectError(await call(url, 'POST', '/api/projects', { token: owner, body: { slug: 'site' } }), 409, 'PROJECT_EXISTS')
+    })
+
+    it('the same slug under another user is fine', async () => {
+      expect((await call(url, 'POST', '/api/projects', { token: member, body: { slug: 'site' } })).status).toBe(201)
+    })
+
+    it.each([['Upper'], ['-lead'], ['_lead'], ['has space'], ['dot.ted'], ['a'.repeat(65)], [''], [7]])('400 for slug %s', async (slug) => {
+      expectError(await call(url, 'POST', '/api/projects', { token: owner, body: { slug } }), 400, 'INVALID_BODY')
+    })
+
+    it('accepts slugs at the edge of the pattern', async () => {
+      for (const slug of ['0', 'a_b-c', 'a'.repeat(64)]) {
+        expect((await call(url, 'POST', '/api/projects', { token: owner, body: { slug } })).status).toBe(201)
+      }
+    })
+
+    it('403 SESSION_REQUIRED with an API key; 401 without auth', async () => {
+      const { key } = await createKey(url, owner, { name: 'k', permission: 'write' })
+      expectError(await call(url, 'POST', '/api/projects', { token: key, body: { slug: 'by-key' } }), 403, 'SESSION_REQUIRED')
+      expectError(await call(url, 'POST', '/api/projects', { body: { slug: 'anon' } }), 401, 'AUTH_REQUIRED')
+    })
+
+    it('lists owned and shared projects; a scoped key narrows the list', async () => {
+      const lister = await signup(url, 'lister')
+      await createProject(url, lister, 'mine')
+      await createProject(url, lister, 'mine2')
+      expect((await call(url, 'PUT', '/api/@powner/site/members/lister', { token: owner, body: { role: 'viewer' } })).status).toBe(200)
+      const all = await call(url, 'GET', '/api/projects', { token: lister })
+      expect(all.status).toBe(200)
+      const refs = (all.body.projects as Array<{ username: string, slug: string, role: string }>).map(p => `${p.username}/${p.slug}:${p.role}`).sort()
+      expect(refs).toEqual(['@lister/mine2:owner', '@lister/mine:owner', '@powner/site:viewer'])
+      const { key } = await createKey(url, lister, { name: 'scoped', permission: 'read', projects: ['@lister/mine'] })
+      const scoped = await call(url, 'GET', '/api/projects', { token: key })
+      expect((scoped.body.projects as Array<{ slug: string }>).map(p => p.slug)).toEqual(['mine'])
+      const { key: unscoped } = await createKey(url, lister, { name: 'all', permission: 'read' })
+      expect((await call(url, 'GET', '/api/projects', { token: unscoped })).body.projects).toHaveLength(3)
+    })
+
+    it('delete: editor 403, key 403, owner 200 then 404', async () => {
+      await createProject(url, owner, 'doomed')
+      expect((await call(url, 'PUT', '/api/@powner/doomed/members/pmember', { token: owner, body: { role: 'editor' } })).status).toBe(200)
+      expectError(await call(url, 'DELETE', '/api/@powner/doomed', { token: member }), 403, 'OWNER_REQUIRED')
+      const { key } = await createKey(url, owner, { name: 'k', permission: 'write' })
+      expectError(await call(url, 'DELETE', '/api/@powner/doomed', { token: key }), 403, 'SESSION_REQUIRED')
+      const stranger = await signup(url, 'dstranger')
+      expectError(await call(url, 'DELETE', '/api/@powner/doomed', { token: stranger }), 403, 'FORBIDDEN')
+      const r = await call(url, 'DELETE', '/api/@powner/doomed', { token: owner })
+      expect(r.status).toBe(200)
+      expect(typeof r.body.message).toBe('string')
+      expectError(await call(url, 'DELETE', '/api/@powner/doomed', { token: owner }), 404, 'PROJECT_NOT_FOUND')
+      expectError(await call(url, 'GET', '/api/@powner/doomed/content', { token: owner }), 404, 'PROJECT_NOT_FOUND')
+      expectError(await call(url, 'POST', '/api/@powner/doomed/content/set', { token: member, body: { path: 'a', value: 1 } }), 404, 'PROJECT_NOT_FOUND')
+    })
+  })
+
+  describe('members', () => {
+    let owner: string
+    let viewer: string
+    let editor: string
+    const project = '/api/@mowner/shared'
+    beforeAll(async () => {
+      owner = await signup(url, 'mowner')
+      viewer = await signup(url, 'mviewer')
+      editor = await signup(url, 'meditor')
+      await createProject(url, owner, 'shared')
+    })
+
+    it('PUT adds members with a role (200), with or without "@"', async () => {
+      const a = await call(url, 'PUT', `${project}/members/mviewer`, { token: owner, body: { role: 'viewer' } })
+      expect(a.status).toBe(200)
+      expect(a.body).toEqual({ username: '@mviewer', role: 'viewer' })
+      expect((await call(url, 'PUT', `${project}/members/@MEditor`, { token: owner, body: { role: 'editor' } })).body).toEqual({ username: '@meditor', role: 'editor' })
+    })
+
+    it('a viewer reads but cannot write (403); an editor writes', async () => {
+      expect((await call(url, 'GET', `${project}/content`, { token: viewer })).status).toBe(200)
+      expectError(await call(url, 'POST', `${project}/content/set`, { token: viewer, body: { path: 'a', value: 1 } }), 403, 'FORBIDDEN')
+      expect((await call(url, 'POST', `${project}/content/set`, { token: editor, body: { path: 'a', value: 1 } })).status).toBe(200)
+      expect((await call(url, 'GET', `${project}/content`, { token: viewer })).body).toEqual({ a: 1 })
+    })
+
+    it('a role change applies on the next request', async () => {
+      expect((await call(url, 'PUT', `${project}/members/mviewer`, { token: owner, body: { role: 'editor' } })).status).toBe(200)
+      expect((await call(url, 'POST', `${project}/content/set`, { token: viewer, body: { path: 'b', value: 2 } })).status).toBe(200)
+      expect((await call(url, 'PUT', `${project}/members/mviewer`, { token: owner, body: { role: 'viewer' } })).status).toBe(200)
+      expectError(await call(url, 'POST', `${project}/content/set`, { token: viewer, body: { path: 'b', value: 3 } }), 403, 'FORBIDDEN')
+    })
+
+    it('non-owners cannot manage members (403)', async () => {
+      expectError(await call(url, 'PUT', `${project}/members/mviewer`, { token: editor, body: { role: 'editor' } }), 403, 'OWNER_REQUIRED')
+      expectError(await call(url, 'DELETE', `${project}/members/mviewer`, { token: editor }), 403, 'OWNER_REQUIRED')
+      const stranger = await signup(url, 'mstranger')
+      expectError(await call(url, 'PUT', `${project}/members/mstranger`, { token: stranger, body: { role: 'editor' } }), 403, 'FORBIDDEN')
+      const { key } = await createKey(url, owner, { name: 'k', permission: 'write' })
+      expectError(await call(url, 'PUT', `${project}/members/mstranger`, { token: key, body: { role: 'editor' } }), 403, 'SESSION_REQUIRED')
+    })
+
+    it('400 for a bad role; 404 for an unknown user or a non-member', async () => {
+      expectError(await call(url, 'PUT', `${project}/members/mviewer`, { token: owner, body: { role: 'owner' } }), 400, 'INVALID_BODY')
+      expectError(await call(url, 'PUT', `${project}/members/ghost`, { token: owner, body: { role: 'viewer' } }), 404, 'USER_NOT_FOUND')
+      expectError(await call(url, 'DELETE', `${project}/members/ghost`, { token: owner }), 404, 'USER_NOT_FOUND')
+      await signup(url, 'outsider')
+      expectError(await call(url, 'DELETE', `${project}/members/outsider`, { token: owner }), 404, 'MEMBER_NOT_FOUND')
+    })
+
+    it('a removed member (and their keys) lose access at once', async () => {
+      const { key } = await createKey(url, editor, { name: 'editor key', permission: 'write', projects: ['@mowner/shared'] })
+      expect((await call(url, 'POST', `${project}/content/increment`, { token: key, body: { path: 'n' } })).status).toBe(200)
+      const r = await call(url, 'DELETE', `${project}/members/meditor`, { token: owner })
+      expect(r.status).toBe(200)
+      expectError(await call(url, 'POST', `${project}/content/increment`, { token: editor, body: { path: 'n' } }), 403, 'FORBIDDEN')
+      expectError(await call(url, 'POST', `${project}/content/increment`, { token: key, body: { path: 'n' } }), 403, 'FORBIDDEN')
+      expectError(await call(url, 'GET', `${project}/content`, { token: editor }), 403, 'FORBIDDEN')
+      expect((await call(url, 'GET', `${project}/content?path=n`, { token: owner })).body).toBe(1)
+    })
+  })
+
+  describe('API keys', () => {
+    let user: string
+    beforeAll(async () => {
+      user = await signup(url, 'kuser')
+      await createProject(url, user, 'p1')
+    })
+
+    it('creates a key: 201 with the secret shown once and the fields of §6', async () => {
+      const r = await call(url, 'POST', '/api/keys', { token: user, body: { name: 'ci', permission: 'write', projects: ['@kuser/p1'] } })
+      expect(r.status).toBe(201)
+      expect(r.body).toMatchObject({ id: expect.any(String), key: expect.stringMatching(/^cdk_/), name: 'ci', permission: 'write', projects: ['@kuser/p1'], expiresAt: null, createdAt: expect.stringMatching(ISO) })
+      expect((await call(url, 'POST', '/api/kuser/p1/content/set', { token: r.body.key, body: {} })).status).toBe(400)
+      expect((await call(url, 'POST', '/api/@kuser/p1/content/set', { token: r.body.key, body: { path: 'a', value: 1 } })).status).toBe(200)
+    })
+
+    it('lists keys without secrets or hashes', async () => {
+      const { key } = await createKey(url, user, { name: 'listed', permission: 'read' })
+      const r = await call(url, 'GET', '/api/keys', { token: user })
+      expect(r.status).toBe(200)
+      const listed = (r.body.keys as Array<Record<string, unknown>>).find(k => k.name === 'listed')
+      expect(listed).toMatchObject({ id: expect.any(String), name: 'listed', permission: 'read', projects: null, expiresAt: null })
+      expect(r.text).not.toContain(key)
+      expect(r.text).not.toContain(key.slice(12))
+      for (const k of r.body.keys as Array<Record<string, unknown>>) {
+        expect(Object.keys(k)).not.toContain('key')
+        expect(Object.keys(k)).not.toContain('keyHash')
+        expect(Object.keys(k)).not.toContain('hash')
+      }
+      expect(r.text).not.toMatch(/[0-9a-f]{64}/)
+    })
+
+    it('keys are managed with a session only (403 with a key)', async () => {
+      const { key } = await createKey(url, user, { name: 'k', permission: 'write' })
+      expectError(await call(url, 'POST', '/api/keys', { token: key, body: { name: 'x', permission: 'read' } }), 403, 'SESSION_REQUIRED')
+      expectError(await call(url, 'GET', '/api/keys', { token: key }), 403, 'SESSION_REQUIRED')
+    })
+
+    it.each([
+      ['a bad permission', { name: 'x', permission: 'admin' }],
+      ['a missing name', { permission: 'read' }],
+      ['a malformed project reference', { name: 'x', permission: 'read', projects: ['p1'] }],
+      ['a malformed expiresAt', { name: 'x', permission: 'read', expiresAt: 'tomorrow' }],
+      ['an expiresAt in the past', { name: 'x', permission: 'read', expiresAt: '2001-01-01T00:00:00Z' }]
+    ])('400 for %s', async (_what, body) => {
+      expectError(await call(url, 'POST', '/api/keys', { token: user, body }), 400, 'INVALID_BODY')
+    })
+
+    it('403 when scoping a key to a project the user cannot access; 404 when it does not exist', async () => {
+      const other = await signup(url, 'kother')
+      await createProject(url, other, 'secret')
+      expectError(await call(url, 'POST', '/api/keys', { token: user, body: { name: 'x', permission: 'read', projects: ['@kother/secret'] } }), 403, 'FORBIDDEN')
+      expectError(await call(url, 'POST', '/api/keys', { token: user, body: { name: 'x', permission: 'read', projects: ['@kother/none'] } }), 404, 'PROJECT_NOT_FOUND')
+    })
+
+    it('revoke: 200, and the key stops working on the next request', async () => {
+      const { id, key } = await createKey(url, user, { name: 'to revoke', permission: 'write' })
+      expect((await call(url, 'GET', '/api/me', { token: key })).status).toBe(200)
+      expect((await call(url, 'DELETE', `/api/keys/${id}`, { token: user })).status).toBe(200)
+      expectError(await call(url, 'GET', '/api/me', { token: key }), 401, 'INVALID_TOKEN')
+      expectError(await call(url, 'POST', '/api/@kuser/p1/content/set', { token: key, body: { path: 'a', value: 2 } }), 401, 'INVALID_TOKEN')
+      expectError(await call(url, 'DELETE', `/api/keys/${id}`, { token: user }), 404, 'KEY_NOT_FOUND')
+      const listed = (await call(url, 'GET', '/api/keys', { token: user })).body.keys as Array<{ id: string }>
+      expect(listed.map(k => k.id)).not.toContain(id)
+    })
+
+    it('404 when revoking another user\'s key, which keeps working', async () => {
+      const other = await signup(url, 'kthief')
+      const { id, key } = await createKey(url, user, { name: 'mine', permission: 'read' })
+      expectError(await call(url, 'DELETE', `/api/keys/${id}`, { token: other }), 404, 'KEY_NOT_FOUND')
+      expect((await call(url, 'GET', '/api/me', { token: key })).status).toBe(200)
+    })
+
+    it('an expired key is 401', async () => {
+      const expiresAt = Date.now() + 1500
+      const { key } = await createKey(url, user, { name: 'brief', permission: 'read', expiresAt: new Date(expiresAt).toISOString() })
+      expect((await call(url, 'GET', '/api/me', { token: key })).status).toBe(200)
+      await new Promise(resolve => setTimeout(resolve, expiresAt + 100 - Date.now()))
+      expectError(await call(url, 'GET', '/api/me', { token: key }), 401, 'INVALID_TOKEN')
+      expectError(await call(url, 'GET', '/api/@kuser/p1/content', { token: key }), 401, 'INVALID_TOKEN')
+    })
+  })
+
+  describe('HTTP behaviour', () => {
+    it('GET /healthz is 200 without auth', async () => {
+      const r = await call(url, 'GET', '/healthz')
+      expect(r.status).toBe(200)
+    })
+
+    it('unknown routes are 404 JSON (inside and outside /api)', async () => {
+      for (const path of ['/api/nothing-here', '/nope/at/all/x/y', '/api/auth/signup/extra']) {
+        expectError(await call(url, 'GET', path), 404, 'NOT_FOUND')
+      }
+    })
+
+    it('echoes a given X-Request-Id and generates one otherwise', async () => {
+      const given = await call(url, 'GET', '/healthz', { headers: { 'x-request-id': 'trace-42.a:b' } })
+      expect(given.headers.get('x-request-id')).toBe('trace-42.a:b')
+      const generated = await call(url, 'GET', '/api/me')
+      const id = generated.headers.get('x-request-id')
+      expect(id).toMatch(/^[A-Za-z0-9._:-]{8,}$/)
+      expect((await call(url, 'GET', '/healthz')).headers.get('x-request-id')).not.toBe(id)
+      const insane = await call(url, 'GET', '/healthz', { headers: { 'x-request-id': 'a b<script>' } })
+      expect(insane.headers.get('x-request-id')).not.toBe('a b<script>')
+    })
+
+    it('sends helmet security headers', async () => {
+      const r = await call(url, 'GET', '/healthz')
+      expect(r.headers.get('x-content-type-options')).toBe('nosniff')
+      expect(r.headers.get('x-frame-options')).toBeTruthy()
+      expect(r.headers.get('x-powered-by')).toBeNull()
+    })
+
+    it('CORS_ORIGINS=* allows any origin and exposes ETag', async () => {
+      const r = await call(url, 'GET', '/healthz', { headers: { origin: 'https://example.com' } })
+      expect(r.headers.get('access-control-allow-origin')).toBe('*')
+      expect(r.headers.get('access-control-expose-headers')).toMatch(/ETag/i)
+      const preflight = await call(url, 'OPTIONS', '/api/@a/b/content/set', { headers: { origin: 'https://example.com', 'access-control-request-method': 'POST', 'access-control-request-headers': 'authorization,content-type' } })
+      expect(preflight.status).toBeLessThan(300)
+      expect(preflight.headers.get('access-control-allow-origin')).toBe('*')
+    })
+  })
+})
+
+describe('management API with SIGNUP=closed', () => {
+  let app: TestApp
+  beforeAll(async () => { app = await startTestApp({ SIGNUP: 'closed' }) })
+  afterAll(async () => { await app.close() })
+
+  it('signup is 403 SIGNUP_DISABLED, even with a valid body', async () => {
+    const r = await call(app.url, 'POST', '/api/auth/signup', { body: { username: 'alice', password: PASSWORD } })
+    expect(r.status).toBe(403)
+    expectErrorShape(r, 'SIGNUP_DISABLED')
+    expect(await app.store.findUserByName('alice')).toBeNull()
+  })
+})
+
+describe('management API with an explicit CORS_ORIGINS list', () => {
+  let app: TestApp
+  beforeAll(async () => { app = await startTestApp({ CORS_ORIGINS: 'https://a.example, https://b.example' }) })
+  afterAll(async () => { await app.close() })
+
+  it('allows the listed origins and no others', async () => {
+    for (const origin of ['https://a.example', 'https://b.example']) {
+      const r = await call(app.url, 'GET', '/healthz', { headers: { origin } })
+      expect(r.headers.get('access-control-allow-origin')).toBe(origin)
+    }
+    const denied = await call(app.url, 'GET', '/healthz', { headers: { origin: 'https://evil.example' } })
+    expect(denied.headers.get('access-control-allow-origin')).toBeNull()
+  })
+})

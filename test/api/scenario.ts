@@ -1,0 +1,85 @@
+// PocketBase-style API scenarios: one row per request, with what must come back and what the
+// project content must look like afterwards. A runner resets the content before each row,
+// sends the request and checks status, code, body, headers, content and version.
+import { expect } from 'vitest'
+import { call, type CallResult } from '../support/http.js'
+
+export interface Scenario<F> {
+  name: string
+  method: 'GET' | 'POST' | 'PUT' | 'DELETE'
+  url: string
+  token: (fixture: F) => string | undefined
+  body?: unknown
+  /** Sent as-is instead of JSON (for invalid JSON and prototype keys). */
+  raw?: string
+  headers?: Record<string, string> | ((fixture: F, version: number) => Record<string, string>)
+  /** Content written (by the owner's session) before the request; default: the runner's base. */
+  before?: Record<string, unknown>
+  expectStatus: number
+  expectCode?: string
+  expectBody?: unknown
+  expectHeaders?: Record<string, string | RegExp>
+  /** Content afterwards; for any non-2xx it defaults to "unchanged". */
+  expectContent?: unknown
+}
+
+export interface ScenarioTarget<F> {
+  url: () => string
+  fixture: () => F
+  /** Session of the project's owner, used to reset and read the content. */
+  ownerSession: (fixture: F) => string
+  /** The project whose content is reset and checked, e.g. /api/@alice/demo. */
+  projectPath: string
+  base: Record<string, unknown>
+}
+
+async function readContent (url: string, projectPath: string, token: string): Promise<{ content: unknown, version: number }> {
+  const r = await call(url, 'GET', `${projectPath}/content`, { token })
+  expect(r.status).toBe(200)
+  return { content: r.body, version: Number(JSON.parse(r.headers.get('etag') ?? 'null')) }
+}
+
+/** Every error is {message, code} as JSON, and a 401 tells the client how to authenticate. */
+export function expectErrorShape (r: CallResult, code?: string): void {
+  expect(r.headers.get('content-type')).toMatch(/^application\/json/)
+  expect(typeof r.body?.message).toBe('string')
+  expect(r.body.message.length).toBeGreaterThan(0)
+  expect(Object.keys(r.body).sort()).toEqual(['code', 'message'])
+  if (code !== undefined) expect(r.body.code).toBe(code)
+  if (r.status === 401) expect(r.headers.get('www-authenticate')).toMatch(/^Bearer/)
+}
+
+export async function runScenario<F> (target: ScenarioTarget<F>, s: Scenario<F>): Promise<CallResult> {
+  const url = target.url()
+  const fixture = target.fixture()
+  const owner = target.ownerSession(fixture)
+  const reset = await call(url, 'POST', `${target.projectPath}/content`, { token: owner, body: s.before ?? target.base })
+  expect(reset.status).toBe(200)
+  const before = await readContent(url, target.projectPath, owner)
+
+  const token = s.token(fixture)
+  const headers = typeof s.headers === 'function' ? s.headers(fixture, before.version) : s.headers
+  const r = await call(url, s.method, s.url, {
+    ...(token !== undefined ? { token } : {}),
+    ...(s.raw !== undefined ? { raw: s.raw, headers: { 'content-type': 'application/json', ...headers } } : { body: s.body, ...(headers ? { headers } : {}) })
+  })
+
+  expect(r.status, `${s.name}: ${r.text}`).toBe(s.expectStatus)
+  if (r.status >= 400) expectErrorShape(r, s.expectCode)
+  else if (s.expectCode !== undefined) throw new Error(`${s.name}: expectCode given for a success`)
+  if (s.expectBody !== undefined) expect(r.body).toEqual(s.expectBody)
+  for (const [name, value] of Object.entries(s.expectHeaders ?? {})) {
+    if (typeof value === 'string') expect(r.headers.get(name)).toBe(value)
+    else expect(r.headers.get(name)).toMatch(value)
+  }
+
+  const after = await readContent(url, target.projectPath, owner)
+  const succeeded = r.status >= 200 && r.status < 300
+  const isWrite = s.method !== 'GET' && s.url.toLowerCase().startsWith(`${target.projectPath}/content`.toLowerCase())
+  if (s.expectContent !== undefined) expect(after.content).toEqual(s.expectContent)
+  else if (!succeeded) expect(after.content).toEqual(before.content)
+  else if (isWrite) throw new Error(`${s.name}: a successful write needs expectContent`)
+  // Every successful change adds exactly 1 to the version; a failure adds nothing.
+  expect(after.version).toBe(before.version + (succeeded && isWrite ? 1 : 0))
+  return r
+}

@@ -1,0 +1,160 @@
+// The admin CLI, as built (dist/server/cli/main.js), on a temp DATA_DIR; every effect is
+// then checked over HTTP by a real server process on the same directory with signup closed.
+import { spawn } from 'node:child_process'
+import { rmSync } from 'node:fs'
+import { join } from 'node:path'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { call } from '../support/http.js'
+import { freePort, makeDataDir, PROJECT_ROOT, startServerProcess, type ServerProcess } from '../support/server-process.js'
+
+const CLI = join(PROJECT_ROOT, 'dist/server/cli/main.js')
+const ALICE_PASSWORD = 'alice password 1'
+const BOB_PASSWORD = 'bob password from stdin'
+
+interface Run { code: number | null, stdout: string, stderr: string }
+
+let dataDir: string
+let server: ServerProcess | undefined
+
+function cli (args: string[], options: { input?: string, env?: Record<string, string> } = {}): Promise<Run> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [CLI, ...args], {
+      cwd: PROJECT_ROOT,
+      env: { ...process.env, DATA_DIR: dataDir, LOG_LEVEL: 'silent', ...options.env },
+      stdio: ['pipe', 'pipe', 'pipe']
+    })
+    let stdout = ''
+    let stderr = ''
+    child.stdout.on('data', (c: Buffer) => { stdout += c.toString() })
+    child.stderr.on('data', (c: Buffer) => { stderr += c.toString() })
+    child.on('error', reject)
+    child.on('close', code => resolve({ code, stdout, stderr }))
+    child.stdin.end(options.input ?? '')
+  })
+}
+
+const noStack = (run: Run) => expect(run.stderr).not.toMatch(/\n\s+at /)
+
+beforeAll(() => { dataDir = makeDataDir() })
+afterAll(async () => {
+  await server?.stop()
+  rmSync(dataDir, { recursive: true, force: true })
+})
+
+// Each CLI run is a Node start (plus argon2 for users): generous per-test timeouts on 2 shared cores.
+describe('contentd admin CLI', { timeout: 120_000 }, () => {
+  let keyId = ''
+  let key = ''
+
+  it('creates users (password by flag or stdin), a project, a scoped key, and imports content', async () => {
+    expect(await cli(['user', 'create', '@alice', '--password', ALICE_PASSWORD])).toMatchObject({ code: 0, stdout: 'Created user @alice\n' })
+    expect(await cli(['user', 'create', 'Bob'], { input: `${BOB_PASSWORD}\n` })).toMatchObject({ code: 0, stdout: 'Created user @bob\n' })
+    const list = await cli(['user', 'list'])
+    expect(list.code).toBe(0)
+    expect(list.stdout.split('\n').filter(Boolean).map(l => l.split('\t')[0])).toEqual(['@alice', '@bob'])
+
+    expect((await cli(['project', 'create', '@alice/demo'])).code).toBe(0)
+    const created = await cli(['key', 'create', '@alice', '--name', 'ci', '--permission', 'write', '--project', '@alice/demo', '--expires', '1d'])
+    expect(created.code).toBe(0)
+    expect(created.stdout.trim().split('\n')).toHaveLength(1)
+    key = created.stdout.trim().split(/\s+/).pop() as string
+    expect(key).toMatch(/^cdk_/)
+    keyId = (/\b(key_[A-Za-z0-9_-]+)/.exec(created.stdout) as RegExpExecArray)[1] as string
+
+    const keys = await cli(['key', 'list', '@alice'])
+    expect(keys.stdout).toContain(keyId)
+    expect(keys.stdout).not.toContain(key)
+
+    const imported = await cli(['import', '@alice/demo'], { input: JSON.stringify({ title: 'Hi', list: [1, 2] }) })
+    expect(imported).toMatchObject({ code: 0 })
+    expect(imported.stdout).toContain('version 1')
+    const exported = await cli(['export', '@alice/demo'])
+    expect(JSON.parse(exported.stdout)).toEqual({ title: 'Hi', list: [1, 2] })
+  })
+
+  it('did all of it as the HTTP API sees it, with signup closed', async () => {
+    server = await startServerProcess({ dataDir, env: { SIGNUP: 'closed' } })
+    const login = await call(server.url, 'POST', '/api/auth/login', { body: { username: 'alice', password: ALICE_PASSWORD } })
+    expect(login.status).toBe(200)
+    expect((await call(server.url, 'POST', '/api/auth/login', { body: { username: 'bob', password: BOB_PASSWORD } })).status).toBe(200)
+    expect((await call(server.url, 'POST', '/api/auth/signup', { body: { username: 'eve', password: 'whatever123' } })).status).toBe(403)
+
+    const content = await call(server.url, 'GET', '/api/@alice/demo/content', { token: key })
+    expect(content).toMatchObject({ status: 200, body: { title: 'Hi', list: [1, 2] } })
+    expect(content.headers.get('etag')).toBe('"1"')
+    expect((await call(server.url, 'POST', '/api/@alice/demo/content/increment', { token: key, body: { path: 'n' } })).status).toBe(200)
+
+    const listed = await call(server.url, 'GET', '/api/keys', { token: login.body.token })
+    const view = listed.body.keys.find((k: any) => k.id === keyId)
+    expect(view).toMatchObject({ name: 'ci', permission: 'write', projects: ['@alice/demo'] })
+    const expiresIn = Date.parse(view.expiresAt) - Date.now()
+    expect(expiresIn).toBeGreaterThan(23 * 3600_000)
+    expect(expiresIn).toBeLessThanOrEqual(24 * 3600_000)
+
+    // Export sees what the server wrote; revoking stops the key at once.
+    expect(JSON.parse((await cli(['export', 'alice/demo'])).stdout)).toEqual({ title: 'Hi', list: [1, 2], n: 1 })
+    expect(await cli(['key', 'revoke', keyId])).toMatchObject({ code: 0 })
+    expect((await call(server.url, 'GET', '/api/@alice/demo/content', { token: key })).status).toBe(401)
+  })
+
+  it('refuses bad input with one line and the right exit code, never a stack trace', async () => {
+    const cases: Array<[string[], number, RegExp, string?]> = [
+      [[], 2, /usage: contentd/],
+      [['frobnicate'], 2, /unknown command "frobnicate"/],
+      [['user', 'delete', '@alice'], 2, /unknown command "user delete"/],
+      [['key', 'create', '@alice', '--permission', 'write'], 2, /--name is required\nusage: contentd key create/],
+      [['key', 'create', '@alice', '--name', 'x', '--permission', 'admin'], 2, /--permission must be read or write/],
+      [['key', 'create', '@alice', '--name', 'x', '--permission', 'read', '--expires', 'soon'], 2, /--expires must be a duration/],
+      [['project', 'create', '@alice/demo', '--bogus'], 2, /Unknown option '--bogus'/],
+      [['project', 'create'], 2, /expected 1 argument, got 0/],
+      [['project', 'create', 'not a ref'], 2, /is not a project reference/],
+      [['project', 'create', '@alice/demo'], 1, /PROJECT_EXISTS/],
+      [['user', 'create', '@carol', '--password', 'short'], 1, /at least 8 characters/],
+      [['user', 'create', '@alice', '--password', 'long enough'], 1, /USERNAME_TAKEN/],
+      [['export', '@alice/missing'], 1, /PROJECT_NOT_FOUND/],
+      [['export', '@nobody/demo'], 1, /USER_NOT_FOUND/],
+      [['import', '@alice/demo'], 1, /INVALID_JSON/, 'not json'],
+      [['import', '@alice/demo'], 1, /INVALID_BODY/, '[1, 2]'],
+      [['key', 'revoke', 'key_nope'], 1, /KEY_NOT_FOUND/],
+      [['user', 'list'], 1, /Invalid configuration: STORE/]
+    ]
+    for (const [args, code, message, input] of cases) {
+      const env = args[0] === 'user' && args[1] === 'list' ? { STORE: 'postgres' } : undefined
+      const run = await cli(args, { ...(input === undefined ? {} : { input }), ...(env ? { env } : {}) })
+      expect(run.code, args.join(' ')).toBe(code)
+      expect(run.stderr, args.join(' ')).toMatch(message)
+      expect(run.stdout, args.join(' ')).toBe('')
+      noStack(run)
+    }
+  })
+
+  it('answers --help for every command', async () => {
+    const main = await cli(['--help'])
+    expect(main.code).toBe(0)
+    const commands = ['serve', 'user create', 'user list', 'project create', 'key create', 'key list', 'key revoke', 'export', 'import']
+    for (const command of commands) {
+      expect(main.stdout).toContain(`contentd ${command}`)
+      const help = await cli([...command.split(' '), '--help'])
+      expect(help.code, command).toBe(0)
+      expect(help.stdout, command).toMatch(new RegExp(`^usage: contentd ${command}`))
+    }
+  })
+
+  it('serve starts the same server, which stops cleanly on SIGTERM', async () => {
+    const port = await freePort()
+    const child = spawn(process.execPath, [CLI, 'serve'], { cwd: PROJECT_ROOT, env: { ...process.env, DATA_DIR: dataDir, PORT: String(port), HOST: '127.0.0.1', LOG_LEVEL: 'silent' }, stdio: 'ignore' })
+    const exited = new Promise<number | null>(resolve => child.once('exit', code => resolve(code)))
+    try {
+      let health = 0
+      for (let i = 0; i < 200 && health !== 200; i++) {
+        health = await fetch(`http://127.0.0.1:${port}/healthz`).then(r => r.status, () => 0)
+        if (health !== 200) await new Promise(r => setTimeout(r, 50))
+      }
+      expect(health).toBe(200)
+      expect((await fetch(`http://127.0.0.1:${port}/openapi.json`)).status).toBe(200)
+    } finally {
+      child.kill('SIGTERM')
+    }
+    expect(await exited).toBe(0)
+  })
+})

@@ -1,0 +1,168 @@
+// Configuration from the environment (DESIGN.md §8): defaults, every variable, and bad
+// values refused with one line naming the variable.
+import { describe, expect, it } from 'vitest'
+import { ConfigError, loadConfig, parseDuration } from '../server/config.js'
+
+const SECOND = 1000
+const MINUTE = 60 * SECOND
+const HOUR = 60 * MINUTE
+const DAY = 24 * HOUR
+
+function configError (env: Record<string, string>): ConfigError {
+  try {
+    loadConfig(env)
+  } catch (e) {
+    if (e instanceof ConfigError) return e
+    throw e
+  }
+  throw new Error(`loadConfig(${JSON.stringify(env)}) did not throw`)
+}
+
+describe('loadConfig', () => {
+  it('has the documented defaults for an empty environment', () => {
+    expect(loadConfig({})).toMatchObject({
+      port: 3000,
+      host: '0.0.0.0',
+      dataDir: './data',
+      store: 'sqlite',
+      mongodbUri: undefined,
+      redisUrl: undefined,
+      signup: 'open',
+      bodyLimitBytes: 1_048_576,
+      contentLimitBytes: 8_388_608,
+      rateLimitPerMinute: 6000,
+      sessionTtlMs: 30 * DAY,
+      corsOrigins: '*',
+      logLevel: 'info'
+    })
+  })
+
+  it('does not read process.env when given an environment', () => {
+    const saved = process.env.PORT
+    process.env.PORT = '4567'
+    try {
+      expect(loadConfig({}).port).toBe(3000)
+    } finally {
+      if (saved === undefined) delete process.env.PORT
+      else process.env.PORT = saved
+    }
+  })
+
+  it('parses every documented variable', () => {
+    expect(loadConfig({
+      PORT: '8080',
+      HOST: '127.0.0.1',
+      DATA_DIR: '/var/lib/contentd',
+      STORE: 'mongodb',
+      MONGODB_URI: 'mongodb://db.internal:27017/contentd',
+      REDIS_URL: 'redis://cache.internal:6379',
+      SIGNUP: 'closed',
+      BODY_LIMIT: '2048',
+      CONTENT_LIMIT: '4096',
+      RATE_LIMIT: '0',
+      SESSION_TTL: '12h',
+      CORS_ORIGINS: 'https://a.example, https://b.example',
+      LOG_LEVEL: 'debug'
+    })).toMatchObject({
+      port: 8080,
+      host: '127.0.0.1',
+      dataDir: '/var/lib/contentd',
+      store: 'mongodb',
+      mongodbUri: 'mongodb://db.internal:27017/contentd',
+      redisUrl: 'redis://cache.internal:6379',
+      signup: 'closed',
+      bodyLimitBytes: 2048,
+      contentLimitBytes: 4096,
+      rateLimitPerMinute: 0,
+      sessionTtlMs: 12 * HOUR,
+      corsOrigins: ['https://a.example', 'https://b.example'],
+      logLevel: 'debug'
+    })
+  })
+
+  it('accepts mongodb+srv and rediss URLs', () => {
+    const config = loadConfig({ STORE: 'mongodb', MONGODB_URI: 'mongodb+srv://cluster.example/db', REDIS_URL: 'rediss://cache.example:6380' })
+    expect(config.mongodbUri).toBe('mongodb+srv://cluster.example/db')
+    expect(config.redisUrl).toBe('rediss://cache.example:6380')
+  })
+
+  it('treats an empty variable as not set and trims whitespace', () => {
+    expect(loadConfig({ PORT: '', STORE: '', SESSION_TTL: '' })).toMatchObject({ port: 3000, store: 'sqlite', sessionTtlMs: 30 * DAY })
+    expect(loadConfig({ PORT: ' 8080 ', SESSION_TTL: ' 90m ', CORS_ORIGINS: ' * ' })).toMatchObject({ port: 8080, sessionTtlMs: 90 * MINUTE, corsOrigins: '*' })
+  })
+
+  it('ignores variables it does not know', () => {
+    expect(loadConfig({ PATH: '/usr/bin', NODE_ENV: 'production', UNRELATED: 'x' }).port).toBe(3000)
+  })
+
+  it('splits CORS_ORIGINS on commas, trimming and dropping empty entries', () => {
+    expect(loadConfig({ CORS_ORIGINS: 'https://a.example' }).corsOrigins).toEqual(['https://a.example'])
+    expect(loadConfig({ CORS_ORIGINS: ' https://a.example ,, http://localhost:5173 ,' }).corsOrigins).toEqual(['https://a.example', 'http://localhost:5173'])
+  })
+
+  it('takes 0 for PORT (any free port) and for RATE_LIMIT (off)', () => {
+    expect(loadConfig({ PORT: '0', RATE_LIMIT: '0' })).toMatchObject({ port: 0, rateLimitPerMinute: 0 })
+  })
+
+  // [environment, the variable the one-line message must name]
+  const BAD: Array<[Record<string, string>, string]> = [
+    [{ PORT: 'abc' }, 'PORT'],
+    [{ PORT: '70000' }, 'PORT'],
+    [{ PORT: '-1' }, 'PORT'],
+    [{ PORT: '80.5' }, 'PORT'],
+    [{ STORE: 'redis' }, 'STORE'],
+    [{ STORE: 'mongodb' }, 'MONGODB_URI'],
+    [{ STORE: 'mongodb', MONGODB_URI: 'http://db.internal' }, 'MONGODB_URI'],
+    [{ MONGODB_URI: 'not a url' }, 'MONGODB_URI'],
+    [{ REDIS_URL: 'http://cache.internal' }, 'REDIS_URL'],
+    [{ SIGNUP: 'maybe' }, 'SIGNUP'],
+    [{ BODY_LIMIT: '100' }, 'BODY_LIMIT'],
+    [{ BODY_LIMIT: '1mb' }, 'BODY_LIMIT'],
+    [{ CONTENT_LIMIT: 'lots' }, 'CONTENT_LIMIT'],
+    [{ RATE_LIMIT: '-5' }, 'RATE_LIMIT'],
+    [{ SESSION_TTL: 'forever' }, 'SESSION_TTL'],
+    [{ SESSION_TTL: '0' }, 'SESSION_TTL'],
+    [{ SESSION_TTL: '1.5d' }, 'SESSION_TTL'],
+    [{ LOG_LEVEL: 'loud' }, 'LOG_LEVEL'],
+    [{ CORS_ORIGINS: '   ' }, 'CORS_ORIGINS']
+  ]
+  for (const [env, variable] of BAD) {
+    it(`refuses ${JSON.stringify(env)} naming ${variable} in one line`, () => {
+      const error = configError(env)
+      expect(error.message).toContain(variable)
+      expect(error.message.startsWith('Invalid configuration: ')).toBe(true)
+      expect(error.message).not.toContain('\n')
+    })
+  }
+
+  it('names the offending value so the operator can find it', () => {
+    expect(configError({ PORT: 'abc' }).message).toContain('"abc"')
+  })
+})
+
+describe('parseDuration', () => {
+  const TABLE: Array<[string, number | null]> = [
+    ['30d', 30 * DAY],
+    ['12h', 12 * HOUR],
+    ['90m', 90 * MINUTE],
+    ['45s', 45 * SECOND],
+    ['500ms', 500],
+    ['10', 10 * SECOND],
+    ['0', 0],
+    [' 5m ', 5 * MINUTE],
+    ['', null],
+    ['d', null],
+    ['forever', null],
+    ['1.5h', null],
+    ['-1d', null],
+    ['30 d', null],
+    ['1w', null],
+    ['1D', null],
+    ['10sec', null]
+  ]
+  for (const [text, ms] of TABLE) {
+    it(`${JSON.stringify(text)} is ${ms === null ? 'not a duration' : `${ms} ms`}`, () => {
+      expect(parseDuration(text)).toBe(ms)
+    })
+  }
+})

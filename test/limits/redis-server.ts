@@ -1,0 +1,43 @@
+// A throwaway redis-server on a free loopback port, for tests of what Redis shares between
+// nodes. Missing binary: the caller skips loudly, except in CI where it must be present.
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process'
+import { createConnection } from 'node:net'
+import { freePort } from '../support/server-process.js'
+
+export const redisAvailable = spawnSync('redis-server', ['--version']).status === 0
+
+export function requireRedisUnlessAbsentLocally (): boolean {
+  if (redisAvailable) return true
+  if (process.env.CI === 'true') throw new Error('redis-server is required in CI (apt-get install -y redis-server)')
+  console.warn('SKIPPING Redis tests: redis-server is not installed (apt-get install -y redis-server)')
+  return false
+}
+
+export interface RedisServer {
+  url: string
+  stop (): Promise<void>
+}
+
+export async function startRedisServer (): Promise<RedisServer> {
+  const port = await freePort()
+  const child: ChildProcess = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], { stdio: 'ignore' })
+  const exited = new Promise<void>(resolve => child.once('exit', () => resolve()))
+  const deadline = Date.now() + 10_000
+  for (;;) {
+    const up = await new Promise<boolean>(resolve => {
+      const socket = createConnection({ port, host: '127.0.0.1' })
+      socket.once('connect', () => { socket.destroy(); resolve(true) })
+      socket.once('error', () => resolve(false))
+    })
+    if (up) break
+    if (Date.now() > deadline || child.exitCode !== null) { child.kill('SIGKILL'); throw new Error('redis-server did not start') }
+    await new Promise(r => setTimeout(r, 50))
+  }
+  return {
+    url: `redis://127.0.0.1:${port}`,
+    async stop () {
+      if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL')
+      await exited
+    }
+  }
+}

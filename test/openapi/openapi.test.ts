@@ -1,0 +1,127 @@
+// The API reference: every route the app registers is documented (and nothing else), request
+// bodies are the very schemas the routes validate with, error responses use the catalogue,
+// and the /docs page loads without inline scripts.
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { z } from 'zod'
+import { createApp } from '../../server/app.js'
+import { loadConfig } from '../../server/config.js'
+import { createLogger } from '../../server/logger.js'
+import { listRoutes } from '../../server/openapi/route-list.js'
+import { SqliteStore } from '../../server/store/sqlite/sqlite-store.js'
+import { ERRORS } from '../../shared/errors.js'
+import { amountBody, apiKeyBody, insertBody } from '../../shared/schemas.js'
+import { startTestApp, type TestApp } from '../support/temp-app.js'
+
+const METHODS = ['get', 'post', 'put', 'delete', 'patch']
+let app: TestApp
+let spec: any
+
+beforeAll(async () => {
+  app = await startTestApp()
+  const response = await fetch(`${app.url}/openapi.json`)
+  expect(response.status).toBe(200)
+  expect(response.headers.get('content-type')).toMatch(/^application\/json/)
+  spec = await response.json()
+})
+
+afterAll(async () => { await app.close() })
+
+const documented = (): string[] => Object.entries(spec.paths as Record<string, Record<string, unknown>>)
+  .flatMap(([path, item]) => Object.keys(item).filter(m => METHODS.includes(m)).map(m => `${m.toUpperCase()} ${path}`)).sort()
+
+describe('GET /openapi.json', () => {
+  it('documents exactly the routes the app registers', async () => {
+    // Metrics on, so the conditional /metrics route is registered too.
+    const dataDir = mkdtempSync(join(tmpdir(), 'contentd-openapi-'))
+    const store = new SqliteStore({ dataDir, contentLimitBytes: 1 << 20, cacheBytes: 1 << 20 })
+    try {
+      const config = loadConfig({ DATA_DIR: dataDir, LOG_LEVEL: 'silent', METRICS: 'on' })
+      const express = createApp({ config, store, logger: createLogger('silent') })
+      const registered = listRoutes(express as never).map(r => `${r.method} ${r.path}`)
+      expect(registered.length).toBeGreaterThan(20)
+      const undocumented = registered.filter(r => !documented().includes(r))
+      expect(undocumented, 'routes without documentation in server/openapi/operations.ts').toEqual([])
+      const phantom = documented().filter(d => !registered.includes(d))
+      expect(phantom, 'documented operations that no route serves').toEqual([])
+    } finally {
+      await store.close()
+      rmSync(dataDir, { recursive: true, force: true })
+    }
+  })
+
+  it('is OpenAPI 3.1 with resolvable references and unique operation ids', () => {
+    expect(spec.openapi).toBe('3.1.0')
+    const text = JSON.stringify(spec)
+    for (const [, name] of text.matchAll(/"\$ref":"#\/components\/schemas\/([^"]+)"/g)) {
+      expect(spec.components.schemas, `$ref ${name}`).toHaveProperty(name as string)
+    }
+    const ids = Object.values(spec.paths).flatMap((item: any) => Object.values(item).map((op: any) => op.operationId))
+    expect(new Set(ids).size).toBe(ids.length)
+  })
+
+  it('generates request bodies from the schemas the routes validate with', () => {
+    const input = (schema: z.ZodType) => {
+      const { $schema: _s, ...rest } = z.toJSONSchema(schema, { io: 'input', target: 'draft-2020-12', unrepresentable: 'any' }) as Record<string, unknown>
+      return rest
+    }
+    const bodyOf = (path: string, method = 'post') => {
+      const ref: string = spec.paths[path][method].requestBody.content['application/json'].schema.$ref
+      const { $id: _id, ...schema } = spec.components.schemas[ref.split('/').pop() as string]
+      return schema
+    }
+    expect(bodyOf('/api/{username}/{projectSlug}/content/increment')).toEqual(input(amountBody))
+    expect(bodyOf('/api/{username}/{projectSlug}/content/insert')).toEqual(input(insertBody))
+    expect(bodyOf('/api/keys')).toEqual(input(apiKeyBody))
+    for (const op of ['increment', 'decrement', 'set', 'delete', 'push', 'insert']) {
+      expect(spec.paths[`/api/{username}/{projectSlug}/content/${op}`].post.requestBody.required).toBe(true)
+    }
+  })
+
+  it('describes errors with the catalogue: the {message, code} body and every code', () => {
+    const error = spec.components.schemas.Error
+    expect(error.required.sort()).toEqual(['code', 'message'])
+    expect(error.properties.code.enum).toEqual(Object.keys(ERRORS))
+    for (const [path, item] of Object.entries(spec.paths) as Array<[string, any]>) {
+      for (const [method, op] of Object.entries(item) as Array<[string, any]>) {
+        const where = `${method} ${path}`
+        expect(op.responses['500'], where).toBeDefined()
+        if (op['x-contentd-auth'] !== 'none') expect(op.responses['401'], where).toBeDefined()
+        for (const [status, response] of Object.entries(op.responses) as Array<[string, any]>) {
+          if (Number(status) < 400) continue
+          const codes: string[] = response.content['application/json'].schema.allOf[1].properties.code.enum
+          for (const code of codes) expect(ERRORS[code as keyof typeof ERRORS].status, `${where} ${code}`).toBe(Number(status))
+        }
+      }
+    }
+    const increment = spec.paths['/api/{username}/{projectSlug}/content/increment'].post.responses
+    expect(increment['400'].content['application/json'].schema.allOf[1].properties.code.enum).toContain('NOT_A_NUMBER')
+    expect(Object.keys(increment)).toEqual(expect.arrayContaining(['200', '400', '401', '403', '404', '412', '413', '429', '500']))
+    expect(spec.paths['/api/{username}/{projectSlug}/content'].get.responses['404'].description).toContain('PATH_NOT_FOUND')
+  })
+})
+
+describe('GET /docs', () => {
+  it('serves a page whose only script is /docs/reference.js, under a CSP without inline scripts', async () => {
+    const page = await fetch(`${app.url}/docs`)
+    expect(page.status).toBe(200)
+    expect(page.headers.get('content-type')).toMatch(/^text\/html/)
+    const csp = page.headers.get('content-security-policy') ?? ''
+    expect(csp).toMatch(/script-src 'self'/)
+    expect(csp).not.toMatch(/script-src[^;]*unsafe-inline/)
+    const html = await page.text()
+    const scripts = [...html.matchAll(/<script([^>]*)>([\s\S]*?)<\/script>/g)]
+    expect(scripts.map(s => [s[1]?.trim(), s[2]?.trim()])).toEqual([['src="/docs/reference.js"', '']])
+    expect(html).not.toMatch(/https?:\/\//)
+
+    const script = await fetch(`${app.url}/docs/reference.js`)
+    expect(script.status).toBe(200)
+    expect(script.headers.get('content-type')).toMatch(/javascript/)
+    const code = await script.text()
+    expect(() => new Function(code)).not.toThrow() // valid JavaScript
+    expect(code).toContain("fetch('/openapi.json')")
+    expect(code).not.toMatch(/https?:\/\//)
+  })
+})

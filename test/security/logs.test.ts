@@ -1,0 +1,28 @@
+// API8 (security misconfiguration) / no secrets in logs: the real server, logging at info,
+// handles requests carrying session tokens, API keys, bogus tokens and passwords; none of
+// them may appear anywhere in its output.
+import { afterAll, describe, expect, it } from 'vitest'
+import { call, ownerWithProject, PASSWORD } from '../support/http.js'
+import { startServerProcess, type ServerProcess } from '../support/server-process.js'
+
+let server: ServerProcess | undefined
+afterAll(async () => { await server?.stop('SIGKILL') })
+
+describe('logs', () => {
+  it('never contain bearer tokens, API keys or passwords', async () => {
+    server = await startServerProcess({ env: { LOG_LEVEL: 'info' } })
+    const { session, key, path } = await ownerWithProject(server.url, 'logged')
+    const bogus = 'cdk_this-is-a-guessed-key-0123456789'
+    const password = 'a very particular password'
+    await call(server.url, 'POST', `${path}/content/set`, { token: key, body: { path: 'a', value: 1 } })
+    await call(server.url, 'GET', `${path}/content`, { token: session })
+    await call(server.url, 'GET', '/api/me', { token: bogus })
+    await call(server.url, 'POST', '/api/auth/login', { body: { username: 'logged', password } })
+    await call(server.url, 'GET', '/api/me', { headers: { authorization: `Basic ${Buffer.from(`logged:${PASSWORD}`).toString('base64')}`, cookie: `session=${session}` } })
+    await new Promise(r => setTimeout(r, 200)) // let the child flush its log lines
+    const output = server.output()
+    expect(output).toContain('"statusCode":401') // the requests were logged at all
+    for (const secret of [session, key, bogus, password, PASSWORD]) expect(output).not.toContain(secret)
+    expect(output).not.toContain(Buffer.from(`logged:${PASSWORD}`).toString('base64'))
+  })
+})

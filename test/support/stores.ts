@@ -1,0 +1,88 @@
+// Every store the contract suite (test/store-contract.test.ts) runs against. SQLite is always
+// here, twice: with a document cache and with none, so both the cache-hit and the re-read
+// paths are exercised. MongoDB joins when MONGODB_URI is set; each run gets a database of
+// its own, dropped afterwards, so runs never see each other's data.
+import { randomBytes } from 'node:crypto'
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { SqliteStore } from '../../server/store/sqlite/sqlite-store.js'
+import type { Store } from '../../server/store/types.js'
+
+/** Small enough that limit tests stay cheap, large enough for every ordinary test. */
+export const CONTRACT_CONTENT_LIMIT = 64 * 1024
+
+export interface StoreUnderTest {
+  store: Store
+  /** Closes the store and removes everything it stored (directory or database). */
+  cleanup (): Promise<void>
+}
+
+export interface StoreFactory {
+  name: string
+  kind: Store['kind']
+  create (): Promise<StoreUnderTest>
+}
+
+function sqliteFactory (name: string, cacheBytes: number): StoreFactory {
+  return {
+    name,
+    kind: 'sqlite',
+    async create () {
+      const dataDir = mkdtempSync(join(tmpdir(), 'contentd-contract-'))
+      const store = new SqliteStore({ dataDir, contentLimitBytes: CONTRACT_CONTENT_LIMIT, cacheBytes })
+      await store.init()
+      return {
+        store,
+        async cleanup () {
+          await store.close()
+          rmSync(dataDir, { recursive: true, force: true })
+        }
+      }
+    }
+  }
+}
+
+function mongoFactory (uri: string): StoreFactory {
+  return {
+    name: 'mongodb',
+    kind: 'mongodb',
+    async create () {
+      const { MongoStore } = await import('../../server/store/mongodb/mongo-store.js')
+      const databaseName = `contentd_contract_${Date.now()}_${randomBytes(4).toString('hex')}`
+      const store: Store = new MongoStore({ uri, contentLimitBytes: CONTRACT_CONTENT_LIMIT, databaseName })
+      await store.init()
+      return {
+        store,
+        async cleanup () {
+          await store.close()
+          const { MongoClient } = await import('mongodb')
+          const client = new MongoClient(uri)
+          try {
+            await client.connect()
+            await client.db(databaseName).dropDatabase()
+          } finally {
+            await client.close()
+          }
+        }
+      }
+    }
+  }
+}
+
+function availableStores (): StoreFactory[] {
+  const factories = [
+    sqliteFactory('sqlite', 16 * 1024 * 1024),
+    sqliteFactory('sqlite (no document cache)', 0)
+  ]
+  const mongoUri = process.env.MONGODB_URI
+  if (mongoUri) {
+    factories.push(mongoFactory(mongoUri))
+  } else if (process.env.CI === 'true') {
+    // Loud on purpose: a CI run that silently skips a store would look like it passed it.
+    console.warn('!!! STORE CONTRACT: MongoDB run SKIPPED — MONGODB_URI is not set (no MongoDB server is available on this machine); only SQLite was checked !!!')
+  }
+  return factories
+}
+
+export const storeFactories: StoreFactory[] = availableStores()
