@@ -46,7 +46,7 @@ const schema = z.object({
   METRICS: z.enum(['on', 'off']).default('on'),
   METRICS_TOKEN: z.string().trim().min(16, 'must be at least 16 characters').optional(),
   SESSION_TTL: duration.default(30 * DURATION_UNITS_MS.d),
-  CORS_ORIGINS: z.string().trim().min(1).default('*'),
+  CORS_ORIGINS: z.string().trim().refine(value => value === '*' || value.split(',').some(o => o.trim() !== ''), 'must be * or a comma-separated list of origins').default('*'),
   SOCKET_CONNECTIONS_PER_IDENTITY: integer(1).default(1000),
   SOCKET_SUBSCRIPTIONS_PER_CONNECTION: integer(1).default(100),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info')
@@ -90,6 +90,7 @@ export interface Config {
 export class ConfigError extends Error {}
 
 const KNOWN = Object.keys(schema.shape) as Array<keyof Env>
+const SECRET_VARIABLES = new Set(['MONGODB_URI', 'REDIS_URL', 'METRICS_TOKEN'])
 
 /** Reads the configuration from an environment (process.env by default). */
 export function loadConfig (source: Record<string, string | undefined> = process.env): Config {
@@ -103,7 +104,9 @@ export function loadConfig (source: Record<string, string | undefined> = process
   if (!parsed.success) {
     const issue = parsed.error.issues[0]
     const name = issue?.path.join('.') || 'configuration'
-    throw new ConfigError(`Invalid configuration: ${name} ${issue?.message ?? 'is not valid'} (got ${JSON.stringify(picked[name] ?? '')})`)
+    // Variables that may hold credentials are named but never echoed.
+    const shown = SECRET_VARIABLES.has(name) ? '' : ` (got ${JSON.stringify(picked[name] ?? '')})`
+    throw new ConfigError(`Invalid configuration: ${name} ${issue?.message ?? 'is not valid'}${shown}`)
   }
   const env = parsed.data
   return {

@@ -15,7 +15,7 @@ import type { Store } from './store/types.js'
 
 const SHUTDOWN_GRACE_MS = 10_000
 const IDLE_CONNECTION_GRACE_MS = 250
-// eslint-disable-next-line @typescript-eslint/unbound-method -- called with the HTTP server as `this`
+// Called with the HTTP server as `this` (see shutdown).
 const netServerClose = NetServer.prototype.close
 
 function fail (line: string): never {

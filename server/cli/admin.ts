@@ -32,7 +32,6 @@ export class Admin {
   }
 
   async listUsers (): Promise<string> {
-    if (!this.store.listUsers) throw new UsageError(`user list is not supported by the ${this.store.kind} store`)
     const users = await this.store.listUsers()
     if (users.length === 0) return 'No users.'
     return users.map(u => `${displayName(u.username)}\t${u.createdAt}`).join('\n')
@@ -75,7 +74,6 @@ export class Admin {
   }
 
   async revokeKey (id: string): Promise<string> {
-    if (!this.store.findApiKeyById) throw new UsageError(`key revoke is not supported by the ${this.store.kind} store`)
     const key = await this.store.findApiKeyById(id)
     if (!key) throw new ContentdError('KEY_NOT_FOUND', id)
     await this.keys.revoke(key.userId, id)

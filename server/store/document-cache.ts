@@ -8,10 +8,19 @@ import type { JsonObject } from '../../shared/json.js'
 export interface CachedDocument {
   version: number
   doc: JsonObject
-  /** The serialized document for this version. */
-  json: string
-  /** UTF-8 size of `json`. */
+  /** The serialized document for this version, when known (see jsonOf). */
+  json?: string
+  /** UTF-8 size of the serialized document; an upper bound when `json` is absent. */
   bytes: number
+  /** Operations logged since the stored snapshot, and their serialized size. */
+  logCount: number
+  logBytes: number
+}
+
+/** The entry's JSON, serialized once on first need and kept with the entry. */
+export function jsonOf (entry: CachedDocument): string {
+  entry.json ??= JSON.stringify(entry.doc)
+  return entry.json
 }
 
 // A parsed document takes several times its JSON size in memory; this is a rough but

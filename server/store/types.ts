@@ -62,6 +62,10 @@ export interface ApplyOptions {
 
 export interface ContentSnapshot {
   version: number
+  /**
+   * May be the store's live cached document, which later writes mutate in place: serialize
+   * or copy it before yielding to the event loop (res.json and socket acks do so at once).
+   */
   content: JsonObject
   /** The content serialized, when the store has it at hand (saves re-serializing 1 MiB). */
   json?: string
@@ -102,9 +106,9 @@ export interface Store {
   // Operator queries for the admin CLI (server/cli). Optional so a store can ship without
   // them; the CLI says so when they are missing.
   /** Every user, by username. */
-  listUsers? (): Promise<UserRecord[]>
+  listUsers (): Promise<UserRecord[]>
   /** One key by id, whoever owns it. */
-  findApiKeyById? (id: string): Promise<ApiKeyRecord | null>
+  findApiKeyById (id: string): Promise<ApiKeyRecord | null>
 
   createProject (project: Omit<ProjectRecord, 'version'>): Promise<ProjectRecord>
   findProject (ownerName: string, slug: string): Promise<ProjectRecord | null>

@@ -81,5 +81,7 @@ export async function runScenario<F> (target: ScenarioTarget<F>, s: Scenario<F>)
   else if (isWrite) throw new Error(`${s.name}: a successful write needs expectContent`)
   // Every successful change adds exactly 1 to the version; a failure adds nothing.
   expect(after.version).toBe(before.version + (succeeded && isWrite ? 1 : 0))
+  // A write answers with the version it created; a read with the version it saw.
+  if (succeeded || r.status === 304) expect(r.headers.get('etag')).toBe(`"${after.version}"`)
   return r
 }

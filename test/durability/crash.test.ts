@@ -83,12 +83,12 @@ describe('crash durability', () => {
     const code = await exit
     const tookMs = Date.now() - signalledAt
     console.log(`SIGTERM: ${inFlightAtSignal} requests in flight at the signal; exit code ${code} after ${tookMs} ms; ` +
-      `${load.tally.failures} requests started after the signal were refused`)
+      `${load.tally.failures} requests not yet sent at the signal were refused`)
     expect(code).toBe(0)
     expect(tookMs).toBeLessThan(10_000)
     expect(inFlightAtSignal, 'the signal came under load').toBeGreaterThan(0)
-    // Every request started before the signal was answered; only requests started after
-    // it may be refused (the listener is closed), at most one per worker.
+    // Every request written before the signal was answered; only requests not yet on the
+    // wire may be refused (the listener is closed), at most one per worker.
     expect(load.tally.failuresStartedBeforeSignal).toBe(0)
     expect(load.tally.failures).toBeLessThanOrEqual(16)
     const acked = load.tally.incrementsAcked + load.tally.pushesAcked.size

@@ -1,6 +1,8 @@
 // Continuous concurrent writes against a server, counting what was sent and what was
 // acknowledged (a 200). Each worker alternates an increment of `counter` with a push of a
 // unique tag onto `log`, so afterwards we know exactly which changes the server promised.
+import { Agent, request } from 'node:http'
+
 export interface LoadTally {
   incrementsSent: number
   incrementsAcked: number
@@ -11,7 +13,7 @@ export interface LoadTally {
   inFlight: number
   /** Requests that failed without a response (connection refused or reset). */
   failures: number
-  /** Of the requests started before markSignal(), how many failed without a response. */
+  /** Of the requests written to the server before markSignal(), how many got no response. */
   failuresStartedBeforeSignal: number
 }
 
@@ -28,26 +30,42 @@ export function startLoad (url: string, token: string, projectPath: string, tagP
   let signalled = false
   let running = true
   let sequence = 0
-  const post = async (op: string, body: unknown): Promise<boolean> => {
+  const agent = new Agent({ keepAlive: true, maxSockets: concurrency })
+  // node:http rather than fetch: its 'finish' event says the request was written to the
+  // socket, which is what "sent before the signal" means (a request still waiting for a
+  // connection when the listener closes is refused, and that is fine).
+  const post = (op: string, body: unknown): Promise<boolean> => new Promise(resolve => {
     tally.inFlight++
-    const startedBeforeSignal = !signalled
-    try {
-      const response = await fetch(`${url}${projectPath}/content/${op}`, {
-        method: 'POST',
-        headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
-        body: JSON.stringify(body)
+    let writtenBeforeSignal = false
+    let settled = false
+    const payload = JSON.stringify(body)
+    const req = request(`${url}${projectPath}/content/${op}`, {
+      method: 'POST',
+      agent,
+      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(payload)) }
+    }, res => {
+      res.resume()
+      res.on('end', () => {
+        if (settled) return
+        settled = true
+        tally.inFlight--
+        resolve(res.statusCode === 200)
       })
-      await response.arrayBuffer()
-      return response.status === 200
-    } catch {
-      tally.failures++
-      if (startedBeforeSignal) tally.failuresStartedBeforeSignal++
-      running = false // the server is gone; stop hammering a closed port
-      return false
-    } finally {
+      res.on('error', fail)
+    })
+    function fail () {
+      if (settled) return
+      settled = true
       tally.inFlight--
+      tally.failures++
+      if (writtenBeforeSignal) tally.failuresStartedBeforeSignal++
+      running = false // the server is gone; stop hammering a closed port
+      resolve(false)
     }
-  }
+    req.on('finish', () => { writtenBeforeSignal = !signalled })
+    req.on('error', fail)
+    req.end(payload)
+  })
   const worker = async (id: number) => {
     for (let turn = 0; running; turn++) {
       if (turn % 2 === 0) {
@@ -67,6 +85,7 @@ export function startLoad (url: string, token: string, projectPath: string, tagP
     async stop () {
       running = false
       await Promise.all(workers)
+      agent.destroy()
     }
   }
 }

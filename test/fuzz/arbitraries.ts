@@ -24,7 +24,8 @@ const HOSTILE_VALUES: Json[] = [
 
 export const jsonValue: fc.Arbitrary<Json> = fc.oneof(
   { weight: 8, arbitrary: fc.jsonValue({ maxDepth: 3 }).map(v => JSON.parse(JSON.stringify(v)) as Json) },
-  { weight: 1, arbitrary: fc.constantFrom(...HOSTILE_VALUES) }
+  // Copied, so that no run can mutate the shared originals.
+  { weight: 1, arbitrary: fc.constantFrom(...HOSTILE_VALUES).map(v => JSON.parse(JSON.stringify(v)) as Json) }
 )
 
 const amount = fc.oneof(fc.integer({ min: -5, max: 5 }), fc.constantFrom(0.5, 1e308, -1e308))

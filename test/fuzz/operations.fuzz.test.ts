@@ -37,11 +37,15 @@ afterAll(async () => {
   rmSync(dataDir, { recursive: true, force: true })
 })
 
-/** The operation a route would build; null when the route would refuse the path (400). */
+/**
+ * The operation a route would build; null when the route would refuse the path (400). Its
+ * value is parsed afresh, as from a request body, so store and model never share objects.
+ */
 function toOperation (raw: RawOperation): Operation | null {
-  if (raw.op === 'update') return raw
+  const fresh = JSON.parse(JSON.stringify(raw)) as RawOperation
+  if (fresh.op === 'update') return fresh
   try {
-    return { ...raw, path: parsePath(raw.path) } as Operation
+    return { ...fresh, path: parsePath(fresh.path) } as Operation
   } catch (e) {
     if (e instanceof ContentdError && e.code === 'INVALID_PATH') return null
     throw e
@@ -98,7 +102,7 @@ describe('operation sequences through the store', () => {
           else bursts.push([operation])
         }
         for (const burst of bursts) {
-          const outcomes = await Promise.allSettled(burst.map(operation => store.applyOperation(project, operation)))
+          const outcomes = await Promise.allSettled(burst.map(operation => store.applyOperation(project, structuredClone(operation))))
           burst.forEach((operation, i) => {
             const expected = expectedOutcome(model, operation)
             const actual = outcomes[i] as PromiseSettledResult<{ version: number }>

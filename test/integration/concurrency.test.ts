@@ -70,6 +70,59 @@ describe('concurrency on one server process', () => {
   })
 })
 
+describe('races on one server process', () => {
+  let server: ServerProcess
+  let client: PooledClient
+  beforeAll(async () => {
+    server = await startServerProcess()
+    client = pooledClient(16)
+  })
+  afterAll(async () => {
+    client.close()
+    expect(await server.stop()).toBe(0)
+    rmSync(server.dataDir, { recursive: true, force: true })
+  })
+
+  it('20 writes with the same If-Match: exactly one wins, the rest are 412', async () => {
+    const { key, path } = await ownerWithProject(server.url, 'optimist')
+    const version = await versionOf(server.url, path, key)
+    const results = await Promise.all(Array.from({ length: 20 }, (_, i) =>
+      call(server.url, 'POST', `${path}/content/set`, { token: key, body: { path: 'winner', value: i }, headers: { 'if-match': `"${version}"` } }).then(r => r.status)))
+    expect(results.filter(s => s === 200)).toHaveLength(1)
+    expect(results.filter(s => s === 412)).toHaveLength(19)
+    expect(await versionOf(server.url, path, key)).toBe(version + 1)
+  })
+
+  it('simultaneous signups of one name: one 201, the rest 409', async () => {
+    const results = await Promise.all(Array.from({ length: 6 }, (_, i) =>
+      call(server.url, 'POST', '/api/auth/signup', { body: { username: i % 2 === 0 ? 'racer' : '@RACER', password: 'correct horse battery staple' } })))
+    expect(results.map(r => r.status).sort()).toEqual([201, 409, 409, 409, 409, 409])
+    for (const r of results.filter(r => r.status === 409)) expect(r.body.code).toBe('USERNAME_TAKEN')
+  })
+
+  it('simultaneous creation of one project: one 201, the rest 409', async () => {
+    const { session } = await ownerWithProject(server.url, 'creator')
+    const results = await Promise.all(Array.from({ length: 10 }, () =>
+      call(server.url, 'POST', '/api/projects', { token: session, body: { slug: 'same' } })))
+    expect(results.map(r => r.status).sort()).toEqual([201, ...Array<number>(9).fill(409)])
+  })
+
+  it('deleting a project under a stream of writes answers 200 or 404, never 5xx', async () => {
+    const { key, session, path } = await ownerWithProject(server.url, 'doomed')
+    const writes = Array.from({ length: 100 }, () => client.post(`${server.url}${path}/content/increment`, key, { path: 'n' }))
+    const deletion = call(server.url, 'DELETE', path, { token: session })
+    const statuses = (await Promise.all(writes)).map(r => r.status)
+    expect((await deletion).status).toBe(200)
+    expect(statuses.filter(s => s !== 200 && s !== 404)).toEqual([])
+    expect((await call(server.url, 'GET', `${path}/content`, { token: key })).status).toBe(404)
+    // The slug is free again, and the new project starts empty at version 0.
+    expect((await call(server.url, 'POST', '/api/projects', { token: session, body: { slug: 'demo' } })).status).toBe(201)
+    const fresh = await call(server.url, 'GET', `${path}/content`, { token: key })
+    expect(fresh.body).toEqual({})
+    expect(fresh.headers.get('etag')).toBe('"0"')
+  })
+})
+
 describe('two server processes on one SQLite file', () => {
   const dataDir = makeDataDir()
   let first: ServerProcess

@@ -2,6 +2,7 @@
 // the timeout is served; one that stalls past it is answered 408 and its connection closed.
 // Uses the real server process, where the timeout is wired onto the HTTP server.
 import { connect, type Socket } from 'node:net'
+import { rmSync } from 'node:fs'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { startServerProcess, type ServerProcess } from '../support/server-process.js'
 
@@ -9,7 +10,10 @@ const TIMEOUT_MS = 1500
 let server: ServerProcess
 
 beforeAll(async () => { server = await startServerProcess({ env: { REQUEST_TIMEOUT: `${TIMEOUT_MS}ms` } }) })
-afterAll(async () => { await server?.stop('SIGKILL') })
+afterAll(async () => {
+  await server?.stop('SIGKILL')
+  if (server) rmSync(server.dataDir, { recursive: true, force: true })
+})
 
 /** Opens a raw connection; resolves with everything the server sent once it closes. */
 function rawExchange (write: (socket: Socket) => Promise<void>): Promise<string> {

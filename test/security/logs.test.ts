@@ -1,12 +1,16 @@
 // API8 (security misconfiguration) / no secrets in logs: the real server, logging at info,
 // handles requests carrying session tokens, API keys, bogus tokens and passwords; none of
 // them may appear anywhere in its output.
+import { rmSync } from 'node:fs'
 import { afterAll, describe, expect, it } from 'vitest'
 import { call, ownerWithProject, PASSWORD } from '../support/http.js'
 import { startServerProcess, type ServerProcess } from '../support/server-process.js'
 
 let server: ServerProcess | undefined
-afterAll(async () => { await server?.stop('SIGKILL') })
+afterAll(async () => {
+  await server?.stop('SIGKILL')
+  if (server) rmSync(server.dataDir, { recursive: true, force: true })
+})
 
 describe('logs', () => {
   it('never contain bearer tokens, API keys or passwords', async () => {

@@ -16,6 +16,7 @@ import type {
   ApiKeyRecord, ApplyOptions, CommitListener, CommittedChange, ContentSnapshot, MemberRecord, MemberRole, Permission,
   ProjectRecord, ProjectRole, SessionRecord, Store, UserRecord, VersionCondition
 } from '../types.js'
+import { CommitSequencer } from '../commit-sequencer.js'
 import { versionMatches } from '../version-condition.js'
 import { databaseNameFrom, startupFailureMessage } from './connection.js'
 import { isDuplicateKey, mapDriverError } from './driver-errors.js'
@@ -52,6 +53,7 @@ export class MongoStore implements Store {
   private readonly client: MongoClient
   private readonly db: Db
   private readonly listeners: CommitListener[] = []
+  private readonly sequencer = new CommitSequencer(change => this.emit(change))
   private readonly contentLimit: number
   private readonly selectionTimeoutMs: number
   private readonly users: Collection<UserDoc>
@@ -138,6 +140,11 @@ export class MongoStore implements Store {
     return toUser(await this.run(() => this.users.findOne({ _id: id })))
   }
 
+  async listUsers (): Promise<UserRecord[]> {
+    const docs = await this.run(() => this.users.find({}).sort({ username: 1 }).toArray())
+    return docs.map(doc => toUser(doc) as UserRecord)
+  }
+
   async createSession (s: SessionRecord): Promise<void> {
     await this.run(() => this.sessions.insertOne({ _id: s.tokenHash, userId: s.userId, createdAt: s.createdAt, expiresAt: new Date(s.expiresAt) }))
   }
@@ -157,6 +164,11 @@ export class MongoStore implements Store {
       _id: k.id, userId: k.userId, name: k.name, prefix: k.prefix, keyHash: k.keyHash, permission: k.permission,
       projectIds: k.projectIds, expiresAt: k.expiresAt, createdAt: k.createdAt
     }))
+  }
+
+  async findApiKeyById (id: string): Promise<ApiKeyRecord | null> {
+    const doc = await this.run(() => this.apiKeys.findOne({ _id: id }))
+    return doc ? toKey(doc) : null
   }
 
   async findApiKeyByHash (keyHash: string): Promise<ApiKeyRecord | null> {
@@ -265,20 +277,28 @@ export class MongoStore implements Store {
     let write: MongoWrite | null = operation.op === 'update' && contentBsonBytes(operation.value) > limit
       ? null
       : translateOperation(project.id, operation, { contentLimitBytes: limit, ifMatch: options.ifMatch })
-    for (let attempt = 0; attempt < MAX_WRITE_ATTEMPTS; attempt++) {
-      if (write) {
-        const { filter, update, options: writeOptions } = write
-        const updated = await this.run(() => this.projects.findOneAndUpdate(filter, update, writeOptions), operation.op)
-        if (updated) {
-          const version = Number(updated.version)
-          this.emit({ project, version, operation, at: new Date().toISOString() })
-          return { version }
+    const ticket = this.sequencer.begin(project.id)
+    let committed: CommittedChange | null = null
+    try {
+      for (let attempt = 0; attempt < MAX_WRITE_ATTEMPTS; attempt++) {
+        if (write) {
+          const { filter, update, options: writeOptions } = write
+          const updated = await this.run(() => this.projects.findOneAndUpdate(filter, update, writeOptions), operation.op)
+          if (updated) {
+            const version = Number(updated.version)
+            committed = { project, version, operation, at: new Date().toISOString() }
+            return { version }
+          }
         }
+        const version = await this.diagnose(project.id, operation, options.ifMatch)
+        write = translateOperation(project.id, operation, { contentLimitBytes: limit, expectVersion: version })
       }
-      const version = await this.diagnose(project.id, operation, options.ifMatch)
-      write = translateOperation(project.id, operation, { contentLimitBytes: limit, expectVersion: version })
+      throw new ContentdError('STORE_UNAVAILABLE', 'the project is changing too fast to apply this change; retry')
+    } finally {
+      // Replies race over the connection pool; the sequencer hands changes to listeners in
+      // version order (see commit-sequencer.ts).
+      this.sequencer.finish(ticket, committed)
     }
-    throw new ContentdError('STORE_UNAVAILABLE', 'the project is changing too fast to apply this change; retry')
   }
 
   /**

@@ -44,5 +44,17 @@ export const MIGRATIONS: readonly string[] = [
     PRIMARY KEY (project_id, user_id)
   );
   CREATE INDEX members_by_user ON members(user_id);
+  `,
+  // Large documents are not rewritten on every change: projects.content is the document at
+  // snapshot_version, and content_log holds the operations committed after it, in order.
+  `
+  ALTER TABLE projects ADD COLUMN snapshot_version INTEGER NOT NULL DEFAULT 0;
+  UPDATE projects SET snapshot_version = version;
+  CREATE TABLE content_log (
+    project_id TEXT NOT NULL REFERENCES projects(id) ON DELETE CASCADE,
+    version INTEGER NOT NULL,
+    operation TEXT NOT NULL,
+    PRIMARY KEY (project_id, version)
+  ) WITHOUT ROWID;
   `
 ]

@@ -12,7 +12,7 @@ import { join } from 'node:path'
 import { ContentdError, isContentdError } from '../../../shared/errors.js'
 import type { JsonObject } from '../../../shared/json.js'
 import { applyOperation, growthBound, type Operation } from '../../../shared/operations.js'
-import { DocumentCache, type CachedDocument } from '../document-cache.js'
+import { DocumentCache, jsonOf, type CachedDocument } from '../document-cache.js'
 import { versionMatches } from '../version-condition.js'
 import type {
   ApiKeyRecord, ApplyOptions, CommitListener, ContentSnapshot, MemberRecord, MemberRole, ProjectRecord,
@@ -41,7 +41,20 @@ interface WorkingDocument {
   /** Upper bound of the serialized size while operations pile up; exact after writing. */
   bytes: number
   dirty: boolean
+  /** Operations already in content_log after the stored snapshot, and their size. */
+  logCount: number
+  logBytes: number
+  /** Operations of this batch, serialized, with their versions, for content_log. */
+  batchLog: Array<{ version: number, json: string }>
+  /** An update in this batch replaced the whole document: write a snapshot. */
+  replaced: boolean
 }
+
+// When a change is logged instead of rewriting the document: only documents this large gain
+// from it, and the log stays short enough that replaying it (after another process wrote,
+// or a cache eviction) costs less than parsing the document.
+const LOG_MIN_DOCUMENT_BYTES = 64 * 1024
+const LOG_MAX_ENTRIES = 1000
 
 type Outcome = { ok: true, version: number, at: string, operation: Operation } | { ok: false, error: unknown }
 
@@ -114,8 +127,12 @@ export class SqliteStore implements Store {
       membersOf: db.prepare(`SELECT m.user_id, u.username, m.role FROM members m JOIN users u ON u.id = m.user_id
         WHERE m.project_id = ? ORDER BY u.username`),
       projectVersion: db.prepare('SELECT version FROM projects WHERE id = ?'),
-      projectContent: db.prepare('SELECT version, content FROM projects WHERE id = ?'),
-      writeContent: db.prepare('UPDATE projects SET content = ?, version = ? WHERE id = ?'),
+      projectContent: db.prepare('SELECT version, snapshot_version, content FROM projects WHERE id = ?'),
+      logAfter: db.prepare('SELECT operation FROM content_log WHERE project_id = ? AND version > ? ORDER BY version'),
+      writeContent: db.prepare('UPDATE projects SET content = ?, version = ?, snapshot_version = ? WHERE id = ?'),
+      clearLog: db.prepare('DELETE FROM content_log WHERE project_id = ?'),
+      appendLog: db.prepare('INSERT INTO content_log (project_id, version, operation) VALUES (?, ?, ?)'),
+      writeVersion: db.prepare('UPDATE projects SET version = ? WHERE id = ?'),
       ping: db.prepare('SELECT 1 AS ok')
     }
   }
@@ -255,7 +272,7 @@ export class SqliteStore implements Store {
     const cached = this.currentDocument(projectId)
     if (!cached) return null
     this.lent.add(cached.doc)
-    return { version: cached.version, content: cached.doc, json: cached.json }
+    return { version: cached.version, content: cached.doc, json: jsonOf(cached) }
   }
 
   /** The current document, from the cache when its version is still the stored one. */
@@ -264,13 +281,29 @@ export class SqliteStore implements Store {
     if (!versionRow) return null
     const hit = this.cache.get(projectId, Number(versionRow.version))
     if (hit) return hit
-    // Version and content in one statement: another process may write between two reads.
-    const row = this.statements.projectContent.get(projectId) as Row | undefined
-    if (!row) return null
-    const json = String(row.content)
-    const entry: CachedDocument = { version: Number(row.version), doc: JSON.parse(json) as JsonObject, json, bytes: Buffer.byteLength(json) }
-    this.cache.set(projectId, entry)
+    const entry = this.loadDocument(projectId)
+    if (entry) this.cache.set(projectId, entry)
     return entry
+  }
+
+  /** Snapshot plus logged operations, read in one transaction: another process may write. */
+  private loadDocument (projectId: string): CachedDocument | null {
+    return this.db.transaction((): CachedDocument | null => {
+      const row = this.statements.projectContent.get(projectId) as Row | undefined
+      if (!row) return null
+      const snapshot = String(row.content)
+      const log = this.statements.logAfter.all(projectId, Number(row.snapshot_version)) as Row[]
+      const doc = JSON.parse(snapshot) as JsonObject
+      let logBytes = 0
+      for (const entry of log) {
+        const text = String(entry.operation)
+        logBytes += text.length
+        applyOperation(doc, JSON.parse(text) as Operation)
+      }
+      // After a replay the snapshot text is stale; serialize once for an exact size.
+      const json = log.length === 0 ? snapshot : JSON.stringify(doc)
+      return { version: Number(row.version), doc, json, bytes: Buffer.byteLength(json), logCount: log.length, logBytes }
+    })()
   }
 
   applyOperation (project: ProjectRecord, operation: Operation, options: ApplyOptions = {}): Promise<{ version: number }> {
@@ -297,9 +330,7 @@ export class SqliteStore implements Store {
         for (const write of batch) outcomes.push(this.applyInTransaction(write, working, at))
         for (const [projectId, state] of working) {
           if (!state || !state.dirty) continue
-          const json = JSON.stringify(state.doc)
-          this.statements.writeContent.run(json, state.version, projectId)
-          written.set(projectId, { version: state.version, doc: state.doc, json, bytes: Buffer.byteLength(json) })
+          written.set(projectId, this.writeDocument(projectId, state))
         }
       }).immediate()
     } catch (error) {
@@ -324,8 +355,10 @@ export class SqliteStore implements Store {
     if (state === undefined) {
       const current = this.currentDocument(projectId)
       // Parsing the cached JSON copies about three times faster than structuredClone.
-      const doc = current && this.lent.has(current.doc) ? JSON.parse(current.json) as JsonObject : current?.doc
-      state = current && doc ? { doc, version: current.version, bytes: current.bytes, dirty: false } : null
+      const doc = current && this.lent.has(current.doc) ? JSON.parse(jsonOf(current)) as JsonObject : current?.doc
+      state = current && doc
+        ? { doc, version: current.version, bytes: current.bytes, dirty: false, logCount: current.logCount, logBytes: current.logBytes, batchLog: [], replaced: false }
+        : null
       working.set(projectId, state)
     }
     if (!state) return { ok: false, error: new ContentdError('PROJECT_NOT_FOUND') }
@@ -338,12 +371,34 @@ export class SqliteStore implements Store {
       this.applyWithinLimit(state, operation, Buffer.byteLength(serializedValue))
       state.version += 1
       state.dirty = true
+      if (operation.op === 'update') state.replaced = true
+      else state.batchLog.push({ version: state.version, json: JSON.stringify(operation) })
       return { ok: true, version: state.version, at, operation: withOwnValue(operation, serializedValue) }
     } catch (error) {
       // Only expected failures stay per-operation; anything else aborts the whole batch.
       if (isContentdError(error)) return { ok: false, error }
       throw error
     }
+  }
+
+  /**
+   * Writes a changed document inside the batch's transaction: the batch's operations appended
+   * to content_log when the document is large and the log still short, otherwise a new
+   * snapshot (which empties the log). Returns the cache entry for the new version.
+   */
+  private writeDocument (projectId: string, state: WorkingDocument): CachedDocument {
+    const batchBytes = state.batchLog.reduce((sum, entry) => sum + entry.json.length, 0)
+    const logCount = state.logCount + state.batchLog.length
+    const logBytes = state.logBytes + batchBytes
+    if (!state.replaced && state.bytes >= LOG_MIN_DOCUMENT_BYTES && logCount <= LOG_MAX_ENTRIES && logBytes <= state.bytes / 2) {
+      for (const entry of state.batchLog) this.statements.appendLog.run(projectId, entry.version, entry.json)
+      this.statements.writeVersion.run(state.version, projectId)
+      return { version: state.version, doc: state.doc, bytes: state.bytes, logCount, logBytes }
+    }
+    const json = JSON.stringify(state.doc)
+    this.statements.writeContent.run(json, state.version, state.version, projectId)
+    if (state.logCount > 0) this.statements.clearLog.run(projectId)
+    return { version: state.version, doc: state.doc, json, bytes: Buffer.byteLength(json), logCount: 0, logBytes: 0 }
   }
 
   /** Applies the operation unless the document would outgrow the content limit. */
