@@ -63,6 +63,16 @@ function goals (results) {
   return lines.join('\n')
 }
 
+const SCENARIO_NOTES = [
+  '**ceiling**: bare Express 5 (`bench/ceiling-server.mjs`) answering the increment URL: it reads and parses the JSON body and answers a constant `{message}`; no auth, store or logging.',
+  '**increment**: `POST …/content/increment {"path":"counter","value":1}` with an API key on a project whose content is ~1 KiB or ~1 MiB of records (`bench/lib/documents.mjs`); the counter is read back and must have moved at least by the number of 2xx answers.',
+  '**set**: a 1 KiB object written at one path, over and over. **push**: a small object appended to an array that grows during the run. **get**: the whole ~1 MiB content (200), then the same with `If-None-Match` of its ETag (304).',
+  '**hot counter**: 64 connections, a fixed number of increments on one path, all answered; the final value must equal the number of 2xx answers exactly.',
+  '**peer**: json-server 0.17 (lowdb, rewrites the whole `db.json` on every change) serving the same ~1 MiB document as `/docs/1`, changed with `PATCH /docs/1 {"counter":2}`.',
+  '**fan-out**: subscribers (one Socket.IO connection each, WebSocket transport) on one project; 50 increments sent one at a time, 100 ms apart. Delay is measured from the HTTP response (0 when the change arrived first: the server emits right after the commit, before it answers) and from the moment the request was sent (includes the commit). Two nodes share the SQLite file and a Redis started by the script (`redis-server` must be installed); subscribers alternate between the nodes, changes go to the first.',
+  '**memory**: 10,000 projects created, each given 10 KiB of content, then each read once; RSS of the server process from /proc with the default CACHE_BYTES.'
+]
+
 export function renderReport ({ machine, results, date }) {
   const parts = [
     '# contentd benchmarks',
@@ -83,6 +93,7 @@ export function renderReport ({ machine, results, date }) {
   if (fan) parts.push('', '## Fan-out (Socket.IO)', '', fan)
   const mem = memoryTable(results)
   if (mem) parts.push('', '## Memory', '', mem)
-  parts.push('', 'The load generator runs on the same machine as the servers, so on a 2-core machine it takes one core: absolute numbers are low, the ratios are what compare. Rerun on a quiet machine: `npm run bench`.', '')
+  parts.push('', '## What each scenario does', '', ...SCENARIO_NOTES.map(line => `- ${line}`))
+  parts.push('', 'The load generator runs on the same machine as the servers, so on a 2-core machine it takes one core: absolute numbers are low, the ratios are what compare. "server CPU ms/req" is the server process\'s user+system CPU time divided by the requests of the measured run: steadier than req/s when other work shares the machine. Rerun on a quiet machine: `npm run bench` (see docs/benchmarks.md).', '')
   return parts.join('\n')
 }
