@@ -41,7 +41,9 @@ const schema = z.object({
   // 64 MiB keeps a server with 10,000 touched projects under 300 MiB RSS (npm run bench).
   CACHE_BYTES: integer(0).default(64 * 1024 * 1024),
   RATE_LIMIT: integer(0).default(6000),
-  AUTH_RATE_LIMIT: integer(0).default(20),
+  // 1 per second per IP: a brake on password guessing that a setup script creating a few
+  // dozen users in a burst does not hit.
+  AUTH_RATE_LIMIT: integer(0).default(60),
   REQUEST_TIMEOUT: duration.default(30_000),
   METRICS: z.enum(['on', 'off']).default('on'),
   METRICS_TOKEN: z.string().trim().min(16, 'must be at least 16 characters').optional(),

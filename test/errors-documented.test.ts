@@ -6,7 +6,8 @@ import { describe, expect, it } from 'vitest'
 import { ERRORS } from '../shared/errors.js'
 
 const readme = readFileSync(join(import.meta.dirname, '..', 'README.md'), 'utf8')
-const section = readme.slice(readme.indexOf('## Errors'))
+const start = readme.indexOf('\n## Errors\n')
+const section = readme.slice(start, readme.indexOf('\n## ', start + 1))
 const documented = new Map<string, number>()
 for (const match of section.matchAll(/^\| `([A-Z_]+)` \| (\d{3}) \|/gm)) documented.set(match[1] as string, Number(match[2]))
 
