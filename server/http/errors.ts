@@ -31,13 +31,20 @@ export function toContentdError (error: unknown): ContentdError | null {
     if (error instanceof Error && error.message.startsWith('Failed to decode param')) {
       return new ContentdError('NOT_FOUND', 'the URL is not valid percent-encoding')
     }
-    return new ContentdError(status === 413 ? 'BODY_TOO_LARGE' : 'INVALID_BODY')
+    // The static files (send) refuse a failed If-Match / If-Unmodified-Since with 412.
+    const byStatus: Partial<Record<number, ErrorCode>> = { 412: 'PRECONDITION_FAILED', 413: 'BODY_TOO_LARGE', 404: 'NOT_FOUND' }
+    return new ContentdError(byStatus[status] ?? 'INVALID_BODY')
   }
   return null
 }
 
+// Headers a handler may have set before it failed (static files set these early); an error
+// body is JSON and must not inherit them.
+const ENTITY_HEADERS = ['Content-Type', 'Content-Length', 'Content-Encoding', 'Content-Range', 'Content-Disposition', 'ETag', 'Last-Modified', 'Cache-Control', 'Accept-Ranges']
+
 export const errorHandler: ErrorRequestHandler = (error, req, res, next) => {
   if (res.headersSent) { next(error); return }
+  for (const header of ENTITY_HEADERS) res.removeHeader(header)
   const known = toContentdError(error)
   if (!known) {
     req.log.error({ err: error }, 'unexpected error')
