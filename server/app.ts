@@ -1,8 +1,6 @@
 // The HTTP application, separate from listening (server/index.ts): tests build it on a
 // temporary store and drive it directly.
-import cors from 'cors'
 import express, { type Express } from 'express'
-import helmet from 'helmet'
 import { ContentdError } from '../shared/errors.js'
 import type { Config } from './config.js'
 import { loadIdentity } from './http/auth-middleware.js'
@@ -10,6 +8,7 @@ import { dashboard } from './http/dashboard.js'
 import { errorHandler, notFound } from './http/errors.js'
 import { authRateLimit, rateLimit, type RedisClient } from './http/rate-limit.js'
 import { requestLog } from './http/request-log.js'
+import { responseHeaders } from './http/response-headers.js'
 import { accountRoutes } from './http/routes/accounts.js'
 import { contentRoutes } from './http/routes/content.js'
 import { keyRoutes } from './http/routes/keys.js'
@@ -49,11 +48,19 @@ export function createApp ({ config, store, logger, redis, metrics = new Metrics
   app.use(requestLog(logger))
   metrics.watch(store)
   app.use(metrics.track)
-  app.use(helmet())
-  app.use(cors({
-    origin: config.corsOrigins === '*' ? '*' : config.corsOrigins,
-    exposedHeaders: ['ETag', 'X-Request-Id', 'Retry-After']
-  }))
+  // helmet's and cors's headers, computed once (see response-headers.ts).
+  app.use(responseHeaders(config.corsOrigins === '*' ? '*' : config.corsOrigins, ['ETag', 'X-Request-Id', 'Retry-After']))
+
+  // RATE_LIMIT=0 turns rate limiting off altogether, the stricter login/signup limit too.
+  const rateLimited = config.rateLimitPerMinute > 0
+  const identity = loadIdentity(store)
+  // One limiter for the whole API (content and management share each caller's budget).
+  const apiRateLimit = rateLimit(config.rateLimitPerMinute, redis)
+
+  // Content first: the hot path. Its URLs have three or more segments after /api and end in
+  // /content or /content/<operation>, which no other route uses; identity and the rate limit
+  // run as the first handlers of these routes only (see contentRoutes).
+  app.use('/api/:username/:projectSlug', contentRoutes(store, projects, limit, [identity, apiRateLimit]))
 
   app.get('/healthz', async (_req, res) => {
     try {
@@ -70,15 +77,12 @@ export function createApp ({ config, store, logger, redis, metrics = new Metrics
   app.use(dashboard())
 
   const api = express.Router()
-  api.use(loadIdentity(store))
-  // RATE_LIMIT=0 turns rate limiting off altogether, the stricter login/signup limit too.
-  const rateLimited = config.rateLimitPerMinute > 0
-  api.use(rateLimit(config.rateLimitPerMinute, redis))
+  api.use(identity)
+  api.use(apiRateLimit)
   api.post(['/auth/login', '/auth/signup'], authRateLimit(rateLimited ? config.authRateLimitPerMinute : 0, redis))
   api.use(accountRoutes(accounts, config.signup === 'open', limit))
   api.use(keyRoutes(keys, limit))
   api.use(projectRoutes(projects, limit))
-  api.use('/:username/:projectSlug', contentRoutes(store, projects, limit))
   app.use('/api', api)
 
   // The API reference: GET /openapi.json and the page at /docs.

@@ -11,7 +11,8 @@ export const EVENTS = {
   subscribe: 'subscribe',
   unsubscribe: 'unsubscribe',
   change: 'change',
-  revoked: 'revoked'
+  revoked: 'revoked',
+  shutdown: 'shutdown'
 } as const
 
 /** `emit('subscribe', { project: '@alice/demo' }, ack)`; `unsubscribe` takes the same. */
@@ -49,6 +50,15 @@ export interface ChangeEvent {
 export interface RevokedEvent extends ErrorBody {
   project?: string
 }
+
+/**
+ * This node is shutting down (SIGTERM): sent to every socket on it right before the server
+ * closes the connection. The close itself is at the transport level ('transport close';
+ * 'transport error' for a client still long-polling), never 'io server disconnect', so
+ * clients reconnect by themselves, behind a load balancer to another node. Code
+ * STORE_UNAVAILABLE (503), the code a request to a node that is going away would get.
+ */
+export type ShutdownEvent = ErrorBody
 
 /** `connect_error`'s `data` when the handshake is refused. */
 export type ConnectErrorData = ErrorBody

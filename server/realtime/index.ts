@@ -14,6 +14,7 @@ import type { Store } from '../store/types.js'
 import { atTime } from './expiry.js'
 import { ConnectionCounter, handshake } from './handshake.js'
 import { connectRedisAdapter, type RedisAdapter } from './redis-adapter.js'
+import { closeConnections } from './shutdown.js'
 import { Subscriptions } from './subscriptions.js'
 import type { RealtimeServer } from './types.js'
 
@@ -31,13 +32,16 @@ export interface RealtimeDependencies {
 
 export interface Realtime {
   io: RealtimeServer
-  /** Closes every client connection (clients reconnect elsewhere) and the Redis clients. */
+  /** Tells every client `shutdown`, closes its connection (clients reconnect elsewhere), then the Redis clients. */
   close (): Promise<void>
 }
 
 // Client messages are small ({ project }); the limit keeps a hostile client from making the
 // server buffer megabytes.
 const MAX_CLIENT_MESSAGE_BYTES = 16 * 1024
+// How long closing waits for clients to receive the `shutdown` event (a long-polling client
+// collects it on its next request); well inside the process's 10 s shutdown limit.
+const SHUTDOWN_FLUSH_GRACE_MS = 1000
 
 export async function attachRealtime (deps: RealtimeDependencies): Promise<Realtime> {
   const { httpServer, store, config, logger, accessEvents, metrics } = deps
@@ -94,7 +98,7 @@ export async function attachRealtime (deps: RealtimeDependencies): Promise<Realt
     async close () {
       closed = true
       // Not io.close(): that would also close the HTTP server, which the caller owns.
-      io.engine.close()
+      await closeConnections(io, SHUTDOWN_FLUSH_GRACE_MS)
       subscriptions.close()
       await redisAdapter?.close()
     }

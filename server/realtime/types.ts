@@ -1,6 +1,6 @@
 // The Socket.IO event maps, so every emit and handler is checked against shared/events.ts.
 import type { Server, Socket } from 'socket.io'
-import type { ChangeEvent, RevokedEvent, SubscribeAck, UnsubscribeAck } from '../../shared/events.js'
+import type { ChangeEvent, RevokedEvent, ShutdownEvent, SubscribeAck, UnsubscribeAck } from '../../shared/events.js'
 import type { AccessEvent } from '../services/access-events.js'
 import type { Identity } from '../services/identity.js'
 
@@ -13,6 +13,7 @@ export interface ClientToServerEvents {
 export interface ServerToClientEvents {
   change: (change: ChangeEvent) => void
   revoked: (event: RevokedEvent) => void
+  shutdown: (event: ShutdownEvent) => void
 }
 
 /** Between nodes, through the Redis adapter. */

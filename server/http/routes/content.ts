@@ -36,7 +36,27 @@ export const PATH_OPERATIONS = {
 
 export const UPDATE_MESSAGE = 'Project content updated successfully.'
 
-export function contentRoutes (store: Store, projects: Projects, bodyLimitBytes: number): Router {
+/**
+ * The success bodies never change: serialized once, sent with the headers res.json would
+ * set. (res.json re-serializes and re-derives the Content-Type through two parsers on every
+ * call; this is the hot path of every write.)
+ */
+function constantJson (message: string): (res: Response) => void {
+  const body = Buffer.from(JSON.stringify({ message }))
+  const length = String(body.length)
+  return res => {
+    res.setHeader('Content-Type', 'application/json; charset=utf-8')
+    res.setHeader('Content-Length', length)
+    res.end(body)
+  }
+}
+
+/**
+ * `prelude` runs first on every content route, and only on them: the API's identity and
+ * rate-limit middleware, so the router can sit ahead of the management routes (the hot path
+ * then skips their layers) without counting or authenticating any other request.
+ */
+export function contentRoutes (store: Store, projects: Projects, bodyLimitBytes: number, prelude: RequestHandler[] = []): Router {
   const router = Router({ mergeParams: true })
   const parseJson = jsonBody(bodyLimitBytes)
 
@@ -49,7 +69,7 @@ export function contentRoutes (store: Store, projects: Projects, bodyLimitBytes:
     next()
   }
 
-  const commit = async (req: Request, res: Response, operation: Operation, message: string) => {
+  const commit = async (req: Request, res: Response, operation: Operation, reply: (res: Response) => void) => {
     const project = context(res).project as ProjectRecord
     // Value rules are request validation (DESIGN.md §4 step 5), so they answer before an
     // If-Match mismatch (step 6) would; the store checks them again as part of the operation.
@@ -61,10 +81,10 @@ export function contentRoutes (store: Store, projects: Projects, bodyLimitBytes:
     if (ifMatch !== undefined) options.ifMatch = parseVersionCondition(ifMatch)
     const { version } = await store.applyOperation(project, operation, options)
     res.setHeader('ETag', etagFor(version))
-    res.json({ message })
+    reply(res)
   }
 
-  router.get('/content', access('read'), async (req, res) => {
+  router.get('/content', ...prelude, access('read'), async (req, res) => {
     const project = context(res).project as ProjectRecord
     const snapshot = await store.readContent(project.id)
     if (!snapshot) throw new ContentdError('PROJECT_NOT_FOUND')
@@ -84,18 +104,20 @@ export function contentRoutes (store: Store, projects: Projects, bodyLimitBytes:
     res.type('application/json').send(snapshot.json ?? JSON.stringify(snapshot.content))
   })
 
-  router.post('/content', access('write'), parseJson, async (req, res) => {
+  const updated = constantJson(UPDATE_MESSAGE)
+  router.post('/content', ...prelude, access('write'), parseJson, async (req, res) => {
     const body: unknown = req.body
     if (body === null || typeof body !== 'object' || Array.isArray(body)) {
       throw new ContentdError('INVALID_BODY', 'the content must be a JSON object')
     }
-    await commit(req, res, { op: 'update', value: body as JsonObject }, UPDATE_MESSAGE)
+    await commit(req, res, { op: 'update', value: body as JsonObject }, updated)
   })
 
   for (const [name, definition] of Object.entries(PATH_OPERATIONS)) {
-    router.post(`/content/${name}`, access('write'), parseJson, async (req, res) => {
+    const done = constantJson(definition.message)
+    router.post(`/content/${name}`, ...prelude, access('write'), parseJson, async (req, res) => {
       const body = parseBody(definition.schema, req.body)
-      await commit(req, res, (definition.toOperation as (b: unknown) => Operation)(body), definition.message)
+      await commit(req, res, (definition.toOperation as (b: unknown) => Operation)(body), done)
     })
   }
 

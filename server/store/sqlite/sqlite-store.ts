@@ -18,6 +18,7 @@ import type {
   ApiKeyRecord, ApplyOptions, CommitListener, ContentSnapshot, MemberRecord, MemberRole, ProjectRecord,
   ProjectRole, SessionRecord, Store, UserRecord
 } from '../types.js'
+import { LookupCache } from './lookup-cache.js'
 import { MIGRATIONS } from './migrations.js'
 
 export interface SqliteStoreOptions {
@@ -73,6 +74,8 @@ export class SqliteStore implements Store {
   // copies such a document before changing it instead of mutating it under their feet.
   private readonly lent = new WeakSet<JsonObject>()
   private readonly statements: ReturnType<SqliteStore['prepareStatements']>
+  /** Credentials, users, projects and roles, forgotten whenever anyone else commits. */
+  private readonly lookups: LookupCache
 
   constructor (private readonly options: SqliteStoreOptions) {
     mkdirSync(options.dataDir, { recursive: true })
@@ -84,6 +87,8 @@ export class SqliteStore implements Store {
     this.migrate()
     this.statements = this.prepareStatements()
     this.cache = new DocumentCache(options.cacheBytes)
+    const dataVersion = this.statements.dataVersion
+    this.lookups = new LookupCache(() => dataVersion.get() as number)
   }
 
   private migrate (): void {
@@ -133,7 +138,8 @@ export class SqliteStore implements Store {
       clearLog: db.prepare('DELETE FROM content_log WHERE project_id = ?'),
       appendLog: db.prepare('INSERT INTO content_log (project_id, version, operation) VALUES (?, ?, ?)'),
       writeVersion: db.prepare('UPDATE projects SET version = ? WHERE id = ?'),
-      ping: db.prepare('SELECT 1 AS ok')
+      ping: db.prepare('SELECT 1 AS ok'),
+      dataVersion: db.prepare('PRAGMA data_version').pluck()
     }
   }
 
@@ -156,6 +162,7 @@ export class SqliteStore implements Store {
   // ---- users, sessions, keys -------------------------------------------------------
 
   async createUser (user: UserRecord): Promise<void> {
+    this.lookups.clear()
     try {
       this.statements.insertUser.run(user.id, user.username, user.passwordHash, user.createdAt)
     } catch (e) {
@@ -169,7 +176,11 @@ export class SqliteStore implements Store {
   }
 
   async findUserById (id: string): Promise<UserRecord | null> {
-    return toUser(this.statements.userById.get(id) as Row | undefined)
+    const users = this.lookups.refresh().users
+    const known = users.get(id)
+    if (known) return known
+    const user = toUser(this.statements.userById.get(id) as Row | undefined)
+    return user ? users.remember(id, user) : null
   }
 
   async listUsers (): Promise<UserRecord[]> {
@@ -177,27 +188,36 @@ export class SqliteStore implements Store {
   }
 
   async createSession (s: SessionRecord): Promise<void> {
+    this.lookups.clear()
     this.statements.insertSession.run(s.tokenHash, s.userId, s.createdAt, s.expiresAt)
   }
 
   async findSession (tokenHash: string): Promise<SessionRecord | null> {
+    const sessions = this.lookups.refresh().sessions
+    const known = sessions.get(tokenHash)
+    if (known) return known
     const row = this.statements.sessionByHash.get(tokenHash) as Row | undefined
     if (!row) return null
-    return { tokenHash: String(row.token_hash), userId: String(row.user_id), createdAt: String(row.created_at), expiresAt: String(row.expires_at) }
+    return sessions.remember(tokenHash, { tokenHash: String(row.token_hash), userId: String(row.user_id), createdAt: String(row.created_at), expiresAt: String(row.expires_at) })
   }
 
   async deleteSession (tokenHash: string): Promise<void> {
+    this.lookups.clear()
     this.statements.deleteSession.run(tokenHash)
   }
 
   async createApiKey (k: ApiKeyRecord): Promise<void> {
+    this.lookups.clear()
     this.statements.insertKey.run(k.id, k.userId, k.name, k.prefix, k.keyHash, k.permission,
       k.projectIds === null ? null : JSON.stringify(k.projectIds), k.expiresAt, k.createdAt)
   }
 
   async findApiKeyByHash (keyHash: string): Promise<ApiKeyRecord | null> {
+    const keys = this.lookups.refresh().keys
+    const known = keys.get(keyHash)
+    if (known) return known
     const row = this.statements.keyByHash.get(keyHash) as Row | undefined
-    return row ? toKey(row) : null
+    return row ? keys.remember(keyHash, toKey(row)) : null
   }
 
   async findApiKeyById (id: string): Promise<ApiKeyRecord | null> {
@@ -210,12 +230,14 @@ export class SqliteStore implements Store {
   }
 
   async deleteApiKey (userId: string, id: string): Promise<boolean> {
+    this.lookups.clear()
     return this.statements.deleteKey.run(userId, id).changes > 0
   }
 
   // ---- projects and members --------------------------------------------------------
 
   async createProject (p: Omit<ProjectRecord, 'version'>): Promise<ProjectRecord> {
+    this.lookups.clear()
     try {
       this.statements.insertProject.run(p.id, p.ownerId, p.slug, p.name, p.createdAt)
     } catch (e) {
@@ -226,7 +248,12 @@ export class SqliteStore implements Store {
   }
 
   async findProject (ownerName: string, slug: string): Promise<ProjectRecord | null> {
-    return toProject(this.statements.projectByName.get(ownerName, slug) as Row | undefined)
+    const lookups = this.lookups.refresh()
+    const name = `${ownerName}\0${slug}`
+    const known = lookups.projects.get(name)
+    if (known) return known
+    const project = toProject(this.statements.projectByName.get(ownerName, slug) as Row | undefined)
+    return project ? lookups.rememberProject(name, project) : null
   }
 
   async findProjectsByIds (ids: string[]): Promise<ProjectRecord[]> {
@@ -244,21 +271,28 @@ export class SqliteStore implements Store {
   }
 
   async deleteProject (id: string): Promise<void> {
+    this.lookups.clear()
     this.statements.deleteProject.run(id)
     this.cache.delete(id)
   }
 
   async setMember (projectId: string, userId: string, role: MemberRole): Promise<void> {
+    this.lookups.clear()
     this.statements.upsertMember.run(projectId, userId, role)
   }
 
   async removeMember (projectId: string, userId: string): Promise<boolean> {
+    this.lookups.clear()
     return this.statements.deleteMember.run(projectId, userId).changes > 0
   }
 
   async findMemberRole (projectId: string, userId: string): Promise<MemberRole | null> {
+    const roles = this.lookups.refresh().memberRoles
+    const name = `${projectId}\0${userId}`
+    const known = roles.get(name)
+    if (known !== undefined) return known
     const row = this.statements.memberRole.get(projectId, userId) as Row | undefined
-    return row ? row.role as MemberRole : null
+    return roles.remember(name, row ? row.role as MemberRole : null)
   }
 
   async listMembers (projectId: string): Promise<MemberRecord[]> {
@@ -340,7 +374,10 @@ export class SqliteStore implements Store {
       for (const write of batch) write.reject(failure)
       return
     }
-    for (const [projectId, entry] of written) this.cache.set(projectId, entry)
+    for (const [projectId, entry] of written) {
+      this.cache.set(projectId, entry)
+      this.lookups.projectVersionChanged(projectId, entry.version)
+    }
     batch.forEach((write, i) => {
       const outcome = outcomes[i] as Outcome
       if (!outcome.ok) { write.reject(outcome.error); return }

@@ -1,0 +1,77 @@
+// Per-process memory of the look-ups every request makes (credential by hash, user by id,
+// project by owner and slug, member role), so a content operation does not pay three or
+// four SQLite queries before it starts.
+//
+// Correctness rests on two rules:
+// - Every use first asks SQLite for `PRAGMA data_version`, which changes whenever ANY OTHER
+//   connection (another process, or another store in this one) commits to the file; a
+//   change empties every map. One prepared pragma costs far less than the queries it saves.
+// - This store's own writes to the records kept here empty the maps too (the pragma does
+//   not move for a connection's own commits). So a revocation, here or in another process
+//   on the same file, takes effect on the very next request.
+// Misses are not remembered (except member roles, which are bounded like everything here),
+// so unknown credentials cannot grow the maps; each map is emptied when it gets too big.
+import type { ApiKeyRecord, MemberRole, ProjectRecord, SessionRecord, UserRecord } from '../types.js'
+
+const MAX_ENTRIES_PER_MAP = 10_000
+
+class BoundedMap<V> extends Map<string, V> {
+  remember (key: string, value: V): V {
+    if (this.size >= MAX_ENTRIES_PER_MAP) this.clear()
+    this.set(key, value)
+    return value
+  }
+}
+
+export class LookupCache {
+  readonly keys = new BoundedMap<ApiKeyRecord>()
+  readonly sessions = new BoundedMap<SessionRecord>()
+  readonly users = new BoundedMap<UserRecord>()
+  /** By `owner\0slug`; see rememberProject. */
+  readonly projects = new BoundedMap<ProjectRecord>()
+  private readonly projectNames = new Map<string, string>()
+  /** By `projectId\0userId`; null remembers "not a member". */
+  readonly memberRoles = new BoundedMap<MemberRole | null>()
+  private dataVersion: number
+
+  /** `readDataVersion` returns the connection's current `PRAGMA data_version`. */
+  constructor (private readonly readDataVersion: () => number) {
+    this.dataVersion = readDataVersion()
+  }
+
+  /** Call before every use: forgets everything when another connection has committed. */
+  refresh (): this {
+    const now = this.readDataVersion()
+    if (now !== this.dataVersion) {
+      this.dataVersion = now
+      this.clear()
+    }
+    return this
+  }
+
+  /** After this store's own writes to users, credentials, projects or members. */
+  clear (): void {
+    this.keys.clear()
+    this.sessions.clear()
+    this.users.clear()
+    this.projects.clear()
+    this.projectNames.clear()
+    this.memberRoles.clear()
+  }
+
+  rememberProject (name: string, project: ProjectRecord): ProjectRecord {
+    if (this.projects.size >= MAX_ENTRIES_PER_MAP) this.projectNames.clear()
+    this.projectNames.set(project.id, name)
+    return this.projects.remember(name, project)
+  }
+
+  /**
+   * This process committed a new content version: the remembered project shows it (a new
+   * record, as callers may still hold the old one).
+   */
+  projectVersionChanged (projectId: string, version: number): void {
+    const name = this.projectNames.get(projectId)
+    const project = name === undefined ? undefined : this.projects.get(name)
+    if (name !== undefined && project !== undefined) this.projects.set(name, { ...project, version })
+  }
+}
