@@ -60,7 +60,7 @@ export function createApp ({ config, store, logger, redis, metrics = new Metrics
   // Content first: the hot path. Its URLs have three or more segments after /api and end in
   // /content or /content/<operation>, which no other route uses; identity and the rate limit
   // run as the first handlers of these routes only (see contentRoutes).
-  app.use('/api/:username/:projectSlug', contentRoutes(store, projects, limit, [identity, apiRateLimit]))
+  contentRoutes(store, projects, limit, { prelude: [identity, apiRateLimit], base: '/api/:username/:projectSlug', into: app })
 
   app.get('/healthz', async (_req, res) => {
     try {

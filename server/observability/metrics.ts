@@ -47,6 +47,8 @@ export class Metrics {
   })
 
   constructor () {
+    const record = (res: Response) => this.record(res)
+    this.finished = function (this: Response) { record(this) }
     collectDefaultMetrics({ register: this.registry, prefix: 'contentd_' })
     // Zero series for every operation, so dashboards show 0 rather than "no data".
     for (const op of OPERATION_NAMES) this.operations.inc({ op }, 0)
@@ -58,16 +60,29 @@ export class Metrics {
   }
 
   /** Express middleware: times every request and counts it when the response finishes. */
-  readonly track = (req: Request, res: Response, next: NextFunction): void => {
-    const stopTimer = this.httpDuration.startTimer()
-    res.once('finish', () => {
-      const route = routeLabel(req)
-      stopTimer({ method: req.method, route })
-      this.httpRequests.inc({ method: req.method, route, status: String(res.statusCode) })
-    })
+  readonly track = (_req: Request, res: Response, next: NextFunction): void => {
+    (res as TrackedResponse)[STARTED] = performance.now()
+    // One shared listener rather than a closure and a timer per request (the hot path).
+    res.on('finish', this.finished)
     next()
   }
+
+  /** The 'finish' listener: called with the response as `this`. */
+  private readonly finished: (this: Response) => void
+
+  private record (res: Response): void {
+    const req = res.req
+    const route = routeLabel(req)
+    const seconds = (performance.now() - ((res as TrackedResponse)[STARTED] ?? performance.now())) / 1000
+    this.httpDuration.observe({ method: req.method, route }, seconds)
+    this.httpRequests.inc({ method: req.method, route, status: String(res.statusCode) })
+  }
 }
+
+const STARTED = Symbol('contentd.metrics.started')
+type TrackedResponse = Response & { [STARTED]?: number }
+
+const APP_ROUTE_LABELS = new WeakMap<object, string>()
 
 /**
  * The pattern of the route that handled a request. Express keeps the matched route's own
@@ -77,6 +92,15 @@ export class Metrics {
 export function routeLabel (req: Request): string {
   const route = (req as Request & { route?: { path?: unknown } }).route
   if (!route || typeof route.path !== 'string') return 'unmatched'
+  // A route of the app itself (no mount point above it) is its own pattern: worked out once.
+  if (req.baseUrl === '') {
+    let label = APP_ROUTE_LABELS.get(route)
+    if (label === undefined) {
+      label = '/' + route.path.split('/').filter(Boolean).join('/')
+      APP_ROUTE_LABELS.set(route, label)
+    }
+    return label
+  }
   const pattern = route.path === '/' ? [] : route.path.split('/').filter(Boolean)
   const concrete = (req.originalUrl.split('?')[0] ?? '').split('/').filter(Boolean)
   const mount = concrete.slice(0, Math.max(0, concrete.length - pattern.length))

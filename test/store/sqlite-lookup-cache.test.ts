@@ -2,6 +2,7 @@
 // requests. These tests check that what it remembers never outlives a change: made through
 // another store on the same file (another process, as far as SQLite can tell), or through
 // this one.
+import Database from 'better-sqlite3'
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -83,6 +84,33 @@ describe('SqliteStore look-ups across two stores on one file', () => {
     expect((await b.findProject('alice', 'demo'))?.version).toBe(0)
     await a.applyOperation(project, { op: 'increment', path: ['n'], value: 1 })
     expect((await b.findProject('alice', 'demo'))?.version).toBe(1)
+  })
+})
+
+describe('SqliteStore look-ups and another process', () => {
+  // A plain connection stands for another process: it commits without this module knowing.
+  // The store checks SQLite once per event-loop callback, and a request that comes after
+  // the revocation is read in a later callback than the revocation: so is the look-up here.
+  const nextCallback = () => new Promise(resolve => setImmediate(resolve))
+
+  it('a key deleted by another connection is gone for the next request', async () => {
+    const store = open()
+    await seed(store)
+    expect((await store.findApiKeyByHash('hash-k1'))?.id).toBe('k1')
+    expect(await store.findMemberRole('p1', 'u_bob')).toBeNull()
+    await nextCallback()
+    expect((await store.findApiKeyByHash('hash-k1'))?.id).toBe('k1')
+    const other = new Database(join(dataDir, 'contentd.sqlite'))
+    try {
+      other.prepare('DELETE FROM api_keys WHERE id = ?').run('k1')
+      other.prepare("DELETE FROM members WHERE project_id = 'p1'").run()
+      other.prepare("INSERT INTO members (project_id, user_id, role) VALUES ('p1', 'u_bob', 'viewer')").run()
+    } finally {
+      other.close()
+    }
+    await nextCallback()
+    expect(await store.findApiKeyByHash('hash-k1')).toBeNull()
+    expect(await store.findMemberRole('p1', 'u_bob')).toBe('viewer')
   })
 })
 

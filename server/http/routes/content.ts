@@ -1,7 +1,7 @@
 // The content endpoints: get, update, and the six path operations. Each route validates its
 // body with a shared schema, hands one Operation to the store, and answers with the
 // operation's fixed message and the new version as ETag.
-import { Router, type Request, type RequestHandler, type Response } from 'express'
+import { Router, type IRouter, type Request, type RequestHandler, type Response } from 'express'
 import type { z } from 'zod'
 import { ContentdError } from '../../../shared/errors.js'
 import { assertWritableValue, type Json, type JsonObject } from '../../../shared/json.js'
@@ -51,13 +51,23 @@ function constantJson (message: string): (res: Response) => void {
   }
 }
 
+export interface ContentRouteOptions {
+  /** Handlers run first on every content route, and only on them. */
+  prelude?: RequestHandler[]
+  /** The path the routes hang below; it must name :username and :projectSlug. */
+  base?: string
+  /** Where the routes are added: a new router unless given (the app itself, say). */
+  into?: IRouter
+}
+
 /**
- * `prelude` runs first on every content route, and only on them: the API's identity and
- * rate-limit middleware, so the router can sit ahead of the management routes (the hot path
- * then skips their layers) without counting or authenticating any other request.
+ * The content routes. The app adds them straight onto itself ahead of the management routes,
+ * with the API's identity and rate-limit middleware as `prelude`: the hot path then skips
+ * every other layer (a sub-router would also cost a round of URL rewriting per request),
+ * and no other request is authenticated or counted twice.
  */
-export function contentRoutes (store: Store, projects: Projects, bodyLimitBytes: number, prelude: RequestHandler[] = []): Router {
-  const router = Router({ mergeParams: true })
+export function contentRoutes (store: Store, projects: Projects, bodyLimitBytes: number, options: ContentRouteOptions = {}): IRouter {
+  const { prelude = [], base = '/:username/:projectSlug', into: router = Router({ mergeParams: true }) } = options
   const parseJson = jsonBody(bodyLimitBytes)
 
   /** Resolves the project in the URL (400/404) and checks the caller's access (401/403). */
@@ -84,7 +94,7 @@ export function contentRoutes (store: Store, projects: Projects, bodyLimitBytes:
     reply(res)
   }
 
-  router.get('/content', ...prelude, access('read'), async (req, res) => {
+  router.get(`${base}/content`, ...prelude, access('read'), async (req, res) => {
     const project = context(res).project as ProjectRecord
     const snapshot = await store.readContent(project.id)
     if (!snapshot) throw new ContentdError('PROJECT_NOT_FOUND')
@@ -105,7 +115,7 @@ export function contentRoutes (store: Store, projects: Projects, bodyLimitBytes:
   })
 
   const updated = constantJson(UPDATE_MESSAGE)
-  router.post('/content', ...prelude, access('write'), parseJson, async (req, res) => {
+  router.post(`${base}/content`, ...prelude, access('write'), parseJson, async (req, res) => {
     const body: unknown = req.body
     if (body === null || typeof body !== 'object' || Array.isArray(body)) {
       throw new ContentdError('INVALID_BODY', 'the content must be a JSON object')
@@ -115,7 +125,7 @@ export function contentRoutes (store: Store, projects: Projects, bodyLimitBytes:
 
   for (const [name, definition] of Object.entries(PATH_OPERATIONS)) {
     const done = constantJson(definition.message)
-    router.post(`/content/${name}`, ...prelude, access('write'), parseJson, async (req, res) => {
+    router.post(`${base}/content/${name}`, ...prelude, access('write'), parseJson, async (req, res) => {
       const body = parseBody(definition.schema, req.body)
       await commit(req, res, (definition.toOperation as (b: unknown) => Operation)(body), done)
     })

@@ -3,9 +3,14 @@
 // four SQLite queries before it starts.
 //
 // Correctness rests on two rules:
-// - Every use first asks SQLite for `PRAGMA data_version`, which changes whenever ANY OTHER
+// - Before use, SQLite is asked for `PRAGMA data_version`, which changes whenever ANY OTHER
 //   connection (another process, or another store in this one) commits to the file; a
-//   change empties every map. One prepared pragma costs far less than the queries it saves.
+//   change empties every map. The answer is reused only by the look-ups of the same
+//   event-loop callback and the promise continuations it sets off (see refresh), and only
+//   while no store in this process has committed since: no request can have been read in
+//   between, so every request that arrives after a commit elsewhere checks after that commit,
+//   and code that commits through one store and reads through another sees its change. (The pragma opens a read transaction, as costly as the
+//   queries it replaces; asking once per request instead of once per look-up is the gain.)
 // - This store's own writes to the records kept here empty the maps too (the pragma does
 //   not move for a connection's own commits). So a revocation, here or in another process
 //   on the same file, takes effect on the very next request.
@@ -14,6 +19,14 @@
 import type { ApiKeyRecord, MemberRole, ProjectRecord, SessionRecord, UserRecord } from '../types.js'
 
 const MAX_ENTRIES_PER_MAP = 10_000
+
+/** Commits by any store of this process: a check made before one of them is not reused. */
+let commitsInThisProcess = 0
+
+/** Every store calls this after each commit (content and everything else). */
+export function noteCommit (): void {
+  commitsInThisProcess++
+}
 
 class BoundedMap<V> extends Map<string, V> {
   remember (key: string, value: V): V {
@@ -33,14 +46,28 @@ export class LookupCache {
   /** By `projectId\0userId`; null remembers "not a member". */
   readonly memberRoles = new BoundedMap<MemberRole | null>()
   private dataVersion: number
+  /** True from a check until the current callback's microtasks have all run. */
+  private checked = false
+  private checkedAfterCommits = 0
+  private readonly forgetCheck = () => { this.checked = false }
+  // A microtask that schedules a tick: the tick runs only after every microtask queued so far
+  // (and those they queue) has run, and before Node goes back to timers or I/O.
+  private readonly forgetCheckAfterMicrotasks = () => { process.nextTick(this.forgetCheck) }
 
   /** `readDataVersion` returns the connection's current `PRAGMA data_version`. */
   constructor (private readonly readDataVersion: () => number) {
     this.dataVersion = readDataVersion()
   }
 
-  /** Call before every use: forgets everything when another connection has committed. */
+  /**
+   * Call before every use: forgets everything when another connection has committed. Asks
+   * SQLite at most once per event-loop callback (with its promise continuations).
+   */
   refresh (): this {
+    if (this.checked && this.checkedAfterCommits === commitsInThisProcess) return this
+    if (!this.checked) queueMicrotask(this.forgetCheckAfterMicrotasks)
+    this.checked = true
+    this.checkedAfterCommits = commitsInThisProcess
     const now = this.readDataVersion()
     if (now !== this.dataVersion) {
       this.dataVersion = now
@@ -50,7 +77,12 @@ export class LookupCache {
   }
 
   /** After this store's own writes to users, credentials, projects or members. */
-  clear (): void {
+  forgetAfterOwnWrite (): void {
+    noteCommit()
+    this.clear()
+  }
+
+  private clear (): void {
     this.keys.clear()
     this.sessions.clear()
     this.users.clear()

@@ -18,7 +18,7 @@ import type {
   ApiKeyRecord, ApplyOptions, CommitListener, ContentSnapshot, MemberRecord, MemberRole, ProjectRecord,
   ProjectRole, SessionRecord, Store, UserRecord
 } from '../types.js'
-import { LookupCache } from './lookup-cache.js'
+import { LookupCache, noteCommit } from './lookup-cache.js'
 import { MIGRATIONS } from './migrations.js'
 
 export interface SqliteStoreOptions {
@@ -162,7 +162,7 @@ export class SqliteStore implements Store {
   // ---- users, sessions, keys -------------------------------------------------------
 
   async createUser (user: UserRecord): Promise<void> {
-    this.lookups.clear()
+    this.lookups.forgetAfterOwnWrite()
     try {
       this.statements.insertUser.run(user.id, user.username, user.passwordHash, user.createdAt)
     } catch (e) {
@@ -188,7 +188,7 @@ export class SqliteStore implements Store {
   }
 
   async createSession (s: SessionRecord): Promise<void> {
-    this.lookups.clear()
+    this.lookups.forgetAfterOwnWrite()
     this.statements.insertSession.run(s.tokenHash, s.userId, s.createdAt, s.expiresAt)
   }
 
@@ -202,12 +202,12 @@ export class SqliteStore implements Store {
   }
 
   async deleteSession (tokenHash: string): Promise<void> {
-    this.lookups.clear()
+    this.lookups.forgetAfterOwnWrite()
     this.statements.deleteSession.run(tokenHash)
   }
 
   async createApiKey (k: ApiKeyRecord): Promise<void> {
-    this.lookups.clear()
+    this.lookups.forgetAfterOwnWrite()
     this.statements.insertKey.run(k.id, k.userId, k.name, k.prefix, k.keyHash, k.permission,
       k.projectIds === null ? null : JSON.stringify(k.projectIds), k.expiresAt, k.createdAt)
   }
@@ -230,14 +230,14 @@ export class SqliteStore implements Store {
   }
 
   async deleteApiKey (userId: string, id: string): Promise<boolean> {
-    this.lookups.clear()
+    this.lookups.forgetAfterOwnWrite()
     return this.statements.deleteKey.run(userId, id).changes > 0
   }
 
   // ---- projects and members --------------------------------------------------------
 
   async createProject (p: Omit<ProjectRecord, 'version'>): Promise<ProjectRecord> {
-    this.lookups.clear()
+    this.lookups.forgetAfterOwnWrite()
     try {
       this.statements.insertProject.run(p.id, p.ownerId, p.slug, p.name, p.createdAt)
     } catch (e) {
@@ -271,18 +271,18 @@ export class SqliteStore implements Store {
   }
 
   async deleteProject (id: string): Promise<void> {
-    this.lookups.clear()
+    this.lookups.forgetAfterOwnWrite()
     this.statements.deleteProject.run(id)
     this.cache.delete(id)
   }
 
   async setMember (projectId: string, userId: string, role: MemberRole): Promise<void> {
-    this.lookups.clear()
+    this.lookups.forgetAfterOwnWrite()
     this.statements.upsertMember.run(projectId, userId, role)
   }
 
   async removeMember (projectId: string, userId: string): Promise<boolean> {
-    this.lookups.clear()
+    this.lookups.forgetAfterOwnWrite()
     return this.statements.deleteMember.run(projectId, userId).changes > 0
   }
 
@@ -374,6 +374,7 @@ export class SqliteStore implements Store {
       for (const write of batch) write.reject(failure)
       return
     }
+    if (written.size > 0) noteCommit()
     for (const [projectId, entry] of written) {
       this.cache.set(projectId, entry)
       this.lookups.projectVersionChanged(projectId, entry.version)
