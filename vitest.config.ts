@@ -8,6 +8,6 @@ export default defineConfig({
     hookTimeout: 60_000,
     // Tests that spawn servers share two cores: keep parallelism modest.
     maxWorkers: 2,
-    reporters: ['default']
+    reporters: ['default', './test/summary-reporter.ts']
   }
 })
