@@ -45,6 +45,7 @@ export function createApp ({ config, store, logger, redis, metrics = new Metrics
   app.disable('x-powered-by')
   // We send our own ETags (the content version); Express's would hash every body.
   app.set('etag', false)
+  app.set('trust proxy', config.trustProxy)
   app.use(requestLog(logger))
   metrics.watch(store)
   app.use(metrics.track)

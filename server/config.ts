@@ -44,6 +44,9 @@ const schema = z.object({
   RATE_LIMIT: integer(0).default(6000),
   // 1 per second per IP: a brake on password guessing that a setup script creating a few
   // dozen users in a burst does not hit.
+  // Behind a reverse proxy: how many proxy hops to trust for the client address
+  // (X-Forwarded-For), so rate limits and logs see clients rather than the proxy.
+  TRUST_PROXY: z.string().trim().regex(/^(false|true|\d{1,2})$/, 'must be false, true or a number of proxy hops').default('false'),
   AUTH_RATE_LIMIT: integer(0).default(60),
   REQUEST_TIMEOUT: duration.default(30_000),
   METRICS: z.enum(['on', 'off']).default('on'),
@@ -74,6 +77,8 @@ export interface Config {
   cacheBytes: number
   /** Requests per minute per credential (per IP when anonymous); 0 disables. */
   rateLimitPerMinute: number
+  /** Express's `trust proxy`: false, true (any) or the number of proxy hops to trust. */
+  trustProxy: boolean | number
   /** Login and signup attempts per minute per IP (against password guessing); 0 disables. */
   authRateLimitPerMinute: number
   /** Longest time a client may take to send a whole request (headers and body). */
@@ -124,6 +129,7 @@ export function loadConfig (source: Record<string, string | undefined> = process
     contentLimitBytes: env.CONTENT_LIMIT,
     cacheBytes: env.CACHE_BYTES,
     rateLimitPerMinute: env.RATE_LIMIT,
+    trustProxy: env.TRUST_PROXY === 'true' ? true : env.TRUST_PROXY === 'false' ? false : Number(env.TRUST_PROXY),
     authRateLimitPerMinute: env.AUTH_RATE_LIMIT,
     requestTimeoutMs: env.REQUEST_TIMEOUT,
     metrics: { enabled: env.METRICS === 'on', token: env.METRICS_TOKEN },

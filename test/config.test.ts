@@ -100,6 +100,12 @@ describe('loadConfig', () => {
     expect(loadConfig({ CORS_ORIGINS: ' https://a.example ,, http://localhost:5173 ,' }).corsOrigins).toEqual(['https://a.example', 'http://localhost:5173'])
   })
 
+  it('reads TRUST_PROXY as false (default), true or a number of hops', () => {
+    expect(loadConfig({}).trustProxy).toBe(false)
+    expect(loadConfig({ TRUST_PROXY: 'true' }).trustProxy).toBe(true)
+    expect(loadConfig({ TRUST_PROXY: '2' }).trustProxy).toBe(2)
+  })
+
   it('takes 0 for PORT (any free port) and for RATE_LIMIT (off)', () => {
     expect(loadConfig({ PORT: '0', RATE_LIMIT: '0' })).toMatchObject({ port: 0, rateLimitPerMinute: 0 })
   })
@@ -121,6 +127,8 @@ describe('loadConfig', () => {
     [{ CONTENT_LIMIT: 'lots' }, 'CONTENT_LIMIT'],
     [{ RATE_LIMIT: '-5' }, 'RATE_LIMIT'],
     [{ SESSION_TTL: 'forever' }, 'SESSION_TTL'],
+    [{ TRUST_PROXY: 'yes' }, 'TRUST_PROXY'],
+    [{ TRUST_PROXY: '10.0.0.0/8' }, 'TRUST_PROXY'],
     [{ SESSION_TTL: '0' }, 'SESSION_TTL'],
     [{ SESSION_TTL: '1.5d' }, 'SESSION_TTL'],
     [{ LOG_LEVEL: 'loud' }, 'LOG_LEVEL'],

@@ -77,3 +77,23 @@ describe('AUTH_RATE_LIMIT on login and signup', () => {
     }
   })
 })
+
+describe('TRUST_PROXY', () => {
+  const anonymousFrom = (url: string, forwardedFor: string) =>
+    call(url, 'GET', '/api/me', { headers: { 'x-forwarded-for': forwardedFor } })
+
+  it('off (the default): X-Forwarded-For is ignored, so a client cannot pick a fresh budget by forging it', async () => {
+    app = await startTestApp({ RATE_LIMIT: '2' })
+    expect((await anonymousFrom(app.url, '203.0.113.1')).status).toBe(401)
+    expect((await anonymousFrom(app.url, '203.0.113.2')).status).toBe(401)
+    expectLimited(await anonymousFrom(app.url, '203.0.113.3'))
+  })
+
+  it('1: the address the proxy forwarded is the client, so clients behind one proxy get their own budgets', async () => {
+    app = await startTestApp({ RATE_LIMIT: '2', TRUST_PROXY: '1' })
+    expect((await anonymousFrom(app.url, '203.0.113.1')).status).toBe(401)
+    expect((await anonymousFrom(app.url, '203.0.113.1')).status).toBe(401)
+    expectLimited(await anonymousFrom(app.url, '203.0.113.1'))
+    expect((await anonymousFrom(app.url, '203.0.113.2')).status).toBe(401)
+  })
+})
