@@ -1,15 +1,25 @@
 // What earlier middleware learned about a request, kept in res.locals with types.
 import type { Response } from 'express'
 import type { ErrorCode } from '../../shared/errors.js'
-import type { ProjectRecord } from '../store/types.js'
+import type { ProjectRecord, ProjectRole } from '../store/types.js'
 import type { Identity } from '../services/identity.js'
 
 export interface RequestContext {
   identity: Identity | null
   authFailure: ErrorCode | null
+  /** Set by projectAccess (or the owner check) for routes under /api/:username/:projectSlug. */
   project?: ProjectRecord
+  /** The caller's role in `project`, as the access check found it. */
+  role?: ProjectRole
 }
 
 export function context (res: Response): RequestContext {
   return res.locals as RequestContext
+}
+
+/** The project an access middleware resolved; only for routes that run one. */
+export function projectOf (res: Response): ProjectRecord {
+  const { project } = context(res)
+  if (!project) throw new Error('projectOf: no access middleware ran for this route')
+  return project
 }

@@ -10,11 +10,11 @@ import { parsePath } from '../../../shared/path.js'
 import { amountBody, insertBody, parseBody, pathBody, valueBody } from '../../../shared/schemas.js'
 import type { Access } from '../../auth/rights.js'
 import type { Projects } from '../../services/projects.js'
-import type { ApplyOptions, ProjectRecord, Store } from '../../store/types.js'
+import type { ApplyOptions, Store } from '../../store/types.js'
 import { etagFor, parseVersionCondition, versionMatches } from '../../store/version-condition.js'
-import { identityOf } from '../auth-middleware.js'
 import { jsonBody } from '../body.js'
-import { context } from '../context.js'
+import { projectOf } from '../context.js'
+import { projectAccess } from '../project-access.js'
 
 interface PathOperation<S extends z.ZodType> {
   schema: S
@@ -70,17 +70,10 @@ export function contentRoutes (store: Store, projects: Projects, bodyLimitBytes:
   const { prelude = [], base = '/:username/:projectSlug', into: router = Router({ mergeParams: true }) } = options
   const parseJson = jsonBody(bodyLimitBytes)
 
-  /** Resolves the project in the URL (400/404) and checks the caller's access (401/403). */
-  const access = (needed: Access): RequestHandler => async (req, res, next) => {
-    const identity = identityOf(res)
-    const project = await projects.find(String(req.params.username), String(req.params.projectSlug))
-    await projects.authorize(identity, project, needed)
-    context(res).project = project
-    next()
-  }
+  const access = (needed: Access) => projectAccess(projects, needed)
 
   const commit = async (req: Request, res: Response, operation: Operation, reply: (res: Response) => void) => {
-    const project = context(res).project as ProjectRecord
+    const project = projectOf(res)
     // Value rules are request validation (DESIGN.md §4 step 5), so they answer before an
     // If-Match mismatch (step 6) would; the store checks them again as part of the operation.
     if ('value' in operation && operation.op !== 'increment' && operation.op !== 'decrement') {
@@ -95,7 +88,7 @@ export function contentRoutes (store: Store, projects: Projects, bodyLimitBytes:
   }
 
   router.get(`${base}/content`, ...prelude, access('read'), async (req, res) => {
-    const project = context(res).project as ProjectRecord
+    const project = projectOf(res)
     const snapshot = await store.readContent(project.id)
     if (!snapshot) throw new ContentdError('PROJECT_NOT_FOUND')
     const pathParam = req.query.path

@@ -3,10 +3,10 @@ import { Router, type RequestHandler } from 'express'
 import { ContentdError } from '../../../shared/errors.js'
 import { memberBody, parseBody, projectBody } from '../../../shared/schemas.js'
 import { projectView, type Projects } from '../../services/projects.js'
-import type { ProjectRecord } from '../../store/types.js'
 import { identityOf, requireIdentity, requireSession } from '../auth-middleware.js'
 import { jsonBody } from '../body.js'
-import { context } from '../context.js'
+import { context, projectOf } from '../context.js'
+import { projectAccess } from '../project-access.js'
 
 export function projectRoutes (projects: Projects, bodyLimitBytes: number): Router {
   const router = Router()
@@ -22,15 +22,6 @@ export function projectRoutes (projects: Projects, bodyLimitBytes: number): Rout
     res.json({ projects: await projects.listFor(identityOf(res)) })
   })
 
-  /** The URL's project, readable by the caller (any role). */
-  const readable: RequestHandler = async (req, res, next) => {
-    const identity = identityOf(res)
-    const project = await projects.find(String(req.params.username), String(req.params.projectSlug))
-    await projects.authorize(identity, project, 'read')
-    context(res).project = project
-    next()
-  }
-
   /** Only the owner, signed in with a session, manages a project. */
   const ownerSession: RequestHandler = async (req, res, next) => {
     const identity = identityOf(res)
@@ -39,15 +30,12 @@ export function projectRoutes (projects: Projects, bodyLimitBytes: number): Rout
     if (role === null) throw new ContentdError('FORBIDDEN')
     if (!identity.session) throw new ContentdError('SESSION_REQUIRED')
     if (role !== 'owner') throw new ContentdError('OWNER_REQUIRED')
-    context(res).project = project
+    Object.assign(context(res), { project, role })
     next()
   }
 
-  const projectOf = (res: Parameters<RequestHandler>[1]) => context(res).project as ProjectRecord
-
-  router.get('/:username/:projectSlug', readable, async (_req, res) => {
-    const project = projectOf(res)
-    res.json(projectView(project, await projects.roleOf(project, identityOf(res).user.id) ?? undefined))
+  router.get('/:username/:projectSlug', projectAccess(projects, 'read'), (_req, res) => {
+    res.json(projectView(projectOf(res), context(res).role))
   })
 
   router.delete('/:username/:projectSlug', ownerSession, async (_req, res) => {
