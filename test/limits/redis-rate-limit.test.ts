@@ -4,7 +4,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { call } from '../support/http.js'
 import { startNode, type Node } from './app-with-redis.js'
-import { requireRedisUnlessAbsentLocally, startRedisServer, type RedisServer } from './redis-server.js'
+import { requireRedisUnlessAbsentLocally, startRedisServer, type RedisServer } from '../support/redis-server.js'
 
 const run = requireRedisUnlessAbsentLocally()
 

@@ -1,45 +1,25 @@
 // Two real server processes on one SQLite data directory with a real redis-server between
 // them (started here on a free port): changes and revocations made on one node reach
 // subscribers on the other, in order. Skipped, loudly, only off CI when redis-server is missing.
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process'
 import { rmSync } from 'node:fs'
 import type { Socket } from 'socket.io-client'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { call, createKey, ownerWithProject } from '../support/http.js'
 import { freePort, makeDataDir, startServerProcess, type ServerProcess } from '../support/server-process.js'
+import { requireRedisUnlessAbsentLocally, startRedisServer, type RedisServer } from '../support/redis-server.js'
 import { connect, Recorder, subscribe } from './client.js'
 
-const hasRedis = spawnSync('redis-server', ['--version']).status === 0
-if (!hasRedis) {
-  if (process.env.CI === 'true') throw new Error('redis-server is required on CI (.ci/run installs it)')
-  console.warn('\n*** SKIPPING multi-node tests: redis-server is not installed (apt-get install redis-server) ***\n')
-}
-
-async function startRedis (fixedPort?: number): Promise<{ url: string, port: number, child: ChildProcess, stop (): Promise<void> }> {
-  const port = fixedPort ?? await freePort()
-  const child = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], { stdio: ['ignore', 'pipe', 'pipe'] })
-  let output = ''
-  await new Promise<void>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`redis-server did not start: ${output}`)), 10_000)
-    child.stdout?.on('data', (chunk: Buffer) => {
-      output += chunk.toString()
-      if (output.includes('Ready to accept connections')) { clearTimeout(timer); resolve() }
-    })
-    child.once('exit', code => { clearTimeout(timer); reject(new Error(`redis-server exited with ${code}: ${output}`)) })
-  })
-  const exited = new Promise<void>(resolve => child.once('exit', () => resolve()))
-  return { url: `redis://127.0.0.1:${port}`, port, child, stop: async () => { child.kill('SIGTERM'); await exited } }
-}
+const hasRedis = requireRedisUnlessAbsentLocally()
 
 describe.skipIf(!hasRedis)('two nodes with Redis', () => {
-  let redis: Awaited<ReturnType<typeof startRedis>>
+  let redis: RedisServer
   let node1: ServerProcess
   let node2: ServerProcess
   const dataDir = makeDataDir()
   const sockets: Socket[] = []
 
   beforeAll(async () => {
-    redis = await startRedis()
+    redis = await startRedisServer()
     const env = { REDIS_URL: redis.url }
     node1 = await startServerProcess({ dataDir, env })
     node2 = await startServerProcess({ dataDir, env })
@@ -101,7 +81,7 @@ describe.skipIf(!hasRedis)('two nodes with Redis', () => {
     expect((await call(node2.url, 'POST', `${path}/content/increment`, { token: key, body: { path: 'n' } })).status).toBe(200)
     await new Promise(resolve => setTimeout(resolve, 500))
     expect([node1.child.exitCode, node2.child.exitCode]).toEqual([null, null])
-    redis = await startRedis(redis.port)
+    redis = await startRedisServer(redis.port)
     const onNode2 = await open(node2.url, key)
     expect(await subscribe(onNode2.socket, '@outage/demo')).toMatchObject({ ok: true, version: 2 })
     // The nodes reconnect with backoff; keep writing (bounded) until one write crosses over.

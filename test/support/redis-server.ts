@@ -2,7 +2,7 @@
 // nodes. Missing binary: the caller skips loudly, except in CI where it must be present.
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process'
 import { createConnection } from 'node:net'
-import { freePort } from '../support/server-process.js'
+import { freePort } from './server-process.js'
 
 export const redisAvailable = spawnSync('redis-server', ['--version']).status === 0
 
@@ -15,11 +15,13 @@ export function requireRedisUnlessAbsentLocally (): boolean {
 
 export interface RedisServer {
   url: string
+  port: number
   stop (): Promise<void>
 }
 
-export async function startRedisServer (): Promise<RedisServer> {
-  const port = await freePort()
+/** `port` restarts a Redis where an earlier one (now stopped) listened, to test outages. */
+export async function startRedisServer (port?: number): Promise<RedisServer> {
+  port ??= await freePort()
   const child: ChildProcess = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], { stdio: 'ignore' })
   const exited = new Promise<void>(resolve => child.once('exit', () => resolve()))
   const deadline = Date.now() + 10_000
@@ -35,6 +37,7 @@ export async function startRedisServer (): Promise<RedisServer> {
   }
   return {
     url: `redis://127.0.0.1:${port}`,
+    port,
     async stop () {
       if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL')
       await exited
