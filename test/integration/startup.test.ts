@@ -1,32 +1,12 @@
 // Bad configuration stops the process before it listens: a non-zero exit and one line on
 // stderr that names the variable, with no stack trace (DESIGN.md §8).
-import { spawn } from 'node:child_process'
 import { rmSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { afterAll, describe, expect, it } from 'vitest'
-import { freePort, makeDataDir, PROJECT_ROOT } from '../support/server-process.js'
-
-interface Run { code: number | null, stdout: string, stderr: string }
+import { makeDataDir, runServerUntilExit } from '../support/server-process.js'
 
 const dataDir = makeDataDir()
-
-async function runServer (env: Record<string, string>): Promise<Run> {
-  const port = await freePort()
-  const child = spawn(process.execPath, [join(PROJECT_ROOT, 'dist/server/index.js')], {
-    cwd: PROJECT_ROOT,
-    env: { PATH: process.env.PATH ?? '', HOST: '127.0.0.1', PORT: String(port), DATA_DIR: dataDir, LOG_LEVEL: 'warn', ...env },
-    stdio: ['ignore', 'pipe', 'pipe']
-  })
-  let stdout = ''
-  let stderr = ''
-  child.stdout.on('data', (chunk: Buffer) => { stdout += chunk.toString() })
-  child.stderr.on('data', (chunk: Buffer) => { stderr += chunk.toString() })
-  // A server that wrongly starts would run forever: stop it so the test fails instead of hanging.
-  const guard = setTimeout(() => child.kill('SIGKILL'), 15_000)
-  const code = await new Promise<number | null>(resolve => child.once('exit', c => resolve(c)))
-  clearTimeout(guard)
-  return { code, stdout, stderr }
-}
+const runServer = (env: Record<string, string>) => runServerUntilExit({ DATA_DIR: dataDir, ...env })
 
 describe('start-up with bad configuration', () => {
   afterAll(() => { rmSync(dataDir, { recursive: true, force: true }) })

@@ -2,36 +2,17 @@
 // where nothing listens: the real driver times out selecting a server, and the process must
 // exit non-zero with ONE line naming MongoDB, no stack trace, no password. This exercises
 // the actual start-up path; it needs no MongoDB server.
-import { spawn } from 'node:child_process'
 import { rmSync } from 'node:fs'
-import { join } from 'node:path'
 import { afterAll, describe, expect, it } from 'vitest'
-import { freePort, makeDataDir, PROJECT_ROOT } from '../support/server-process.js'
+import { freePort, makeDataDir, runServerUntilExit } from '../support/server-process.js'
 
 const dirs: string[] = []
 afterAll(() => { for (const dir of dirs) rmSync(dir, { recursive: true, force: true }) })
 
-interface Exit { code: number | null, stderr: string, stdout: string, ms: number }
-
-async function startAndWaitForExit (env: Record<string, string>): Promise<Exit> {
+function startAndWaitForExit (env: Record<string, string>) {
   const dataDir = makeDataDir()
   dirs.push(dataDir)
-  const port = await freePort()
-  const started = Date.now()
-  const child = spawn(process.execPath, [join(PROJECT_ROOT, 'dist/server/index.js')], {
-    cwd: PROJECT_ROOT,
-    env: { ...process.env, PORT: String(port), HOST: '127.0.0.1', DATA_DIR: dataDir, LOG_LEVEL: 'warn', REDIS_URL: '', ...env },
-    stdio: ['ignore', 'pipe', 'pipe']
-  })
-  let stderr = ''
-  let stdout = ''
-  child.stderr.on('data', (chunk: Buffer) => { stderr += chunk.toString() })
-  child.stdout.on('data', (chunk: Buffer) => { stdout += chunk.toString() })
-  // A server that wrongly keeps running is killed, so the test fails instead of hanging.
-  const guard = setTimeout(() => child.kill('SIGKILL'), 15_000)
-  const code = await new Promise<number | null>(resolve => child.once('exit', exitCode => resolve(exitCode)))
-  clearTimeout(guard)
-  return { code, stderr, stdout, ms: Date.now() - started }
+  return runServerUntilExit({ DATA_DIR: dataDir, ...env })
 }
 
 describe('STORE=mongodb start-up against an unreachable MongoDB', () => {

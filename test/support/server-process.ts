@@ -67,3 +67,34 @@ export async function startServerProcess (options: { dataDir?: string, env?: Rec
     }
   }
 }
+
+export interface ServerExit {
+  code: number | null
+  stdout: string
+  stderr: string
+  /** From spawn to exit. */
+  ms: number
+}
+
+/**
+ * Runs the server expecting it to stop by itself (a start-up failure), in a clean environment
+ * plus `env`. A server that wrongly keeps running is killed after 15 s, so the test fails
+ * instead of hanging.
+ */
+export async function runServerUntilExit (env: Record<string, string> & { DATA_DIR: string }): Promise<ServerExit> {
+  const port = await freePort()
+  const started = Date.now()
+  const child = spawn(process.execPath, [join(PROJECT_ROOT, 'dist/server/index.js')], {
+    cwd: PROJECT_ROOT,
+    env: { PATH: process.env.PATH ?? '', HOST: '127.0.0.1', PORT: String(port), LOG_LEVEL: 'warn', ...env },
+    stdio: ['ignore', 'pipe', 'pipe']
+  })
+  let stdout = ''
+  let stderr = ''
+  child.stdout.on('data', (chunk: Buffer) => { stdout += chunk.toString() })
+  child.stderr.on('data', (chunk: Buffer) => { stderr += chunk.toString() })
+  const guard = setTimeout(() => child.kill('SIGKILL'), 15_000)
+  const code = await new Promise<number | null>(resolve => child.once('exit', exitCode => resolve(exitCode)))
+  clearTimeout(guard)
+  return { code, stdout, stderr, ms: Date.now() - started }
+}
