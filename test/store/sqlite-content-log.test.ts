@@ -115,6 +115,20 @@ describe('content log of large documents', () => {
     expect((await second.readContent(project.id))?.version).toBe(3)
   })
 
+  it('logs each operation as it ran, even when a later one in the batch changes its value', async () => {
+    const writer = open()
+    const project = await setup(writer)
+    // One group commit: the push mutates the object the set inserted. Logging the set's value
+    // at write time would replay {b:[1,2]} and then push 2 again.
+    await Promise.all([
+      writer.applyOperation(project, { op: 'set', path: p('box'), value: { b: [1] } }),
+      writer.applyOperation(project, { op: 'push', path: p('box.b'), value: 2 })
+    ])
+    expect(logRows(project.id).rows).toBe(2)
+    const rebuilt = await open(0).readContent(project.id)
+    expect(rebuilt?.content.box).toEqual({ b: [1, 2] })
+  })
+
   it('compacts the log into a new snapshot, and the content survives a reopen', async () => {
     const store = open()
     const project = await setup(store)

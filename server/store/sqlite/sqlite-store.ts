@@ -410,6 +410,8 @@ export class SqliteStore implements Store {
       state.version += 1
       state.dirty = true
       if (operation.op === 'update') state.replaced = true
+      // Serialized now, not at write time: a later operation of this batch may mutate a value
+      // this one inserted (set a {b:[1]}, then push a.b), and the log must replay what ran.
       else state.batchLog.push({ version: state.version, json: JSON.stringify(operation) })
       return { ok: true, version: state.version, at, operation: withOwnValue(operation, serializedValue) }
     } catch (error) {
