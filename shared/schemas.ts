@@ -4,6 +4,7 @@
 import { z } from 'zod'
 import { ContentdError, type ErrorCode } from './errors.js'
 import { parsePath } from './path.js'
+import { PROJECT_REF } from './project-ref.js'
 
 export const pathField = z.string({ error: 'path is required and must be a string' }).transform((path, ctx) => {
   try {
@@ -49,7 +50,7 @@ export const memberBody = z.object({
 })
 
 /** "@alice/demo" or "alice/demo". */
-export const projectRefField = z.string().regex(/^@?[a-zA-Z0-9-]{1,39}\/[a-z0-9][a-z0-9_-]{0,63}$/, { error: 'projects must look like "@user/slug"' })
+export const projectRefField = z.string().regex(PROJECT_REF, { error: 'projects must look like "@user/slug"' })
 
 export const apiKeyBody = z.object({
   name: z.string({ error: 'name is required' }).trim().min(1).max(100),

@@ -5,7 +5,8 @@ import { hashSecret, newId, newSecret, VISIBLE_KEY_CHARS } from '../auth/tokens.
 import type { ApiKeyRecord, Permission, Store } from '../store/types.js'
 import type { AccessEvents } from './access-events.js'
 import type { Identity } from './identity.js'
-import { projectRef, splitProjectRef, type Projects } from './projects.js'
+import { splitProjectRef } from '../../shared/project-ref.js'
+import { projectRef, type Projects } from './projects.js'
 
 export interface KeyView {
   id: string

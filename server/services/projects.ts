@@ -23,12 +23,6 @@ export function projectRef (project: ProjectRecord): string {
   return `${displayName(project.ownerName)}/${project.slug}`
 }
 
-/** "@alice/demo" (or "alice/demo") → its parts, lower-cased; null when malformed. */
-export function splitProjectRef (ref: string): { owner: string, slug: string } | null {
-  const match = /^@?([a-zA-Z0-9-]{1,39})\/([a-z0-9][a-z0-9_-]{0,63})$/.exec(ref)
-  return match ? { owner: (match[1] as string).toLowerCase(), slug: match[2] as string } : null
-}
-
 export class Projects {
   constructor (private readonly store: Store, private readonly accessEvents?: AccessEvents) {}
 
