@@ -3,6 +3,7 @@
 //   BENCH_DURATION=10   seconds measured per HTTP scenario (after BENCH_WARMUP=2 seconds)
 //   BENCH_ONLY=a,b      run only these scenarios (names below)
 //   BENCH_NO_WRITE=1    print only, leave BENCHMARKS.md alone
+//   BENCH_ROUNDS=5      rounds the ceiling and increment scenarios alternate in
 import { writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { describeMachine } from './lib/machine.mjs'
@@ -33,7 +34,19 @@ process.on('SIGINT', () => { stopAll().finally(() => process.exit(130)) })
 
 const machine = describeMachine()
 const results = {}
+// The ceiling and the increments are compared with each other: measured together, interleaved.
+const ratioNames = only.filter(name => http.RATIO_SCENARIOS.includes(name))
+if (ratioNames.length > 1) {
+  process.stderr.write(`bench: ${ratioNames.join(', ')}, interleaved…\n`)
+  try {
+    Object.assign(results, await http.ratioScenarios(ratioNames))
+  } catch (error) {
+    for (const name of ratioNames) results[name] = { scenario: name, error: error instanceof Error ? error.message : String(error), failed: true }
+    process.stderr.write(`bench: ${ratioNames.join(', ')} failed: ${results[ratioNames[0]].error}\n`)
+  }
+}
 for (const name of only) {
+  if (ratioNames.length > 1 && ratioNames.includes(name)) continue
   process.stderr.write(`bench: ${name}…\n`)
   try {
     results[name] = await SCENARIOS[name]()

@@ -18,11 +18,11 @@ function run (options) {
  * Warms the server up (JIT, caches) for WARMUP_S, then measures for DURATION_S — or for
  * exactly `amount` requests, when every request must be answered before counting.
  */
-export async function measure ({ url, method = 'POST', headers = {}, body, connections = 32, amount, warmup = true, pid }) {
+export async function measure ({ url, method = 'POST', headers = {}, body, connections = 32, amount, warmup = true, duration = DURATION_S, pid }) {
   const base = { url, method, headers: { 'content-type': 'application/json', ...headers }, body, connections, pipelining: 1, timeout: 30 }
   if (warmup && WARMUP_S > 0) await run({ ...base, duration: WARMUP_S })
   const cpuBefore = pid ? cpuMs(pid) : 0
-  const result = await run(amount ? { ...base, amount } : { ...base, duration: DURATION_S })
+  const result = await run(amount ? { ...base, amount } : { ...base, duration })
   // Server CPU per request: steadier than req/s when other work shares the machine.
   const cpuPerRequest = pid ? (cpuMs(pid) - cpuBefore) / Math.max(1, result.requests.total) : undefined
   const ok = result['2xx']
@@ -38,6 +38,50 @@ export async function measure ({ url, method = 'POST', headers = {}, body, conne
     failed: failures > 0 || ok === 0,
     statusCodes: result.statusCodeStats,
     seconds: result.duration,
+    requests: result.requests.total,
     cpuPerRequest
+  }
+}
+
+/**
+ * Several measurements made in alternating rounds instead of one after the other: each
+ * `setup` gets DURATION_S split into `rounds` slices, and every round runs each once (the
+ * order rotating from round to round). On a shared machine the load drifts over a run;
+ * interleaving exposes every scenario to the same drift, so ratios between them hold up
+ * where back-to-back runs of 10 s each differ by ±20%. Returns one combined result per
+ * setup: req/s over all slices, p50 the median of the slices', p99 the worst slice's, CPU
+ * per request over all slices, and `perRound` req/s for the spread.
+ */
+export async function measureInterleaved (setups, rounds) {
+  const slice = Math.max(1, DURATION_S / rounds)
+  for (const setup of setups) await measure({ ...setup, duration: WARMUP_S, warmup: false })
+  const slices = setups.map(() => [])
+  for (let round = 0; round < rounds; round++) {
+    for (let k = 0; k < setups.length; k++) {
+      const i = (round + k) % setups.length
+      slices[i].push(await measure({ ...setups[i], duration: slice, warmup: false }))
+    }
+  }
+  return slices.map(combine)
+}
+
+function combine (runs) {
+  const sum = key => runs.reduce((total, r) => total + (r[key] ?? 0), 0)
+  const seconds = sum('seconds')
+  const cpu = runs.every(r => r.cpuPerRequest !== undefined) ? runs.reduce((total, r) => total + r.cpuPerRequest * r.requests, 0) / Math.max(1, sum('requests')) : undefined
+  const p50s = runs.map(r => r.p50).sort((a, b) => a - b)
+  return {
+    reqPerSec: sum('requests') / seconds,
+    p50: p50s[Math.floor(p50s.length / 2)],
+    p99: Math.max(...runs.map(r => r.p99)),
+    ok: sum('ok'),
+    non2xx: sum('non2xx'),
+    errors: sum('errors'),
+    timeouts: sum('timeouts'),
+    failed: runs.some(r => r.failed),
+    seconds,
+    requests: sum('requests'),
+    cpuPerRequest: cpu,
+    perRound: runs.map(r => r.requests / r.seconds)
   }
 }

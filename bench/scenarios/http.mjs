@@ -3,7 +3,7 @@
 import { join } from 'node:path'
 import { call, expectStatus, owner, startContentd } from '../lib/contentd.mjs'
 import { documentOfSize, valueOfSize } from '../lib/documents.mjs'
-import { measure } from '../lib/load.mjs'
+import { measure, measureInterleaved } from '../lib/load.mjs'
 import { PROJECT_ROOT, freePort, startChild } from '../lib/processes.mjs'
 
 const KiB = 1024
@@ -14,28 +14,47 @@ const HOT_REQUESTS = Number(process.env.BENCH_HOT_REQUESTS ?? 20_000)
 
 const INCREMENT_BODY = JSON.stringify({ path: 'counter', value: 1 })
 
-export async function ceiling () {
+// Each HTTP scenario in two steps: `prepare` starts its server(s) and data and returns what
+// to load (`load`, measure()'s options), how to judge the measured result (`finish`) and how
+// to stop; measure() runs alone, measureInterleaved() runs the ratio scenarios side by side.
+
+async function prepareCeiling () {
   const port = await freePort()
   const server = await startChild({ name: 'bare express', args: [join(PROJECT_ROOT, 'bench/ceiling-server.mjs')], env: { PORT: String(port) }, port })
   try {
-    const url = `${server.url}/api/@bench/demo/content/increment`
     const check = await expectStatus(call(server.url, 'POST', '/api/@bench/demo/content/increment', { token: 'ck_unused', body: { path: 'counter' } }), 200, 'ceiling')
     if (check.body.message !== 'Value incremented successfully') throw new Error('ceiling answers the wrong body')
-    return { scenario: 'ceiling: bare Express 5, same JSON POST', ...await measure({ url, headers: { authorization: 'Bearer ck_unused' }, body: INCREMENT_BODY, pid: server.pid }) }
-  } finally {
+  } catch (error) {
     await server.stop()
+    throw error
+  }
+  return {
+    load: { url: `${server.url}/api/@bench/demo/content/increment`, headers: { authorization: 'Bearer ck_unused' }, body: INCREMENT_BODY, pid: server.pid },
+    finish: async result => ({ scenario: 'ceiling: bare Express 5, same JSON POST', ...result }),
+    stop: () => server.stop()
+  }
+}
+
+/** Starts contentd with one project holding `content`. */
+async function startWithProject (content, env = {}) {
+  const server = await startContentd(env)
+  try {
+    const user = await owner(server.url, 'bench')
+    const path = await user.project('demo', content)
+    return { server, key: user.key, path, url: server.url + path }
+  } catch (error) {
+    await server.stop()
+    throw error
   }
 }
 
 /** Starts contentd with one project holding `content`, runs `body(ctx)`, stops it. */
 async function withProject (content, body, env = {}) {
-  const server = await startContentd(env)
+  const ctx = await startWithProject(content, env)
   try {
-    const user = await owner(server.url, 'bench')
-    const path = await user.project('demo', content)
-    return await body({ server, key: user.key, path, url: server.url + path })
+    return await body(ctx)
   } finally {
-    await server.stop()
+    await ctx.server.stop()
   }
 }
 
@@ -44,20 +63,61 @@ async function readCounter (ctx) {
   return r.body
 }
 
-async function incrementOn (scenario, bytes) {
-  return withProject(documentOfSize(bytes), async ctx => {
-    const before = await readCounter(ctx)
-    const result = await measure({ url: `${ctx.url}/content/increment`, headers: { authorization: `Bearer ${ctx.key}` }, body: INCREMENT_BODY, pid: ctx.server.pid })
-    await new Promise(r => setTimeout(r, 300))
-    const after = await readCounter(ctx)
-    // Requests cut off when the run stops may still commit, so `after` can only be larger.
-    const lost = after - before < result.ok
-    return { scenario, ...result, failed: result.failed || lost, note: lost ? `counter moved ${after - before} < ${result.ok} acknowledged` : '' }
-  })
+async function prepareIncrement (scenario, bytes) {
+  const ctx = await startWithProject(documentOfSize(bytes))
+  const before = await readCounter(ctx)
+  return {
+    load: { url: `${ctx.url}/content/increment`, headers: { authorization: `Bearer ${ctx.key}` }, body: INCREMENT_BODY, pid: ctx.server.pid },
+    async finish (result) {
+      await new Promise(r => setTimeout(r, 300))
+      const after = await readCounter(ctx)
+      // Warm-up requests count too, and requests cut off when a run stops may still commit:
+      // the counter can only have moved by more than the measured 2xx answers.
+      const lost = after - before < result.ok
+      return { scenario, ...result, failed: result.failed || lost, note: lost ? `counter moved ${after - before} < ${result.ok} acknowledged` : '' }
+    },
+    stop: () => ctx.server.stop()
+  }
 }
 
-export const incrementSmall = () => incrementOn('increment, 1 KiB content', KiB)
-export const incrementLarge = () => incrementOn('increment, 1 MiB content', ONE_MIB_DOCUMENT)
+const PREPARE = {
+  ceiling: prepareCeiling,
+  increment1k: () => prepareIncrement('increment, 1 KiB content', KiB),
+  increment1m: () => prepareIncrement('increment, 1 MiB content', ONE_MIB_DOCUMENT)
+}
+
+/** The scenarios whose req/s the goals compare with each other: measured interleaved. */
+export const RATIO_SCENARIOS = Object.keys(PREPARE)
+
+async function alone (name) {
+  const prepared = await PREPARE[name]()
+  try {
+    return await prepared.finish(await measure(prepared.load))
+  } finally {
+    await prepared.stop()
+  }
+}
+
+export const ceiling = () => alone('ceiling')
+export const incrementSmall = () => alone('increment1k')
+export const incrementLarge = () => alone('increment1m')
+
+/**
+ * The named ratio scenarios side by side: all their servers up at once (idle ones cost
+ * nothing), then BENCH_ROUNDS alternating rounds. Returns results keyed by name.
+ */
+export async function ratioScenarios (names, rounds = Number(process.env.BENCH_ROUNDS ?? 5)) {
+  const prepared = []
+  try {
+    for (const name of names) prepared.push(await PREPARE[name]())
+    const measured = await measureInterleaved(prepared.map(p => p.load), rounds)
+    const results = {}
+    for (let i = 0; i < names.length; i++) results[names[i]] = await prepared[i].finish(measured[i])
+    return results
+  } finally {
+    for (const p of prepared) await p.stop()
+  }
+}
 
 export function setValue () {
   const body = JSON.stringify({ path: 'settings.blob', value: valueOfSize(KiB) })
