@@ -38,8 +38,9 @@ const schema = z.object({
   SIGNUP: z.enum(['open', 'closed']).default('open'),
   BODY_LIMIT: integer(1024).default(1_048_576),
   CONTENT_LIMIT: integer(1024).default(8_388_608),
-  // The budget is estimated (4× JSON size) and garbage comes on top: with 32 MiB a server with
-  // 10,000 touched projects stays near 250 MiB RSS, with 64 MiB it reached 350 (npm run bench).
+  // The budget is estimated (4× JSON size) and garbage comes on top: with 32 MiB (and the
+  // heap growth of heap-growth.ts) a server with 10,000 touched projects stays near 190 MiB
+  // RSS (npm run bench). 32 MiB also holds one document at the default CONTENT_LIMIT.
   CACHE_BYTES: integer(0).default(32 * 1024 * 1024),
   RATE_LIMIT: integer(0).default(6000),
   // 1 per second per IP: a brake on password guessing that a setup script creating a few

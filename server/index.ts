@@ -1,6 +1,7 @@
 // The process: read configuration, open the store, listen, and shut down cleanly on
 // SIGTERM/SIGINT (stop accepting, finish in-flight requests, close the store, exit 0).
 // Start-up problems end the process with one clear line and a non-zero code, no stack.
+import './heap-growth.js'
 import { createServer } from 'node:http'
 import { Server as NetServer } from 'node:net'
 import { createApp } from './app.js'

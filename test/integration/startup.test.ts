@@ -3,7 +3,7 @@
 import { rmSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { afterAll, describe, expect, it } from 'vitest'
-import { makeDataDir, runServerUntilExit } from '../support/server-process.js'
+import { makeDataDir, runServerUntilExit, startServerProcess } from '../support/server-process.js'
 
 const dataDir = makeDataDir()
 const runServer = (env: Record<string, string>) => runServerUntilExit({ DATA_DIR: dataDir, ...env })
@@ -60,5 +60,17 @@ describe('start-up with bad configuration', () => {
     } finally {
       await new Promise(resolve => blocker.close(resolve))
     }
+  })
+})
+
+describe('start-up with good configuration', () => {
+  it('says nothing at LOG_LEVEL=warn: V8 accepts the heap-growth flag the entry point sets', async () => {
+    // server/heap-growth.ts calls v8.setFlagsFromString; a Node whose V8 dropped the flag
+    // would print "unrecognized flag" and silently lose the memory bound it buys.
+    const server = await startServerProcess()
+    await server.stop()
+    rmSync(server.dataDir, { recursive: true, force: true })
+    expect(server.output()).not.toMatch(/unrecognized flag/i)
+    expect(server.output().trim()).toBe('')
   })
 })
