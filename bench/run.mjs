@@ -35,24 +35,21 @@ process.on('SIGINT', () => { stopAll().finally(() => process.exit(130)) })
 const machine = describeMachine()
 const results = {}
 // The ceiling and the increments are compared with each other: measured together, interleaved.
+// Every other scenario is a step of its own.
 const ratioNames = only.filter(name => http.RATIO_SCENARIOS.includes(name))
-if (ratioNames.length > 1) {
-  process.stderr.write(`bench: ${ratioNames.join(', ')}, interleaved…\n`)
+const interleaved = ratioNames.length > 1 ? ratioNames : []
+const steps = [
+  ...(interleaved.length > 0 ? [{ names: interleaved, label: `${interleaved.join(', ')}, interleaved`, run: () => http.ratioScenarios(interleaved) }] : []),
+  ...only.filter(name => !interleaved.includes(name)).map(name => ({ names: [name], label: name, run: async () => ({ [name]: await SCENARIOS[name]() }) }))
+]
+for (const step of steps) {
+  process.stderr.write(`bench: ${step.label}…\n`)
   try {
-    Object.assign(results, await http.ratioScenarios(ratioNames))
+    Object.assign(results, await step.run())
   } catch (error) {
-    for (const name of ratioNames) results[name] = { scenario: name, error: error instanceof Error ? error.message : String(error), failed: true }
-    process.stderr.write(`bench: ${ratioNames.join(', ')} failed: ${results[ratioNames[0]].error}\n`)
-  }
-}
-for (const name of only) {
-  if (ratioNames.length > 1 && ratioNames.includes(name)) continue
-  process.stderr.write(`bench: ${name}…\n`)
-  try {
-    results[name] = await SCENARIOS[name]()
-  } catch (error) {
-    results[name] = { scenario: name, error: error instanceof Error ? error.message : String(error), failed: true }
-    process.stderr.write(`bench: ${name} failed: ${results[name].error}\n`)
+    const message = error instanceof Error ? error.message : String(error)
+    for (const name of step.names) results[name] = { scenario: name, error: message, failed: true }
+    process.stderr.write(`bench: ${step.label} failed: ${message}\n`)
   }
 }
 await stopAll()

@@ -65,7 +65,13 @@ async function readCounter (ctx) {
 
 async function prepareIncrement (scenario, bytes) {
   const ctx = await startWithProject(documentOfSize(bytes))
-  const before = await readCounter(ctx)
+  let before
+  try {
+    before = await readCounter(ctx)
+  } catch (error) {
+    await ctx.server.stop()
+    throw error
+  }
   return {
     load: { url: `${ctx.url}/content/increment`, headers: { authorization: `Bearer ${ctx.key}` }, body: INCREMENT_BODY, pid: ctx.server.pid },
     async finish (result) {
