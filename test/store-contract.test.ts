@@ -9,6 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { ContentdError, type ErrorCode } from '../shared/errors.js'
 import type { JsonObject } from '../shared/json.js'
 import type { Operation } from '../shared/operations.js'
+import { CommitCounter } from '../server/store/sqlite/lookup-cache.js'
 import { SqliteStore } from '../server/store/sqlite/sqlite-store.js'
 import type { ApiKeyRecord, CommittedChange, ProjectRecord, Store, UserRecord } from '../server/store/types.js'
 import { isSameJson, OPERATION_CASES, toOperation, type OperationCase } from './cases/operation-cases.js'
@@ -497,8 +498,10 @@ describe('sqlite: two stores on one data directory (like two processes)', () => 
   beforeAll(() => {
     dataDir = mkdtempSync(join(tmpdir(), 'contentd-contract-shared-'))
     // Caches on: each must notice the other's writes by version, never serve a stale document.
-    first = new SqliteStore({ dataDir, contentLimitBytes: CONTRACT_CONTENT_LIMIT, cacheBytes: 16 * 1024 * 1024 })
-    second = new SqliteStore({ dataDir, contentLimitBytes: CONTRACT_CONTENT_LIMIT, cacheBytes: 16 * 1024 * 1024 })
+    // One process here, so one commit counter for both (see lookup-cache.ts).
+    const commits = new CommitCounter()
+    first = new SqliteStore({ dataDir, contentLimitBytes: CONTRACT_CONTENT_LIMIT, cacheBytes: 16 * 1024 * 1024, commits })
+    second = new SqliteStore({ dataDir, contentLimitBytes: CONTRACT_CONTENT_LIMIT, cacheBytes: 16 * 1024 * 1024, commits })
   })
   afterAll(async () => {
     await first?.close()

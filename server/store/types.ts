@@ -99,16 +99,14 @@ export interface Store {
 
   createApiKey (key: ApiKeyRecord): Promise<void>
   findApiKeyByHash (keyHash: string): Promise<ApiKeyRecord | null>
+  /** One key by id, whoever owns it (the caller checks ownership). */
+  findApiKeyById (id: string): Promise<ApiKeyRecord | null>
   listApiKeys (userId: string): Promise<ApiKeyRecord[]>
   /** Removes the key; false when the user has no key with that id. */
   deleteApiKey (userId: string, id: string): Promise<boolean>
 
-  // Operator queries for the admin CLI (server/cli). Optional so a store can ship without
-  // them; the CLI says so when they are missing.
-  /** Every user, by username. */
+  /** Every user, by username (for the operator's CLI). */
   listUsers (): Promise<UserRecord[]>
-  /** One key by id, whoever owns it. */
-  findApiKeyById (id: string): Promise<ApiKeyRecord | null>
 
   createProject (project: Omit<ProjectRecord, 'version'>): Promise<ProjectRecord>
   findProject (ownerName: string, slug: string): Promise<ProjectRecord | null>

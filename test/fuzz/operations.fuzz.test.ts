@@ -15,7 +15,8 @@ import { isPlainObject, MAX_VALUE_DEPTH, type Json, type JsonObject } from '../.
 import { applyOperation, type Operation } from '../../shared/operations.js'
 import { parsePath } from '../../shared/path.js'
 import type { ProjectRecord } from '../../server/store/types.js'
-import { SqliteStore } from '../../server/store/sqlite/sqlite-store.js'
+import type { SqliteStore } from '../../server/store/sqlite/sqlite-store.js'
+import { openSqliteStore } from '../support/stores.js'
 import { fuzzSeed, rawOperation, type RawOperation } from './arbitraries.js'
 
 const CONTENT_LIMIT = 4096
@@ -27,7 +28,7 @@ let ownerId: string
 
 beforeAll(async () => {
   dataDir = mkdtempSync(join(tmpdir(), 'contentd-fuzz-'))
-  store = new SqliteStore({ dataDir, contentLimitBytes: CONTENT_LIMIT, cacheBytes: 1 << 20 })
+  store = openSqliteStore({ dataDir, contentLimitBytes: CONTENT_LIMIT, cacheBytes: 1 << 20 })
   await store.init()
   ownerId = 'usr_fuzz'
   await store.createUser({ id: ownerId, username: 'fuzz', passwordHash: 'x', createdAt: new Date().toISOString() })
@@ -139,7 +140,7 @@ describe('operation sequences through the store', () => {
     expect(failures).toBeGreaterThan(0)
 
     // What was acknowledged is on disk: a fresh store on the same file reads the same.
-    const reopened = new SqliteStore({ dataDir, contentLimitBytes: CONTENT_LIMIT, cacheBytes: 0 })
+    const reopened = openSqliteStore({ dataDir, contentLimitBytes: CONTENT_LIMIT, cacheBytes: 0 })
     try {
       for (let i = 1; i <= projectCount; i++) {
         const [fromCache, fromDisk] = [await store.readContent(`prj_${i}`), await reopened.readContent(`prj_${i}`)]

@@ -10,7 +10,8 @@ import { join } from 'node:path'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import type { JsonObject } from '../../shared/json.js'
 import { applyOperation, type Operation } from '../../shared/operations.js'
-import { SqliteStore } from '../../server/store/sqlite/sqlite-store.js'
+import type { SqliteStore } from '../../server/store/sqlite/sqlite-store.js'
+import { openSqliteStore } from '../support/stores.js'
 import type { ProjectRecord } from '../../server/store/types.js'
 
 const LIMIT = 8 * 1024 * 1024
@@ -18,7 +19,7 @@ let dataDir: string
 const opened: SqliteStore[] = []
 
 function open (cacheBytes = 64 * 1024 * 1024): SqliteStore {
-  const store = new SqliteStore({ dataDir, contentLimitBytes: LIMIT, cacheBytes })
+  const store = openSqliteStore({ dataDir, contentLimitBytes: LIMIT, cacheBytes })
   opened.push(store)
   return store
 }

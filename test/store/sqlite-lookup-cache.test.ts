@@ -7,14 +7,17 @@ import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
+import { CommitCounter } from '../../server/store/sqlite/lookup-cache.js'
 import { SqliteStore } from '../../server/store/sqlite/sqlite-store.js'
 import type { ApiKeyRecord, ProjectRecord } from '../../server/store/types.js'
 
 let dataDir: string
 const opened: SqliteStore[] = []
+/** This process's counter: every store opened here shares it, as the stores of a process must. */
+const commits = new CommitCounter()
 
 function open (): SqliteStore {
-  const store = new SqliteStore({ dataDir, contentLimitBytes: 1024 * 1024, cacheBytes: 1024 * 1024 })
+  const store = new SqliteStore({ dataDir, contentLimitBytes: 1024 * 1024, cacheBytes: 1024 * 1024, commits })
   opened.push(store)
   return store
 }

@@ -6,8 +6,20 @@ import { randomBytes } from 'node:crypto'
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { SqliteStore } from '../../server/store/sqlite/sqlite-store.js'
+import { CommitCounter } from '../../server/store/sqlite/lookup-cache.js'
+import { SqliteStore, type SqliteStoreOptions } from '../../server/store/sqlite/sqlite-store.js'
 import type { Store } from '../../server/store/types.js'
+
+/**
+ * The commit counter of this test file's process. Every SQLite store a test opens gets it,
+ * as every store of one process must: two stores on one file then see each other's commits
+ * at once (see server/store/sqlite/lookup-cache.ts).
+ */
+export const processCommits = new CommitCounter()
+
+export function openSqliteStore (options: Omit<SqliteStoreOptions, 'commits'>): SqliteStore {
+  return new SqliteStore({ ...options, commits: processCommits })
+}
 
 /** Small enough that limit tests stay cheap, large enough for every ordinary test. */
 export const CONTRACT_CONTENT_LIMIT = 64 * 1024
@@ -30,7 +42,7 @@ function sqliteFactory (name: string, cacheBytes: number): StoreFactory {
     kind: 'sqlite',
     async create () {
       const dataDir = mkdtempSync(join(tmpdir(), 'contentd-contract-'))
-      const store = new SqliteStore({ dataDir, contentLimitBytes: CONTRACT_CONTENT_LIMIT, cacheBytes })
+      const store = openSqliteStore({ dataDir, contentLimitBytes: CONTRACT_CONTENT_LIMIT, cacheBytes })
       await store.init()
       return {
         store,

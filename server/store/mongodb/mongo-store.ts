@@ -16,6 +16,7 @@ import type {
   ApiKeyRecord, ApplyOptions, CommitListener, CommittedChange, ContentSnapshot, MemberRecord, MemberRole, Permission,
   ProjectRecord, ProjectRole, SessionRecord, Store, UserRecord, VersionCondition
 } from '../types.js'
+import { CommitEmitter } from '../commit-emitter.js'
 import { CommitSequencer } from '../commit-sequencer.js'
 import { versionMatches } from '../version-condition.js'
 import { databaseNameFrom, startupFailureMessage } from './connection.js'
@@ -52,8 +53,8 @@ export class MongoStore implements Store {
   readonly kind = 'mongodb'
   private readonly client: MongoClient
   private readonly db: Db
-  private readonly listeners: CommitListener[] = []
-  private readonly sequencer = new CommitSequencer(change => this.emit(change))
+  private readonly commitListeners = new CommitEmitter()
+  private readonly sequencer = new CommitSequencer(change => this.commitListeners.emit(change))
   private readonly contentLimit: number
   private readonly selectionTimeoutMs: number
   private readonly users: Collection<UserDoc>
@@ -109,7 +110,7 @@ export class MongoStore implements Store {
   }
 
   onCommit (listener: CommitListener): void {
-    this.listeners.push(listener)
+    this.commitListeners.on(listener)
   }
 
   /** Runs a driver call, turning driver errors into catalogued ones where they have a name. */
@@ -317,12 +318,6 @@ export class MongoStore implements Store {
       throw new ContentdError('CONTENT_TOO_LARGE', `the content would be ${bytes} BSON bytes; the limit is ${this.contentLimit}`)
     }
     return doc.version
-  }
-
-  private emit (change: CommittedChange): void {
-    for (const listener of this.listeners) {
-      try { listener(change) } catch { /* a listener's failure must not undo an acknowledged commit */ }
-    }
   }
 }
 

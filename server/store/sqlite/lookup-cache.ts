@@ -7,10 +7,12 @@
 //   connection (another process, or another store in this one) commits to the file; a
 //   change empties every map. The answer is reused only by the look-ups of the same
 //   event-loop callback and the promise continuations it sets off (see refresh), and only
-//   while no store in this process has committed since: no request can have been read in
-//   between, so every request that arrives after a commit elsewhere checks after that commit,
-//   and code that commits through one store and reads through another sees its change. (The pragma opens a read transaction, as costly as the
-//   queries it replaces; asking once per request instead of once per look-up is the gain.)
+//   while no store in this process has committed since (the CommitCounter every store of
+//   the process shares): no request can have been read in between, so every request that
+//   arrives after a commit elsewhere checks after that commit, and code that commits through
+//   one store and reads through another sees its change. (The pragma opens a read
+//   transaction, as costly as the queries it replaces; asking once per request instead of
+//   once per look-up is the gain.)
 // - This store's own writes to the records kept here empty the maps too (the pragma does
 //   not move for a connection's own commits). So a revocation, here or in another process
 //   on the same file, takes effect on the very next request.
@@ -20,12 +22,20 @@ import type { ApiKeyRecord, MemberRole, ProjectRecord, SessionRecord, UserRecord
 
 const MAX_ENTRIES_PER_MAP = 10_000
 
-/** Commits by any store of this process: a check made before one of them is not reused. */
-let commitsInThisProcess = 0
+/**
+ * Commits by the stores of one process: a check made before one of them is not reused.
+ * Create one per process and give it to every store, so two stores on one file (tests do
+ * this; so would a process serving two apps) see each other's commits at once.
+ */
+export class CommitCounter {
+  private commits = 0
 
-/** Every store calls this after each commit (content and everything else). */
-export function noteCommit (): void {
-  commitsInThisProcess++
+  get count (): number { return this.commits }
+
+  /** After each commit (content and everything else). */
+  note (): void {
+    this.commits++
+  }
 }
 
 class BoundedMap<V> extends Map<string, V> {
@@ -55,7 +65,7 @@ export class LookupCache {
   private readonly forgetCheckAfterMicrotasks = () => { process.nextTick(this.forgetCheck) }
 
   /** `readDataVersion` returns the connection's current `PRAGMA data_version`. */
-  constructor (private readonly readDataVersion: () => number) {
+  constructor (private readonly readDataVersion: () => number, private readonly processCommits: CommitCounter) {
     this.dataVersion = readDataVersion()
   }
 
@@ -64,10 +74,11 @@ export class LookupCache {
    * SQLite at most once per event-loop callback (with its promise continuations).
    */
   refresh (): this {
-    if (this.checked && this.checkedAfterCommits === commitsInThisProcess) return this
+    const commits = this.processCommits.count
+    if (this.checked && this.checkedAfterCommits === commits) return this
     if (!this.checked) queueMicrotask(this.forgetCheckAfterMicrotasks)
     this.checked = true
-    this.checkedAfterCommits = commitsInThisProcess
+    this.checkedAfterCommits = commits
     const now = this.readDataVersion()
     if (now !== this.dataVersion) {
       this.dataVersion = now
@@ -78,7 +89,7 @@ export class LookupCache {
 
   /** After this store's own writes to users, credentials, projects or members. */
   forgetAfterOwnWrite (): void {
-    noteCommit()
+    this.processCommits.note()
     this.clear()
   }
 
@@ -98,10 +109,11 @@ export class LookupCache {
   }
 
   /**
-   * This process committed a new content version: the remembered project shows it (a new
-   * record, as callers may still hold the old one).
+   * This store committed a new content version: other stores of the process check again,
+   * and the remembered project shows it (a new record, as callers may still hold the old one).
    */
-  projectVersionChanged (projectId: string, version: number): void {
+  contentCommitted (projectId: string, version: number): void {
+    this.processCommits.note()
     const name = this.projectNames.get(projectId)
     const project = name === undefined ? undefined : this.projects.get(name)
     if (name !== undefined && project !== undefined) this.projects.set(name, { ...project, version })

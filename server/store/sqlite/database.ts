@@ -1,0 +1,27 @@
+// Opens the embedded store's one file: WAL, synchronous=FULL (an acknowledged change
+// survives power loss), busy_timeout so several processes can share the file, foreign keys
+// on (deleting a project removes its members and its content log), migrations applied.
+import Database from 'better-sqlite3'
+import { mkdirSync } from 'node:fs'
+import { join } from 'node:path'
+import { MIGRATIONS } from './migrations.js'
+
+export function openDatabase (dataDir: string, busyTimeoutMs: number): Database.Database {
+  mkdirSync(dataDir, { recursive: true })
+  const db = new Database(join(dataDir, 'contentd.sqlite'))
+  db.pragma('journal_mode = WAL')
+  db.pragma('synchronous = FULL')
+  db.pragma(`busy_timeout = ${busyTimeoutMs}`)
+  db.pragma('foreign_keys = ON')
+  migrate(db)
+  return db
+}
+
+function migrate (db: Database.Database): void {
+  // IMMEDIATE: two processes starting together must not both run a migration.
+  db.transaction(() => {
+    const done = db.pragma('user_version', { simple: true }) as number
+    for (let i = done; i < MIGRATIONS.length; i++) db.exec(MIGRATIONS[i] as string)
+    if (done < MIGRATIONS.length) db.pragma(`user_version = ${MIGRATIONS.length}`)
+  }).immediate()
+}
