@@ -17,10 +17,7 @@ import type { Logger } from './logger.js'
 import { Metrics } from './observability/metrics.js'
 import { openApiRoutes } from './openapi/routes.js'
 import { observabilityRoutes } from './observability/routes.js'
-import { AccessEvents } from './services/access-events.js'
-import { Accounts } from './services/accounts.js'
-import { Keys } from './services/keys.js'
-import { Projects } from './services/projects.js'
+import type { Services } from './services/index.js'
 import type { Store } from './store/types.js'
 
 export interface AppDependencies {
@@ -31,14 +28,12 @@ export interface AppDependencies {
   redis?: RedisClient
   /** Pass one in to share it with the realtime layer; otherwise the app makes its own. */
   metrics?: Metrics
-  /** Where revocations are announced; pass the realtime layer's so it ends subscriptions. */
-  accessEvents?: AccessEvents
+  /** From createServices, shared with the realtime layer so it hears of revocations. */
+  services: Services
 }
 
-export function createApp ({ config, store, logger, redis, metrics = new Metrics(), accessEvents = new AccessEvents() }: AppDependencies): Express {
-  const projects = new Projects(store, accessEvents)
-  const accounts = new Accounts(store, config.sessionTtlMs, accessEvents)
-  const keys = new Keys(store, projects, accessEvents)
+export function createApp ({ config, store, logger, redis, metrics = new Metrics(), services }: AppDependencies): Express {
+  const { projects, accounts, keys } = services
   const limit = config.bodyLimitBytes
 
   const app = express()
@@ -54,7 +49,7 @@ export function createApp ({ config, store, logger, redis, metrics = new Metrics
 
   // RATE_LIMIT=0 turns rate limiting off altogether, the stricter login/signup limit too.
   const rateLimited = config.rateLimitPerMinute > 0
-  const identity = loadIdentity(store)
+  const identity = loadIdentity(services.identities)
   // One limiter for the whole API (content and management share each caller's budget).
   const apiRateLimit = rateLimit(config.rateLimitPerMinute, redis)
 

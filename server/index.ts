@@ -10,7 +10,7 @@ import { createLogger } from './logger.js'
 import { Metrics } from './observability/metrics.js'
 import { attachRealtime, type Realtime } from './realtime/index.js'
 import { connectRedis, type RedisConnection } from './redis-connection.js'
-import { AccessEvents } from './services/access-events.js'
+import { createServices } from './services/index.js'
 import { createStore } from './store/index.js'
 import type { Store } from './store/types.js'
 
@@ -49,8 +49,8 @@ async function main (): Promise<void> {
     }
   }
   const metrics = new Metrics()
-  const accessEvents = new AccessEvents()
-  const app = createApp({ config, store, logger, redis, metrics, accessEvents })
+  const services = createServices({ store, sessionTtlMs: config.sessionTtlMs })
+  const app = createApp({ config, store, logger, redis, metrics, services })
   // REQUEST_TIMEOUT bounds how long a client may take to send a request (slowloris); Node
   // answers 408 and closes. Its sweep runs every connectionsCheckingInterval.
   const server = createServer({
@@ -61,7 +61,7 @@ async function main (): Promise<void> {
   // Socket.IO on the same port; with Redis, its adapter carries broadcasts between nodes.
   let realtime: Realtime
   try {
-    realtime = await attachRealtime({ httpServer: server, store, config, logger, accessEvents, redis, metrics })
+    realtime = await attachRealtime({ httpServer: server, store, config, logger, services, redis, metrics })
   } catch (e) {
     fail(`cannot connect Socket.IO's adapter to Redis at REDIS_URL: ${e instanceof Error ? e.message : String(e)}`)
   }

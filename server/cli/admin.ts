@@ -4,32 +4,24 @@
 import { ContentdError } from '../../shared/errors.js'
 import { isPlainObject, type JsonObject } from '../../shared/json.js'
 import { apiKeyBody, credentialsBody, parseBody, projectBody, usernameField } from '../../shared/schemas.js'
-import { hashSecret } from '../auth/tokens.js'
 import { parseDuration } from '../config.js'
-import { Accounts } from '../services/accounts.js'
 import { displayName, type Identity } from '../services/identity.js'
-import { Keys } from '../services/keys.js'
+import { createServices, type Services } from '../services/index.js'
 import { splitProjectRef } from '../../shared/project-ref.js'
-import { Projects } from '../services/projects.js'
 import type { Store, UserRecord } from '../store/types.js'
 import { UsageError } from './usage.js'
 
 export class Admin {
-  private readonly projects: Projects
-  private readonly keys: Keys
+  private readonly services: Services
 
-  constructor (private readonly store: Store, private readonly sessionTtlMs: number) {
-    this.projects = new Projects(store)
-    this.keys = new Keys(store, this.projects)
+  constructor (private readonly store: Store, sessionTtlMs: number) {
+    this.services = createServices({ store, sessionTtlMs })
   }
 
   async createUser (name: string, password: string): Promise<string> {
     const { username, password: checked } = parseBody(credentialsBody, { username: name, password })
-    const accounts = new Accounts(this.store, this.sessionTtlMs)
-    // Signup is the one place users are made; the session it opens is not wanted here.
-    const grant = await accounts.signup(username, checked)
-    await accounts.logout(hashSecret(grant.token))
-    return `Created user ${grant.username}`
+    const user = await this.services.accounts.createUser(username, checked)
+    return `Created user ${displayName(user.username)}`
   }
 
   async listUsers (): Promise<string> {
@@ -42,7 +34,7 @@ export class Admin {
     const parts = projectRefParts(ref)
     const owner = await this.user(parts.owner)
     const { slug, name: checkedName } = parseBody(projectBody, name === undefined ? { slug: parts.slug } : { slug: parts.slug, name })
-    const project = await this.projects.create(owner.id, owner.username, slug, checkedName)
+    const project = await this.services.projects.create(owner.id, owner.username, slug, checkedName)
     return `Created project ${displayName(owner.username)}/${project.slug}`
   }
 
@@ -62,34 +54,32 @@ export class Admin {
     })
     // Acting as the user: a key never reaches further than its user could.
     const identity: Identity = { user, session: null, key: null, credentialHash: '' }
-    const created = await this.keys.create(identity, request)
+    const created = await this.services.keys.create(identity, request)
     const scope = created.projects === null ? 'all projects' : created.projects.join(',')
     return `Created API key ${created.id} "${created.name}" (${created.permission}, ${scope}, expires ${created.expiresAt ?? 'never'}); shown once: ${created.key}`
   }
 
   async listKeys (userName: string): Promise<string> {
     const user = await this.user(userName)
-    const keys = await this.keys.list(user.id)
+    const keys = await this.services.keys.list(user.id)
     if (keys.length === 0) return `${displayName(user.username)} has no API keys.`
     return keys.map(k => [k.id, `${k.prefix}…`, k.permission, k.projects === null ? 'all' : k.projects.join(','), k.expiresAt ?? 'never', k.name].join('\t')).join('\n')
   }
 
   async revokeKey (id: string): Promise<string> {
-    const key = await this.store.findApiKeyById(id)
-    if (!key) throw new ContentdError('KEY_NOT_FOUND', id)
-    await this.keys.revoke(key.userId, id)
+    await this.services.keys.revokeAnyOwner(id)
     return `Revoked API key ${id}`
   }
 
   async exportContent (ref: string): Promise<string> {
-    const project = await this.projects.find(...refArgs(ref))
+    const project = await this.services.projects.find(...refArgs(ref))
     const snapshot = await this.store.readContent(project.id)
     if (!snapshot) throw new ContentdError('PROJECT_NOT_FOUND')
     return snapshot.json ?? JSON.stringify(snapshot.content)
   }
 
   async importContent (ref: string, text: string): Promise<string> {
-    const project = await this.projects.find(...refArgs(ref))
+    const project = await this.services.projects.find(...refArgs(ref))
     let content: unknown
     try {
       content = JSON.parse(text)

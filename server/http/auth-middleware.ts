@@ -3,14 +3,12 @@
 // that enough here", as PocketBase does with loadAuthToken and RequireAuth.
 import type { RequestHandler, Response } from 'express'
 import { ContentdError } from '../../shared/errors.js'
-import type { Identity } from '../services/identity.js'
-import { bearerSecret, resolveSecret } from '../services/identity.js'
-import type { Store } from '../store/types.js'
+import { bearerSecret, type Identities, type Identity } from '../services/identity.js'
 import { context } from './context.js'
 
-export function loadIdentity (store: Store): RequestHandler {
+export function loadIdentity (identities: Identities): RequestHandler {
   return async (req, res, next) => {
-    const result = await resolveSecret(store, bearerSecret(req.headers.authorization))
+    const result = await identities.resolve(bearerSecret(req.headers.authorization))
     Object.assign(context(res), result.identity ? { identity: result.identity, authFailure: null } : { identity: null, authFailure: result.failure })
     next()
   }

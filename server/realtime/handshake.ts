@@ -2,8 +2,7 @@
 // reaches the client as `connect_error` whose `data` is the usual {message, code}.
 import { ContentdError, type ErrorCode } from '../../shared/errors.js'
 import type { Logger } from '../logger.js'
-import { resolveSecret } from '../services/identity.js'
-import type { Store } from '../store/types.js'
+import type { Identities } from '../services/identity.js'
 import type { RealtimeSocket } from './types.js'
 
 export type RefusalError = Error & { data: { message: string, code: ErrorCode } }
@@ -35,14 +34,14 @@ export class ConnectionCounter {
   }
 }
 
-export function handshake (store: Store, counter: ConnectionCounter, limit: number, logger: Logger) {
+export function handshake (identities: Identities, counter: ConnectionCounter, limit: number, logger: Logger) {
   return async (socket: RealtimeSocket, next: (err?: Error) => void): Promise<void> => {
     const auth: unknown = socket.handshake.auth
     const token = typeof auth === 'object' && auth !== null && 'token' in auth && typeof auth.token === 'string' && auth.token !== ''
       ? auth.token
       : null
     try {
-      const result = await resolveSecret(store, token)
+      const result = await identities.resolve(token)
       if (!result.identity) { next(refusal(result.failure)); return }
       const release = counter.reserve(result.identity.user.id)
       if (!release) { next(refusal('TOO_MANY_CONNECTIONS', `at most ${limit} per user`)); return }

@@ -8,8 +8,8 @@ import type { Config } from '../config.js'
 import type { Logger } from '../logger.js'
 import type { Metrics } from '../observability/metrics.js'
 import type { RedisConnection } from '../redis-connection.js'
-import type { AccessEvents } from '../services/access-events.js'
-import { projectRef, Projects } from '../services/projects.js'
+import type { Services } from '../services/index.js'
+import { projectRef } from '../services/projects.js'
 import type { Store } from '../store/types.js'
 import { atTime } from './expiry.js'
 import { ConnectionCounter, handshake } from './handshake.js'
@@ -23,8 +23,8 @@ export interface RealtimeDependencies {
   store: Store
   config: Config
   logger: Logger
-  /** The same emitter the HTTP app's services announce revocations on. */
-  accessEvents: AccessEvents
+  /** The same services the HTTP app uses: their access events end subscriptions. */
+  services: Services
   /** The node's Redis connection when REDIS_URL is set: enables multi-node broadcast. */
   redis?: RedisConnection | undefined
   metrics?: Metrics | undefined
@@ -44,7 +44,7 @@ const MAX_CLIENT_MESSAGE_BYTES = 16 * 1024
 const SHUTDOWN_FLUSH_GRACE_MS = 1000
 
 export async function attachRealtime (deps: RealtimeDependencies): Promise<Realtime> {
-  const { httpServer, store, config, logger, accessEvents, metrics } = deps
+  const { httpServer, store, config, logger, services, metrics } = deps
   const io: RealtimeServer = new Server(httpServer, {
     cors: { origin: config.corsOrigins === '*' ? '*' : config.corsOrigins },
     maxHttpBufferSize: MAX_CLIENT_MESSAGE_BYTES
@@ -55,10 +55,10 @@ export async function attachRealtime (deps: RealtimeDependencies): Promise<Realt
     io.adapter(redisAdapter.adapter)
   }
   const multiNode = redisAdapter !== null
-  const subscriptions = new Subscriptions(io, store, new Projects(store), config.socketSubscriptionsPerConnection, logger)
+  const subscriptions = new Subscriptions(io, store, services.projects, services.identities, config.socketSubscriptionsPerConnection, logger)
   const counter = new ConnectionCounter(config.socketConnectionsPerIdentity)
 
-  io.use(handshake(store, counter, config.socketConnectionsPerIdentity, logger))
+  io.use(handshake(services.identities, counter, config.socketConnectionsPerIdentity, logger))
   io.on('connection', socket => {
     metrics?.activeSockets.inc()
     const { session, key } = socket.data.identity
@@ -83,7 +83,7 @@ export async function attachRealtime (deps: RealtimeDependencies): Promise<Realt
     metrics?.broadcastLag.observe(Math.max(0, Date.now() - Date.parse(committed.at)) / 1000)
     if (multiNode) io.serverSideEmit('contentd:change', projectId, change)
   })
-  accessEvents.on(event => {
+  services.accessEvents.on(event => {
     if (closed) return
     subscriptions.applyAccessEvent(event)
     if (multiNode) io.serverSideEmit('contentd:access', event)

@@ -4,7 +4,7 @@ import { EVENTS, type ChangeEvent, type RevokedEvent, type SubscribeAck, type Un
 import { ContentdError, isContentdError, type ErrorBody, type ErrorCode } from '../../shared/errors.js'
 import type { Logger } from '../logger.js'
 import type { AccessEvent } from '../services/access-events.js'
-import { resolveSecret } from '../services/identity.js'
+import type { Identities } from '../services/identity.js'
 import { projectRef, type Projects } from '../services/projects.js'
 import type { Store } from '../store/types.js'
 import { ProjectFeed, type FeedMember } from './project-feed.js'
@@ -49,6 +49,7 @@ export class Subscriptions {
     private readonly io: RealtimeServer,
     private readonly store: Store,
     private readonly projectService: Projects,
+    private readonly identities: Identities,
     private readonly limitPerConnection: number,
     private readonly logger: Logger
   ) {}
@@ -69,7 +70,7 @@ export class Subscriptions {
     let subscription: Subscription | null = null
     try {
       // The credential may have been revoked or may have expired since the handshake.
-      const current = await resolveSecret(this.store, socket.data.token)
+      const current = await this.identities.resolve(socket.data.token)
       if (!current.identity) {
         reply(failure(current.failure))
         this.revokeSocket(socket, current.failure)

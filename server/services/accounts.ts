@@ -2,7 +2,8 @@
 import { ContentdError } from '../../shared/errors.js'
 import { hashPassword, verifyPassword } from '../auth/passwords.js'
 import { hashSecret, newId, newSecret } from '../auth/tokens.js'
-import type { Store } from '../store/types.js'
+import type { Clock } from '../clock.js'
+import type { Store, UserRecord } from '../store/types.js'
 import type { AccessEvents } from './access-events.js'
 import { displayName } from './identity.js'
 
@@ -13,14 +14,21 @@ export interface SessionGrant {
 }
 
 export class Accounts {
-  constructor (private readonly store: Store, private readonly sessionTtlMs: number, private readonly accessEvents?: AccessEvents) {}
+  /** `accessEvents` hears of logouts, to end the connections using the session. */
+  constructor (private readonly store: Store, private readonly accessEvents: AccessEvents, private readonly sessionTtlMs: number, private readonly now: Clock) {}
 
-  async signup (username: string, password: string): Promise<SessionGrant> {
+  /** Makes a user without signing in (the operator's CLI); signup is this plus a session. */
+  async createUser (username: string, password: string): Promise<UserRecord> {
     // Cheap check first so a taken name does not cost an argon2 hash; the unique index
     // still decides races.
     if (await this.store.findUserByName(username)) throw new ContentdError('USERNAME_TAKEN')
-    const user = { id: newId('usr_'), username, passwordHash: await hashPassword(password), createdAt: new Date().toISOString() }
+    const user = { id: newId('usr_'), username, passwordHash: await hashPassword(password), createdAt: new Date(this.now()).toISOString() }
     await this.store.createUser(user)
+    return user
+  }
+
+  async signup (username: string, password: string): Promise<SessionGrant> {
+    const user = await this.createUser(username, password)
     return this.startSession(user.id, username)
   }
 
@@ -34,12 +42,12 @@ export class Accounts {
 
   async logout (sessionTokenHash: string): Promise<void> {
     await this.store.deleteSession(sessionTokenHash)
-    this.accessEvents?.emit({ kind: 'credential-revoked', credentialHash: sessionTokenHash })
+    this.accessEvents.emit({ kind: 'credential-revoked', credentialHash: sessionTokenHash })
   }
 
   private async startSession (userId: string, username: string): Promise<SessionGrant> {
     const token = newSecret('session')
-    const now = Date.now()
+    const now = this.now()
     const expiresAt = new Date(now + this.sessionTtlMs).toISOString()
     await this.store.createSession({ tokenHash: hashSecret(token), userId, createdAt: new Date(now).toISOString(), expiresAt })
     return { token, username: displayName(username), expiresAt }

@@ -2,6 +2,7 @@
 // handshake token) into the user behind it, or say why not. Enforcement is elsewhere.
 import type { ErrorCode } from '../../shared/errors.js'
 import { hashSecret, tokenKind } from '../auth/tokens.js'
+import type { Clock } from '../clock.js'
 import type { ApiKeyRecord, SessionRecord, Store, UserRecord } from '../store/types.js'
 
 export interface Identity {
@@ -24,7 +25,16 @@ export function bearerSecret (header: string | undefined): string | null {
   return BEARER.exec(header)?.[1] ?? null
 }
 
-export async function resolveSecret (store: Store, secret: string | null, now = Date.now()): Promise<IdentityResult> {
+/** Who presents the secret, by the services' store and clock (HTTP requests and sockets alike). */
+export class Identities {
+  constructor (private readonly store: Store, private readonly now: Clock) {}
+
+  resolve (secret: string | null): Promise<IdentityResult> {
+    return resolveSecret(this.store, secret, this.now())
+  }
+}
+
+export async function resolveSecret (store: Store, secret: string | null, now: number): Promise<IdentityResult> {
   if (secret === null) return { identity: null, failure: 'AUTH_REQUIRED' }
   const kind = tokenKind(secret)
   if (kind === null) return { identity: null, failure: 'INVALID_TOKEN' }

@@ -2,6 +2,7 @@
 // prefix, optionally limited to some projects and to a lifetime.
 import { ContentdError } from '../../shared/errors.js'
 import { hashSecret, newId, newSecret, VISIBLE_KEY_CHARS } from '../auth/tokens.js'
+import type { Clock } from '../clock.js'
 import type { ApiKeyRecord, Permission, Store } from '../store/types.js'
 import type { AccessEvents } from './access-events.js'
 import type { Identity } from './identity.js'
@@ -27,7 +28,8 @@ export interface NewKeyRequest {
 }
 
 export class Keys {
-  constructor (private readonly store: Store, private readonly projects: Projects, private readonly accessEvents?: AccessEvents) {}
+  /** `accessEvents` hears of revoked keys, to end the connections using them. */
+  constructor (private readonly store: Store, private readonly projects: Projects, private readonly accessEvents: AccessEvents, private readonly now: Clock) {}
 
   async create (identity: Identity, request: NewKeyRequest): Promise<KeyView & { key: string }> {
     let projectIds: string[] | null = null
@@ -43,7 +45,7 @@ export class Keys {
       }
     }
     const expiresAt = request.expiresAt ? new Date(request.expiresAt).toISOString() : null
-    if (expiresAt !== null && Date.parse(expiresAt) <= Date.now()) throw new ContentdError('INVALID_BODY', 'expiresAt must be in the future')
+    if (expiresAt !== null && Date.parse(expiresAt) <= this.now()) throw new ContentdError('INVALID_BODY', 'expiresAt must be in the future')
     const key = newSecret('key')
     const record: ApiKeyRecord = {
       id: newId('key_'),
@@ -54,7 +56,7 @@ export class Keys {
       permission: request.permission,
       projectIds,
       expiresAt,
-      createdAt: new Date().toISOString()
+      createdAt: new Date(this.now()).toISOString()
     }
     await this.store.createApiKey(record)
     return { ...(await this.view(record)), key }
@@ -65,11 +67,25 @@ export class Keys {
     return Promise.all(keys.map(k => this.view(k)))
   }
 
+  /** A user revokes one of their keys; another user's key is as unknown to them as a missing one. */
   async revoke (userId: string, id: string): Promise<void> {
-    // The hash is what live connections are keyed by; look it up before it is gone.
-    const keyHash = this.accessEvents ? (await this.store.listApiKeys(userId)).find(k => k.id === id)?.keyHash : undefined
-    if (!(await this.store.deleteApiKey(userId, id))) throw new ContentdError('KEY_NOT_FOUND')
-    if (keyHash) this.accessEvents?.emit({ kind: 'credential-revoked', credentialHash: keyHash })
+    const key = await this.store.findApiKeyById(id)
+    if (!key || key.userId !== userId) throw new ContentdError('KEY_NOT_FOUND')
+    await this.remove(key)
+  }
+
+  /** The operator (CLI) revokes any key, whoever owns it. */
+  async revokeAnyOwner (id: string): Promise<void> {
+    const key = await this.store.findApiKeyById(id)
+    if (!key) throw new ContentdError('KEY_NOT_FOUND', id)
+    await this.remove(key)
+  }
+
+  private async remove (key: ApiKeyRecord): Promise<void> {
+    // Gone already when another revocation won the race: the same answer as a missing key.
+    if (!(await this.store.deleteApiKey(key.userId, key.id))) throw new ContentdError('KEY_NOT_FOUND')
+    // The hash is what live connections are keyed by.
+    this.accessEvents.emit({ kind: 'credential-revoked', credentialHash: key.keyHash })
   }
 
   private async view (k: ApiKeyRecord): Promise<KeyView> {

@@ -2,6 +2,7 @@
 import { ContentdError } from '../../shared/errors.js'
 import { accessDenial, type Access } from '../auth/rights.js'
 import { newId } from '../auth/tokens.js'
+import type { Clock } from '../clock.js'
 import type { MemberRole, ProjectRecord, ProjectRole, Store } from '../store/types.js'
 import type { AccessEvents } from './access-events.js'
 import { displayName, type Identity } from './identity.js'
@@ -24,7 +25,8 @@ export function projectRef (project: ProjectRecord): string {
 }
 
 export class Projects {
-  constructor (private readonly store: Store, private readonly accessEvents?: AccessEvents) {}
+  /** `accessEvents` hears of deleted projects and removed members, to end their subscriptions. */
+  constructor (private readonly store: Store, private readonly accessEvents: AccessEvents, private readonly now: Clock) {}
 
   /**
    * The project a URL names. `usernameParam` must carry the "@" (400 otherwise); a missing
@@ -53,7 +55,7 @@ export class Projects {
   }
 
   async create (ownerId: string, ownerName: string, slug: string, name: string | undefined): Promise<ProjectRecord> {
-    return this.store.createProject({ id: newId('prj_'), ownerId, ownerName, slug, name: name ?? slug, createdAt: new Date().toISOString() })
+    return this.store.createProject({ id: newId('prj_'), ownerId, ownerName, slug, name: name ?? slug, createdAt: new Date(this.now()).toISOString() })
   }
 
   /** What the identity can see: its own and shared projects, narrowed by a key's scope. */
@@ -65,7 +67,7 @@ export class Projects {
 
   async delete (project: ProjectRecord): Promise<void> {
     await this.store.deleteProject(project.id)
-    this.accessEvents?.emit({ kind: 'project-deleted', projectId: project.id })
+    this.accessEvents.emit({ kind: 'project-deleted', projectId: project.id })
   }
 
   async setMember (project: ProjectRecord, memberParam: string, role: MemberRole): Promise<{ username: string, role: MemberRole }> {
@@ -77,7 +79,7 @@ export class Projects {
   async removeMember (project: ProjectRecord, memberParam: string): Promise<void> {
     const member = await this.memberUser(project, memberParam)
     if (!(await this.store.removeMember(project.id, member.id))) throw new ContentdError('MEMBER_NOT_FOUND')
-    this.accessEvents?.emit({ kind: 'member-removed', projectId: project.id, userId: member.id })
+    this.accessEvents.emit({ kind: 'member-removed', projectId: project.id, userId: member.id })
   }
 
   async members (project: ProjectRecord): Promise<Array<{ username: string, role: MemberRole }>> {

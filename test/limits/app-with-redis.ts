@@ -9,7 +9,8 @@ import { createApp } from '../../server/app.js'
 import { loadConfig } from '../../server/config.js'
 import { createLogger } from '../../server/logger.js'
 import { connectRedis, type RedisConnection } from '../../server/redis-connection.js'
-import { SqliteStore } from '../../server/store/sqlite/sqlite-store.js'
+import { createServices } from '../../server/services/index.js'
+import { openSqliteStore } from '../support/stores.js'
 
 export interface Node {
   url: string
@@ -22,10 +23,10 @@ export async function startNode (env: Record<string, string>, redisUrl?: string,
   const dir = dataDir ?? mkdtempSync(join(tmpdir(), 'contentd-limits-'))
   const config = loadConfig({ DATA_DIR: dir, LOG_LEVEL: 'silent', ...env, ...(redisUrl ? { REDIS_URL: redisUrl } : {}) })
   const logger = createLogger(config.logLevel)
-  const store = new SqliteStore({ dataDir: dir, contentLimitBytes: config.contentLimitBytes, cacheBytes: config.cacheBytes })
+  const store = openSqliteStore({ dataDir: dir, contentLimitBytes: config.contentLimitBytes, cacheBytes: config.cacheBytes })
   await store.init()
   const redis = redisUrl ? await connectRedis(redisUrl, logger) : undefined
-  const server = createServer(createApp({ config, store, logger, redis }))
+  const server = createServer(createApp({ config, store, logger, redis, services: createServices({ store, sessionTtlMs: config.sessionTtlMs }) }))
   await new Promise<void>(resolve => server.listen(0, '127.0.0.1', resolve))
   const { port } = server.address() as AddressInfo
   return {

@@ -10,9 +10,10 @@ import { createApp } from '../../server/app.js'
 import { loadConfig } from '../../server/config.js'
 import { createLogger } from '../../server/logger.js'
 import { listRoutes } from '../../server/openapi/route-list.js'
-import { SqliteStore } from '../../server/store/sqlite/sqlite-store.js'
+import { createServices } from '../../server/services/index.js'
 import { ERRORS } from '../../shared/errors.js'
 import { amountBody, apiKeyBody, insertBody } from '../../shared/schemas.js'
+import { openSqliteStore } from '../support/stores.js'
 import { startTestApp, type TestApp } from '../support/temp-app.js'
 
 const METHODS = ['get', 'post', 'put', 'delete', 'patch']
@@ -36,10 +37,10 @@ describe('GET /openapi.json', () => {
   it('documents exactly the routes the app registers', async () => {
     // Metrics on, so the conditional /metrics route is registered too.
     const dataDir = mkdtempSync(join(tmpdir(), 'contentd-openapi-'))
-    const store = new SqliteStore({ dataDir, contentLimitBytes: 1 << 20, cacheBytes: 1 << 20 })
+    const store = openSqliteStore({ dataDir, contentLimitBytes: 1 << 20, cacheBytes: 1 << 20 })
     try {
       const config = loadConfig({ DATA_DIR: dataDir, LOG_LEVEL: 'silent', METRICS: 'on' })
-      const express = createApp({ config, store, logger: createLogger('silent') })
+      const express = createApp({ config, store, logger: createLogger('silent'), services: createServices({ store, sessionTtlMs: config.sessionTtlMs }) })
       const registered = listRoutes(express as never).map(r => `${r.method} ${r.path}`)
       expect(registered.length).toBeGreaterThan(20)
       const undocumented = registered.filter(r => !documented().includes(r))

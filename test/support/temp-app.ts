@@ -9,13 +9,16 @@ import { createApp } from '../../server/app.js'
 import { loadConfig, type Config } from '../../server/config.js'
 import { createLogger } from '../../server/logger.js'
 import { attachRealtime, type Realtime } from '../../server/realtime/index.js'
-import { AccessEvents } from '../../server/services/access-events.js'
-import { SqliteStore } from '../../server/store/sqlite/sqlite-store.js'
+import { createServices, type Services } from '../../server/services/index.js'
+import type { SqliteStore } from '../../server/store/sqlite/sqlite-store.js'
+import type { ManualClock } from './clock.js'
+import { openSqliteStore } from './stores.js'
 
 export interface TestApp {
   url: string
   config: Config
   store: SqliteStore
+  services: Services
   server: Server
   dataDir: string
   /** Socket.IO on the same port, when started with { realtime: true }. */
@@ -23,23 +26,30 @@ export interface TestApp {
   close (): Promise<void>
 }
 
+export interface TestAppOptions {
+  realtime?: boolean
+  /** The services' time (key and session expiry); the system clock when absent. */
+  clock?: ManualClock
+}
+
 /** `env` uses the variable names of DESIGN.md §8 (e.g. { BODY_LIMIT: '2048' }). */
-export async function startTestApp (env: Record<string, string> = {}, options: { realtime?: boolean } = {}): Promise<TestApp> {
+export async function startTestApp (env: Record<string, string> = {}, options: TestAppOptions = {}): Promise<TestApp> {
   const dataDir = mkdtempSync(join(tmpdir(), 'contentd-test-'))
   const config = loadConfig({ DATA_DIR: dataDir, RATE_LIMIT: '0', LOG_LEVEL: 'silent', ...env })
-  const store = new SqliteStore({ dataDir, contentLimitBytes: config.contentLimitBytes, cacheBytes: config.cacheBytes })
+  const store = openSqliteStore({ dataDir, contentLimitBytes: config.contentLimitBytes, cacheBytes: config.cacheBytes })
   await store.init()
   const logger = createLogger(config.logLevel)
-  const accessEvents = new AccessEvents()
-  const app = createApp({ config, store, logger, accessEvents })
+  const services = createServices({ store, sessionTtlMs: config.sessionTtlMs, ...(options.clock ? { now: options.clock.now } : {}) })
+  const app = createApp({ config, store, logger, services })
   const server = createServer(app)
-  const realtime = options.realtime ? await attachRealtime({ httpServer: server, store, config, logger, accessEvents }) : null
+  const realtime = options.realtime ? await attachRealtime({ httpServer: server, store, config, logger, services }) : null
   await new Promise<void>(resolve => server.listen(0, '127.0.0.1', resolve))
   const { port } = server.address() as AddressInfo
   return {
     url: `http://127.0.0.1:${port}`,
     config,
     store,
+    services,
     server,
     dataDir,
     realtime,
