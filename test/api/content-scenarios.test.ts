@@ -2,6 +2,7 @@
 // messages, insert/get/update, ETags and the order of checks of DESIGN.md §4 — one table,
 // one runner. A failing row leaves the content and the version as they were.
 import { afterAll, beforeAll, describe, it } from 'vitest'
+import { manualClock } from '../support/clock.js'
 import { startTestApp, type TestApp } from '../support/temp-app.js'
 import { makeContentFixture, PROJECT, type ContentFixture } from './fixture.js'
 import { runScenario, type Scenario } from './scenario.js'
@@ -199,8 +200,9 @@ describe('content API scenarios', () => {
   let app: TestApp
   let fixture: ContentFixture
   beforeAll(async () => {
-    app = await startTestApp()
-    fixture = await makeContentFixture(app.url)
+    const clock = manualClock()
+    app = await startTestApp({}, { clock })
+    fixture = await makeContentFixture(app.url, clock)
   })
   afterAll(async () => { await app.close() })
 

@@ -1,6 +1,7 @@
 // The cast of the content scenarios: an owner with two projects, a viewer and an editor of
 // one of them, a stranger, and API keys of every kind (write, read-only, scoped to the other
 // project, expired, revoked, the stranger's).
+import type { ManualClock } from '../support/clock.js'
 import { call, createKey, createProject, signup } from '../support/http.js'
 
 export interface ContentFixture {
@@ -19,12 +20,12 @@ export interface ContentFixture {
 /** The project every content scenario acts on. */
 export const PROJECT = '/api/@alice/demo'
 
-const EXPIRY_MS = 2000
+const EXPIRY_MS = 60_000
 
-export async function makeContentFixture (url: string): Promise<ContentFixture> {
+/** `clock` is the app's (startTestApp's `clock` option): the fixture moves it past a key's expiry. */
+export async function makeContentFixture (url: string, clock: ManualClock): Promise<ContentFixture> {
   const ownerSession = await signup(url, 'alice')
-  // Created first so that its lifetime runs out while the rest is being set up.
-  const expiresAt = Date.now() + EXPIRY_MS
+  const expiresAt = clock.now() + EXPIRY_MS
   const expiredKey = (await createKey(url, ownerSession, { name: 'short-lived', permission: 'write', expiresAt: new Date(expiresAt).toISOString() })).key
   await createProject(url, ownerSession, 'demo')
   await createProject(url, ownerSession, 'other')
@@ -45,7 +46,6 @@ export async function makeContentFixture (url: string): Promise<ContentFixture> 
     if (r.status !== 200) throw new Error(`member ${member}: ${r.status} ${r.text}`)
   }
 
-  const wait = expiresAt + 100 - Date.now()
-  if (wait > 0) await new Promise(resolve => setTimeout(resolve, wait))
+  clock.advance(EXPIRY_MS)
   return { ownerSession, writeKey, readKey, otherProjectKey, expiredKey, revokedKey: revoked.key, editorSession, viewerSession, strangerSession, strangerKey }
 }

@@ -2,6 +2,7 @@
 // members, keys, health, and the cross-cutting HTTP behaviour (404 JSON, request ids, CORS,
 // security headers).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { manualClock } from '../support/clock.js'
 import { call, createKey, createProject, PASSWORD, signup } from '../support/http.js'
 import { startTestApp, type TestApp } from '../support/temp-app.js'
 import { expectErrorShape } from './scenario.js'
@@ -11,7 +12,8 @@ const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?Z$/
 describe('management API', () => {
   let app: TestApp
   let url: string
-  beforeAll(async () => { app = await startTestApp(); url = app.url })
+  const clock = manualClock()
+  beforeAll(async () => { app = await startTestApp({}, { clock }); url = app.url })
   afterAll(async () => { await app.close() })
 
   const expectError = (r: Awaited<ReturnType<typeof call>>, status: number, code: string) => {
@@ -310,11 +312,13 @@ describe('management API', () => {
       expect((await call(url, 'GET', '/api/me', { token: key })).status).toBe(200)
     })
 
-    it('an expired key is 401', async () => {
-      const expiresAt = Date.now() + 1500
-      const { key } = await createKey(url, user, { name: 'brief', permission: 'read', expiresAt: new Date(expiresAt).toISOString() })
+    it('an expired key is 401: valid until its expiresAt, refused from that moment on', async () => {
+      const lifetime = 60_000
+      const { key } = await createKey(url, user, { name: 'brief', permission: 'read', expiresAt: new Date(clock.now() + lifetime).toISOString() })
       expect((await call(url, 'GET', '/api/me', { token: key })).status).toBe(200)
-      await new Promise(resolve => setTimeout(resolve, expiresAt + 100 - Date.now()))
+      clock.advance(lifetime - 1)
+      expect((await call(url, 'GET', '/api/me', { token: key })).status).toBe(200)
+      clock.advance(1)
       expectError(await call(url, 'GET', '/api/me', { token: key }), 401, 'INVALID_TOKEN')
       expectError(await call(url, 'GET', '/api/@kuser/p1/content', { token: key }), 401, 'INVALID_TOKEN')
     })

@@ -82,7 +82,8 @@ describe('restart on the same DATA_DIR', () => {
     const { key } = await createKey(server.url, session, { name: 'w', permission: 'write' })
     const writes = Array.from({ length: 100 }, () =>
       call(server.url, 'POST', '/api/@burst/b/content/increment', { token: key, body: { path: 'n' } }).then(r => r.status, () => 0))
-    await new Promise(resolve => setTimeout(resolve, 20))
+    // The signal lands once the server is answering the burst, with most writes still in flight.
+    await Promise.race(writes)
     const exit = server.stop('SIGTERM')
     const statuses = await Promise.all(writes)
     expect(await exit).toBe(0)

@@ -1,17 +1,19 @@
 // ProjectFeed's ordering rules, driven directly: changes arriving out of order, twice, or
 // around a subscriber's snapshot still reach each member once, in version order.
-import { describe, expect, it } from 'vitest'
+import { afterEach, describe, expect, it, vi } from 'vitest'
 import type { ChangeEvent } from '../../shared/events.js'
 import { ProjectFeed, type FeedMember } from '../../server/realtime/project-feed.js'
 
 const change = (version: number): ChangeEvent => ({ project: '@a/p', version, op: 'increment', path: 'n', value: 1, at: '2024-01-01T00:00:00.000Z' })
+
+const GAP_TIMEOUT_MS = 60_000
 
 /** A member records what it would receive: history sends, and room broadcasts once joined. */
 function setup () {
   const members: Array<FeedMember & { got: number[], inRoom: boolean }> = []
   const feed = new ProjectFeed({
     broadcast: c => { for (const m of members) if (m.inRoom) m.got.push(c.version) },
-    gapTimeoutMs: 60_000,
+    gapTimeoutMs: GAP_TIMEOUT_MS,
     historySize: 4
   })
   const member = () => {
@@ -64,5 +66,40 @@ describe('ProjectFeed', () => {
     expect(feed.activate(tooOld, 1, () => { sent = true })).toBe('stale')
     expect(sent).toBe(false)
     feed.close()
+  })
+
+  describe('a version that never arrives', () => {
+    // The gap timeout runs on timers the test moves: no minute of waiting.
+    afterEach(() => { vi.useRealTimers() })
+
+    it('holds later changes back for the gap timeout, then delivers them and goes on', () => {
+      vi.useFakeTimers()
+      const { feed, member } = setup()
+      const m = member()
+      feed.activate(m, 10, () => {})
+      feed.receive(change(12))
+      feed.receive(change(13))
+      vi.advanceTimersByTime(GAP_TIMEOUT_MS - 1)
+      expect(m.got).toEqual([])
+      vi.advanceTimersByTime(1)
+      expect(m.got).toEqual([12, 13])
+      // Version 11 turning up late is a repeat now; the feed carries on from 13.
+      feed.receive(change(11))
+      feed.receive(change(14))
+      expect(m.got).toEqual([12, 13, 14])
+      feed.close()
+    })
+
+    it('a gap filled in time cancels the timeout', () => {
+      vi.useFakeTimers()
+      const { feed, member } = setup()
+      const m = member()
+      feed.activate(m, 10, () => {})
+      feed.receive(change(12))
+      feed.receive(change(11))
+      expect(m.got).toEqual([11, 12])
+      expect(vi.getTimerCount()).toBe(0)
+      feed.close()
+    })
   })
 })
