@@ -110,7 +110,9 @@ const SPECIFIC: Record<Op, Row[]> = {
     post('delete', '200 and nothing changes for a missing path', { path: 'no.such.thing' }, { expectStatus: 200, expectBody: { message: MESSAGES.delete }, expectContent: BASE }),
     post('delete', 'removes an array element and shifts the rest', { path: 'data.list.0' }, { expectStatus: 200, expectContent: withData({ list: [2] }) }),
     post('delete', '200 past the end of an array', { path: 'data.list.9' }, { expectStatus: 200, expectContent: BASE }),
-    post('delete', 'removes a whole subtree', { path: 'data' }, { expectStatus: 200, expectContent: {} })
+    post('delete', 'removes a whole subtree', { path: 'data' }, { expectStatus: 200, expectContent: {} }),
+    post('delete', 'accepts and ignores a value (the spec\'s body has path and value for every operation)', { path: 'data.count', value: 2 }, { expectStatus: 200, expectBody: { message: MESSAGES.delete }, expectContent: { data: { list: [1, 2], text: 'hi', obj: { a: 1 }, nothing: null } } }),
+    post('delete', '400 INVALID_BODY for an index (only insert takes one)', { path: 'data.count', index: 0 }, { expectStatus: 400, expectCode: 'INVALID_BODY', expectBody: { code: 'INVALID_BODY', message: 'The request body is not valid: unknown field "index"' } })
   ],
   push: [
     post('push', '400 when the target is a number', { path: 'data.count', value: 1 }, { expectStatus: 400, expectCode: 'NOT_AN_ARRAY' }),
