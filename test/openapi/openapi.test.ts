@@ -8,7 +8,8 @@ import { allowHeader, RouteTable } from '../../server/http/route-table.js'
 import { API_OPERATIONS } from '../../server/openapi/operations.js'
 import { toOpenApiPath } from '../../server/openapi/spec.js'
 import { ERRORS } from '../../shared/errors.js'
-import { amountBody, apiKeyBody, insertBody } from '../../shared/schemas.js'
+import { PATH_OPERATION_NAMES, PATH_OPERATIONS } from '../../shared/operation-table.js'
+import { apiKeyBody } from '../../shared/schemas.js'
 import { startTestApp, type TestApp } from '../support/temp-app.js'
 
 const METHODS = ['get', 'post', 'put', 'delete', 'patch']
@@ -96,10 +97,14 @@ describe('GET /openapi.json', () => {
       const { $id: _id, ...schema } = spec.components.schemas[ref.split('/').pop() as string]
       return schema
     }
-    expect(bodyOf('/api/{username}/{projectSlug}/content/increment')).toEqual(input(amountBody))
-    expect(bodyOf('/api/{username}/{projectSlug}/content/insert')).toEqual(input(insertBody))
+    for (const op of PATH_OPERATION_NAMES) {
+      expect(bodyOf(`/api/{username}/{projectSlug}/content/${op}`), op).toEqual(input(PATH_OPERATIONS[op].schema))
+      expect(spec.paths[`/api/{username}/{projectSlug}/content/${op}`].post.responses['200'].description).toContain(PATH_OPERATIONS[op].message)
+    }
+    // Strict bodies: a member the schema does not name is refused, and the reference says so.
+    expect(bodyOf('/api/{username}/{projectSlug}/content/increment').additionalProperties).toBe(false)
     expect(bodyOf('/api/keys')).toEqual(input(apiKeyBody))
-    for (const op of ['increment', 'decrement', 'set', 'delete', 'push', 'insert']) {
+    for (const op of PATH_OPERATION_NAMES) {
       expect(spec.paths[`/api/{username}/{projectSlug}/content/${op}`].post.requestBody.required).toBe(true)
     }
   })
