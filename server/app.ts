@@ -6,9 +6,10 @@ import type { Config } from './config.js'
 import { loadIdentity } from './http/auth-middleware.js'
 import { dashboard } from './http/dashboard.js'
 import { errorHandler, notFound } from './http/errors.js'
+import { precomputedHeaders } from './http/fast-path.js'
 import { authRateLimit, rateLimit, type RedisClient } from './http/rate-limit.js'
 import { requestLog } from './http/request-log.js'
-import { responseHeaders } from './http/response-headers.js'
+import { RouteTable } from './http/route-table.js'
 import { accountRoutes } from './http/routes/accounts.js'
 import { contentRoutes } from './http/routes/content.js'
 import { keyRoutes } from './http/routes/keys.js'
@@ -44,21 +45,20 @@ export function createApp ({ config, store, logger, redis, metrics = new Metrics
   app.use(requestLog(logger))
   metrics.watch(store)
   app.use(metrics.track)
-  // helmet's and cors's headers, computed once (see response-headers.ts).
-  app.use(responseHeaders(config.corsOrigins === '*' ? '*' : config.corsOrigins, ['ETag', 'X-Request-Id', 'Retry-After']))
+  // helmet's and cors's headers, computed once (see fast-path.ts).
+  app.use(precomputedHeaders(config.corsOrigins === '*' ? '*' : config.corsOrigins, ['ETag', 'X-Request-Id', 'Retry-After']))
 
   // RATE_LIMIT=0 turns rate limiting off altogether, the stricter login/signup limit too.
   const rateLimited = config.rateLimitPerMinute > 0
-  const identity = loadIdentity(services.identities)
-  // One limiter for the whole API (content and management share each caller's budget).
-  const apiRateLimit = rateLimit(config.rateLimitPerMinute, redis)
+  // Every route goes through one table (see route-table.ts); every /api route starts with
+  // the caller's identity and the one rate limiter content and management share.
+  const routes = new RouteTable()
+  const api = routes.scope('/api', [loadIdentity(services.identities), rateLimit(config.rateLimitPerMinute, redis)])
+  const outside = routes.scope()
 
-  // Content first: the hot path. Its URLs have three or more segments after /api and end in
-  // /content or /content/<operation>, which no other route uses; identity and the rate limit
-  // run as the first handlers of these routes only (see contentRoutes).
-  contentRoutes(store, projects, limit, { prelude: [identity, apiRateLimit], base: '/api/:username/:projectSlug', into: app })
-
-  app.get('/healthz', async (_req, res) => {
+  // Content first: the hot path, so its requests are matched after the fewest routes.
+  contentRoutes(api, store, projects, limit)
+  outside.get('/healthz', async (_req, res) => {
     try {
       await store.ping()
     } catch {
@@ -66,23 +66,16 @@ export function createApp ({ config, store, logger, redis, metrics = new Metrics
     }
     res.json({ status: 'ok' })
   })
-
-  app.use(observabilityRoutes(config, store, metrics, redis))
-
-  // The live dashboard at "/" (public/), before the API so "/" is not a 404.
-  app.use(dashboard())
-
-  const api = express.Router()
-  api.use(identity)
-  api.use(apiRateLimit)
-  api.post(['/auth/login', '/auth/signup'], authRateLimit(rateLimited ? config.authRateLimitPerMinute : 0, redis))
-  api.use(accountRoutes(accounts, config.signup === 'open', limit))
-  api.use(keyRoutes(keys, limit))
-  api.use(projectRoutes(projects, limit))
-  app.use('/api', api)
-
+  observabilityRoutes(outside, config, store, metrics, redis)
+  accountRoutes(api, accounts, config.signup === 'open', limit, authRateLimit(rateLimited ? config.authRateLimitPerMinute : 0, redis))
+  keyRoutes(api, keys, limit)
+  projectRoutes(api, projects, limit)
   // The API reference: GET /openapi.json and the page at /docs.
-  app.use(openApiRoutes())
+  openApiRoutes(outside, routes)
+  routes.install(app)
+
+  // The live dashboard at "/" (public/): static files, after the routes.
+  app.use(dashboard())
 
   app.use(notFound)
   app.use(errorHandler)

@@ -32,6 +32,8 @@ export const ERRORS = {
   PATH_NOT_FOUND: { status: 404, message: 'Nothing is stored at this path' },
   KEY_NOT_FOUND: { status: 404, message: 'API key not found' },
   MEMBER_NOT_FOUND: { status: 404, message: 'That user is not a member of this project' },
+  // 405: the path exists, the method does not (the Allow header lists the ones that do)
+  METHOD_NOT_ALLOWED: { status: 405, message: 'This endpoint does not accept that method' },
   // 409
   USERNAME_TAKEN: { status: 409, message: 'That username is taken' },
   PROJECT_EXISTS: { status: 409, message: 'A project with that slug already exists' },
@@ -57,11 +59,15 @@ export interface ErrorBody {
 
 /**
  * An expected failure with a catalogued code. `detail` refines the catalogue message
- * (for example which segment of a path is wrong); it must never hold internals.
+ * (for example which segment of a path is wrong); it must never hold internals. The message
+ * is always "<catalogue message>: <detail>", composed here and only here: code that passes a
+ * failure on (a zod issue, say) carries `code` and `detail`, never `message`, so the
+ * catalogue text cannot end up in a message twice.
  */
 export class ContentdError extends Error {
   readonly code: ErrorCode
   readonly status: number
+  readonly detail: string | undefined
 
   constructor (code: ErrorCode, detail?: string) {
     const base = ERRORS[code].message
@@ -69,6 +75,7 @@ export class ContentdError extends Error {
     this.name = 'ContentdError'
     this.code = code
     this.status = ERRORS[code].status
+    this.detail = detail || undefined
   }
 
   toBody (): ErrorBody {

@@ -6,8 +6,9 @@
 // `update`, returning the replacement), or throws a ContentdError having touched nothing.
 // Every check happens before the first write, which is what makes that promise cheap.
 import { ContentdError } from './errors.js'
-import { assertWritableValue, isContainer, isPlainObject, typeName, type Json, type JsonContainer, type JsonObject } from './json.js'
-import { formatPath, isCanonicalIndex, keyProblem } from './path.js'
+import { isContainer, typeName, type Json, type JsonContainer, type JsonObject } from './json.js'
+import { assertPathSegments, formatPath, isCanonicalIndex } from './path.js'
+import { validateOperation } from './validate-operation.js'
 
 export type Operation =
   | { op: 'increment' | 'decrement', path: string[], value: number }
@@ -39,21 +40,10 @@ const WALK_MODES = {
 } as const
 type WalkMode = keyof typeof WALK_MODES
 
-/**
- * parsePath already refuses bad segments; this guards callers that build paths themselves
- * (clients applying change events, other stores): assigning "__proto__" swaps a prototype,
- * and create() writes the segments past the walk as keys, so every one is checked first.
- */
-function assertSegments (path: readonly string[]): void {
-  path.forEach((segment, i) => {
-    const problem = keyProblem(segment)
-    if (problem) throw new ContentdError('INVALID_PATH', `segment ${i + 1} ${problem}`)
-  })
-}
-
 function walk (doc: JsonObject, path: readonly string[], mode: WalkMode): Location {
+  // The callers have checked the segments (validateOperation, getAt): assigning "__proto__"
+  // would swap a prototype, and create() writes the segments past the walk as keys.
   const { pastEnd, throughScalar } = WALK_MODES[mode]
-  assertSegments(path)
   let current: JsonContainer = doc
   for (let depth = 0; depth < path.length; depth++) {
     const segment = path[depth] as string
@@ -109,7 +99,6 @@ function requireFinite (result: number, path: readonly string[]): number {
 }
 
 function addTo (doc: JsonObject, path: readonly string[], amount: number): void {
-  if (!Number.isFinite(amount)) throw new ContentdError('INVALID_VALUE', 'the amount must be a finite number')
   const location = walk(doc, path, 'write')
   if (location.found) {
     if (typeof location.value !== 'number') {
@@ -122,7 +111,6 @@ function addTo (doc: JsonObject, path: readonly string[], amount: number): void 
 }
 
 function setAt (doc: JsonObject, path: readonly string[], value: Json): void {
-  assertWritableValue(value, path)
   const location = walk(doc, path, 'write')
   if (location.found) put(location.parent, location.key, value)
   else if (location.parent) create(location, path, value)
@@ -136,7 +124,6 @@ function deleteAt (doc: JsonObject, path: readonly string[]): void {
 }
 
 function pushAt (doc: JsonObject, path: readonly string[], value: Json): void {
-  assertWritableValue(value, path)
   const location = walk(doc, path, 'write')
   if (location.found) {
     if (!Array.isArray(location.value)) throw new ContentdError('NOT_AN_ARRAY', `"${formatPath(path)}" is ${typeName(location.value)}`)
@@ -147,8 +134,6 @@ function pushAt (doc: JsonObject, path: readonly string[], value: Json): void {
 }
 
 function insertAt (doc: JsonObject, path: readonly string[], index: number, value: Json): void {
-  if (!Number.isSafeInteger(index) || index < 0) throw new ContentdError('INDEX_OUT_OF_RANGE', 'index must be a non-negative integer')
-  assertWritableValue(value, path)
   const location = walk(doc, path, 'write')
   if (location.found) {
     const target = location.value
@@ -163,9 +148,11 @@ function insertAt (doc: JsonObject, path: readonly string[], index: number, valu
 
 /**
  * Applies one operation. Returns the document after it: the same object, mutated, for
- * every path operation; the new content for `update`. Throws without side effects.
+ * every path operation; the new content for `update`. Throws without side effects: first
+ * the checks that need no document (validateOperation), then those that do.
  */
 export function applyOperation (doc: JsonObject, operation: Operation): JsonObject {
+  validateOperation(operation)
   switch (operation.op) {
     case 'increment': addTo(doc, operation.path, operation.value); return doc
     case 'decrement': addTo(doc, operation.path, -operation.value); return doc
@@ -173,15 +160,13 @@ export function applyOperation (doc: JsonObject, operation: Operation): JsonObje
     case 'delete': deleteAt(doc, operation.path); return doc
     case 'push': pushAt(doc, operation.path, operation.value); return doc
     case 'insert': insertAt(doc, operation.path, operation.index, operation.value); return doc
-    case 'update':
-      if (!isPlainObject(operation.value)) throw new ContentdError('INVALID_BODY', 'the content must be a JSON object')
-      assertWritableValue(operation.value)
-      return operation.value
+    case 'update': return operation.value
   }
 }
 
 /** The value at a path, for `GET …/content?path=`. A missing path is PATH_NOT_FOUND. */
 export function getAt (doc: JsonObject, path: readonly string[]): Json {
+  assertPathSegments(path)
   const location = walk(doc, path, 'read')
   if (!location.found) throw new ContentdError('PATH_NOT_FOUND', `"${formatPath(path)}"`)
   return location.value

@@ -28,15 +28,28 @@ export function keyProblem (key: string): string | null {
  */
 export function parsePath (path: unknown): string[] {
   if (typeof path !== 'string') throw new ContentdError('INVALID_PATH', 'path must be a string')
-  if (path.length === 0) throw new ContentdError('INVALID_PATH', 'path is empty')
   if (path.length > MAX_PATH_LENGTH) throw new ContentdError('INVALID_PATH', `path is longer than ${MAX_PATH_LENGTH} characters`)
-  const segments = path.split('.')
-  if (segments.length > MAX_PATH_SEGMENTS) throw new ContentdError('INVALID_PATH', `path has more than ${MAX_PATH_SEGMENTS} segments`)
-  segments.forEach((segment, i) => {
-    const problem = keyProblem(segment)
-    if (problem) throw new ContentdError('INVALID_PATH', `segment ${i + 1} ${problem}`)
-  })
+  const segments = path === '' ? [] : path.split('.')
+  assertPathSegments(segments)
   return segments
+}
+
+/**
+ * The rules of DESIGN.md §2 for a path already split into segments (what operations, change
+ * events and stores carry): 1 to 32 segments, each a valid key without ".", at most 1024
+ * characters joined. Throws INVALID_PATH naming the first problem.
+ */
+export function assertPathSegments (segments: readonly string[]): void {
+  if (segments.length === 0) throw new ContentdError('INVALID_PATH', 'path is empty')
+  if (segments.length > MAX_PATH_SEGMENTS) throw new ContentdError('INVALID_PATH', `path has more than ${MAX_PATH_SEGMENTS} segments`)
+  let length = segments.length - 1
+  segments.forEach((segment, i) => {
+    // Only a path given as segments can hold "."; joined, it would name two levels.
+    const problem = typeof segment !== 'string' ? 'is not a string' : segment.includes('.') ? 'contains "."' : keyProblem(segment)
+    if (problem) throw new ContentdError('INVALID_PATH', `segment ${i + 1} ${problem}`)
+    length += segment.length
+  })
+  if (length > MAX_PATH_LENGTH) throw new ContentdError('INVALID_PATH', `path is longer than ${MAX_PATH_LENGTH} characters`)
 }
 
 /** True when a segment addresses an array element: `0`, `7`; never `07`, `-1`, `1e0`. */

@@ -1,16 +1,26 @@
 // Request body schemas (zod), shared by the server's routes, clients and the API reference.
-// parseBody turns the first problem into a catalogued 400: a bad `path` is INVALID_PATH, a
-// bad `value` INVALID_VALUE, anything else INVALID_BODY.
+// Every body is a strict object: a member the schema does not name is refused (DESIGN.md
+// §13), so a misspelt field is an error instead of silently meaning its default.
+// parseBody turns the first problem into a catalogued 400: an unknown member or a bad shape
+// is INVALID_BODY, a bad `path` INVALID_PATH, a bad `value` INVALID_VALUE.
+//
+// Issue messages are details, never whole messages: ContentdError puts the catalogue text in
+// front of them, once (see shared/errors.ts).
 import { z } from 'zod'
-import { ContentdError, type ErrorCode } from './errors.js'
+import { ContentdError, isContentdError, type ErrorCode } from './errors.js'
 import { parsePath } from './path.js'
 import { PROJECT_REF } from './project-ref.js'
+
+/** What a custom issue carries when a shared check (parsePath, say) refused the input. */
+interface CatalogueIssueParams { code: ErrorCode }
 
 export const pathField = z.string({ error: 'path is required and must be a string' }).transform((path, ctx) => {
   try {
     return parsePath(path)
   } catch (e) {
-    ctx.addIssue({ code: 'custom', message: e instanceof Error ? e.message : 'invalid path' })
+    if (!isContentdError(e)) throw e
+    const params: CatalogueIssueParams = { code: e.code }
+    ctx.addIssue({ code: 'custom', message: e.detail ?? '', params })
     return z.NEVER
   }
 })
@@ -19,10 +29,13 @@ export const pathField = z.string({ error: 'path is required and must be a strin
 const requiredValue = z.unknown().refine(value => value !== undefined, { error: 'value is required' })
 const amount = z.number({ error: 'value must be a finite number' }).optional().default(1)
 
-export const amountBody = z.object({ path: pathField, value: amount })
-export const pathBody = z.object({ path: pathField })
-export const valueBody = z.object({ path: pathField, value: requiredValue })
-export const insertBody = z.object({
+export const amountBody = z.strictObject({ path: pathField, value: amount })
+// The spec's request body has `path` and `value` for every operation (the spec's §2 table,
+// which the conformance checks follow); delete uses only the path, so a `value` sent along
+// is a known member, accepted and ignored. Any other member is refused.
+export const pathBody = z.strictObject({ path: pathField, value: z.unknown().optional().meta({ description: 'Ignored: delete uses only the path' }) })
+export const valueBody = z.strictObject({ path: pathField, value: requiredValue })
+export const insertBody = z.strictObject({
   path: pathField,
   value: requiredValue,
   index: z.number({ error: 'index is required and must be an integer' }).int({ error: 'index must be an integer' })
@@ -33,26 +46,26 @@ export const usernameField = z.string({ error: 'username is required' })
   .regex(USERNAME, { error: 'username must be 1-39 letters, digits or "-", not starting or ending with "-"' })
   .transform(name => name.replace(/^@/, '').toLowerCase())
 
-export const credentialsBody = z.object({
+export const credentialsBody = z.strictObject({
   username: usernameField,
   password: z.string({ error: 'password is required' }).min(8, { error: 'password must have at least 8 characters' })
     .max(1024, { error: 'password must have at most 1024 characters' })
 })
 
 export const SLUG = /^[a-z0-9][a-z0-9_-]{0,63}$/
-export const projectBody = z.object({
+export const projectBody = z.strictObject({
   slug: z.string({ error: 'slug is required' }).regex(SLUG, { error: 'slug must match ^[a-z0-9][a-z0-9_-]{0,63}$' }),
   name: z.string().trim().min(1).max(200).optional()
 })
 
-export const memberBody = z.object({
+export const memberBody = z.strictObject({
   role: z.enum(['viewer', 'editor'], { error: 'role must be "viewer" or "editor"' })
 })
 
 /** "@alice/demo" or "alice/demo". */
 export const projectRefField = z.string().regex(PROJECT_REF, { error: 'projects must look like "@user/slug"' })
 
-export const apiKeyBody = z.object({
+export const apiKeyBody = z.strictObject({
   name: z.string({ error: 'name is required' }).trim().min(1).max(100),
   permission: z.enum(['read', 'write'], { error: 'permission must be "read" or "write"' }),
   projects: z.array(projectRefField).max(100).optional(),
@@ -61,6 +74,18 @@ export const apiKeyBody = z.object({
 
 const CODE_BY_FIELD: Record<string, ErrorCode> = { path: 'INVALID_PATH', value: 'INVALID_VALUE' }
 
+const quoted = (keys: readonly string[]) => keys.map(key => JSON.stringify(key)).join(', ')
+
+/** The catalogued error for one zod issue: its code, and the issue's message as the detail. */
+function errorFor (issue: z.core.$ZodIssue): ContentdError {
+  if (issue.code === 'unrecognized_keys') {
+    return new ContentdError('INVALID_BODY', `unknown field${issue.keys.length > 1 ? 's' : ''} ${quoted(issue.keys)}`)
+  }
+  const fromCheck = issue.code === 'custom' ? (issue.params as Partial<CatalogueIssueParams> | undefined)?.code : undefined
+  const field = typeof issue.path[0] === 'string' ? issue.path[0] : ''
+  return new ContentdError(fromCheck ?? CODE_BY_FIELD[field] ?? 'INVALID_BODY', issue.message)
+}
+
 /** Validates a parsed JSON body; throws a ContentdError naming the first problem. */
 export function parseBody<S extends z.ZodType> (schema: S, body: unknown): z.output<S> {
   if (body === null || typeof body !== 'object' || Array.isArray(body)) {
@@ -68,7 +93,9 @@ export function parseBody<S extends z.ZodType> (schema: S, body: unknown): z.out
   }
   const result = schema.safeParse(body)
   if (result.success) return result.data
-  const issue = result.error.issues[0]
-  const field = typeof issue?.path[0] === 'string' ? issue.path[0] : ''
-  throw new ContentdError(CODE_BY_FIELD[field] ?? 'INVALID_BODY', issue?.message ?? 'invalid body')
+  const { issues } = result.error
+  // An unknown member first: a misspelt "vlaue" explains the "value is required" after it.
+  const issue = issues.find(i => i.code === 'unrecognized_keys') ?? issues[0]
+  if (!issue) throw new ContentdError('INVALID_BODY')
+  throw errorFor(issue)
 }

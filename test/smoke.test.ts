@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { SUCCESS_MESSAGES } from '../shared/operation-table.js'
 import { call, ownerWithProject } from './support/http.js'
 import { startTestApp, type TestApp } from './support/temp-app.js'
 
@@ -11,7 +12,7 @@ describe('smoke: signup → project → key → increment → get', () => {
     const { key, path } = await ownerWithProject(app.url, 'alice')
     const r = await call(app.url, 'POST', `${path}/content/increment`, { token: key, body: { path: 'data.item.count', value: 5 } })
     expect(r.status).toBe(200)
-    expect(r.body).toEqual({ message: 'Value incremented successfully' })
+    expect(r.body).toEqual({ message: SUCCESS_MESSAGES.increment })
     expect(r.headers.get('etag')).toBe('"1"')
     const got = await call(app.url, 'GET', `${path}/content`, { token: key })
     expect(got.body).toEqual({ data: { item: { count: 5 } } })

@@ -1,6 +1,7 @@
 // The HTTP scenarios: the bare-Express ceiling and contentd's content operations, each on a
 // fresh server process with its own data directory, 32 connections, API-key auth.
 import { join } from 'node:path'
+import { PATH_OPERATIONS } from '../../dist/shared/operation-table.js'
 import { call, expectStatus, owner, startContentd } from '../lib/contentd.mjs'
 import { documentOfSize, valueOfSize } from '../lib/documents.mjs'
 import { measure, measureInterleaved } from '../lib/load.mjs'
@@ -23,7 +24,7 @@ async function prepareCeiling () {
   const server = await startChild({ name: 'bare express', args: [join(PROJECT_ROOT, 'bench/ceiling-server.mjs')], env: { PORT: String(port) }, port })
   try {
     const check = await expectStatus(call(server.url, 'POST', '/api/@bench/demo/content/increment', { token: 'ck_unused', body: { path: 'counter' } }), 200, 'ceiling')
-    if (check.body.message !== 'Value incremented successfully') throw new Error('ceiling answers the wrong body')
+    if (check.body.message !== PATH_OPERATIONS.increment.message) throw new Error('ceiling answers the wrong body')
   } catch (error) {
     await server.stop()
     throw error

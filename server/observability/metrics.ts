@@ -98,33 +98,11 @@ export class Metrics {
 const STARTED = Symbol('contentd.metrics.started')
 type TrackedResponse = Response & { [STARTED]?: number }
 
-const APP_ROUTE_LABELS = new WeakMap<object, string>()
-
 /**
- * The pattern of the route that handled a request. Express keeps the matched route's own
- * pattern in req.route but only the concrete text of the mount points above it, so the
- * mount part is rebuilt from the URL: "@name" segments are the owner, the next the slug.
+ * The pattern of the route that handled a request. Every route is added to the app itself
+ * (server/http/route-table.ts), so the matched route's path is the whole pattern.
  */
 export function routeLabel (req: Request): string {
   const route = (req as Request & { route?: { path?: unknown } }).route
-  if (!route || typeof route.path !== 'string') return 'unmatched'
-  // A route of the app itself (no mount point above it) is its own pattern: worked out once.
-  if (req.baseUrl === '') {
-    let label = APP_ROUTE_LABELS.get(route)
-    if (label === undefined) {
-      label = '/' + route.path.split('/').filter(Boolean).join('/')
-      APP_ROUTE_LABELS.set(route, label)
-    }
-    return label
-  }
-  const pattern = route.path === '/' ? [] : route.path.split('/').filter(Boolean)
-  const concrete = (req.originalUrl.split('?')[0] ?? '').split('/').filter(Boolean)
-  const mount = concrete.slice(0, Math.max(0, concrete.length - pattern.length))
-  const owner = mount.findIndex(segment => segment.startsWith('@'))
-  if (owner >= 0) {
-    mount[owner] = ':username'
-    if (owner + 1 < mount.length) mount[owner + 1] = ':projectSlug'
-    mount.length = Math.min(mount.length, owner + 2)
-  }
-  return '/' + [...mount, ...pattern].join('/')
+  return route && typeof route.path === 'string' ? route.path : 'unmatched'
 }

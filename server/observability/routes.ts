@@ -4,9 +4,10 @@
 //   GET /metrics — Prometheus text; absent when METRICS=off, and behind
 //                  Authorization: Bearer <METRICS_TOKEN> when that is set.
 import { createHash, timingSafeEqual } from 'node:crypto'
-import { Router, type RequestHandler } from 'express'
+import type { RequestHandler } from 'express'
 import { ContentdError } from '../../shared/errors.js'
 import type { Config } from '../config.js'
+import type { RouteScope } from '../http/route-table.js'
 import type { Store } from '../store/types.js'
 import type { Metrics } from './metrics.js'
 
@@ -46,17 +47,15 @@ function tokenMatches (header: string | undefined, token: string): boolean {
   return match !== null && timingSafeEqual(digest(match[1] as string), digest(token))
 }
 
-export function observabilityRoutes (config: Config, store: Store, metrics: Metrics, redis: Pingable | undefined): Router {
-  const router = Router()
-  router.get('/readyz', readinessRoute(store, redis))
+export function observabilityRoutes (routes: RouteScope, config: Config, store: Store, metrics: Metrics, redis: Pingable | undefined): void {
+  routes.get('/readyz', readinessRoute(store, redis))
   if (config.metrics.enabled) {
     const token = config.metrics.token
-    router.get('/metrics', async (req, res) => {
+    routes.get('/metrics', async (req, res) => {
       if (token !== undefined && !tokenMatches(req.headers.authorization, token)) {
         throw new ContentdError(req.headers.authorization ? 'INVALID_TOKEN' : 'AUTH_REQUIRED')
       }
       res.type(metrics.registry.contentType).send(await metrics.registry.metrics())
     })
   }
-  return router
 }

@@ -1,8 +1,11 @@
 // Every HTTP endpoint contentd serves, with the body schema its route validates with and
-// the error codes it can answer. spec.ts turns this table into OpenAPI 3.1; a test checks
-// that it lists exactly the routes registered on the Express app.
+// the error codes it can answer. spec.ts turns the registered routes (server/http/
+// route-table.ts) into OpenAPI 3.1 with this documentation; a test checks that it documents
+// exactly the registered routes. The content operations' schemas and messages come from the
+// shared operation table.
 import { z } from 'zod'
 import type { ErrorCode } from '../../shared/errors.js'
+import { PATH_OPERATION_NAMES, PATH_OPERATIONS, UPDATE_MESSAGE, type PathOperationName } from '../../shared/operation-table.js'
 import { amountBody, apiKeyBody, credentialsBody, insertBody, memberBody, pathBody, projectBody, valueBody } from '../../shared/schemas.js'
 import type { ResponseSchemaName } from './response-schemas.js'
 
@@ -36,24 +39,47 @@ const WRITE: ErrorCode[] = [...READ, ...JSON_BODY, 'INVALID_PATH', 'PATH_CONFLIC
 const IF_MATCH = { name: 'If-Match', description: 'Apply only when the content is at this version, e.g. "7" (several may be listed, or *); otherwise 412 and nothing changes.' }
 const CONTENT = '/api/{username}/{projectSlug}/content'
 
-const pathOperation = (op: string, summary: string, description: string, body: NonNullable<ApiOperation['body']>, message: string, errors: ErrorCode[]): ApiOperation => ({
-  method: 'post',
-  path: `${CONTENT}/${op}`,
-  tag: 'Content',
-  summary,
-  description,
-  auth: 'any',
-  body,
-  success: { status: 200, description: `\`{"message": "${message}"}\``, schema: 'Message', etag: true },
-  errors: [...WRITE, ...errors],
-  headers: [IF_MATCH]
-})
+/** Component names (and notes) of the operation table's body schemas, by schema. */
+const BODY_NAMES = new Map<z.ZodType, { name: string, description?: string }>([
+  [amountBody, { name: 'AmountBody', description: '`value` is the amount (finite number, default 1).' }],
+  [valueBody, { name: 'ValueBody' }],
+  [pathBody, { name: 'PathBody' }],
+  [insertBody, { name: 'InsertBody' }]
+])
 
-// The update route checks "a JSON object" itself (then the value rules of DESIGN.md §3).
+const messageBody = (message: string) => `\`{"message": "${message}"}\``
+
+/** What the reference says about each operation of the table, beyond its schema and message. */
+const PATH_OPERATION_DOCS: Record<PathOperationName, { summary: string, description: string, errors: ErrorCode[] }> = {
+  increment: { summary: 'Add to a number', description: 'A missing target is created as `value`; a target that is not a number (null included) is 400.', errors: ['NOT_A_NUMBER', 'NON_FINITE_RESULT', 'INVALID_VALUE'] },
+  decrement: { summary: 'Subtract from a number', description: 'A missing target is created as `-value`; a target that is not a number is 400.', errors: ['NOT_A_NUMBER', 'NON_FINITE_RESULT', 'INVALID_VALUE'] },
+  set: { summary: 'Write a value', description: 'Creates missing intermediates as objects. On an array index: index < length replaces, index = length appends, index > length is 400.', errors: ['INVALID_VALUE', 'INDEX_OUT_OF_RANGE'] },
+  delete: { summary: 'Remove a value', description: 'A missing path is a success that changes nothing. Removing an array element shifts later elements down.', errors: [] },
+  push: { summary: 'Append to an array', description: 'A missing target is created as `[value]`; a target that is not an array is 400. An array value is pushed as one element.', errors: ['INVALID_VALUE', 'NOT_AN_ARRAY'] },
+  insert: { summary: 'Insert into an array', description: '0 <= index <= length; a missing target is created as `[value]` when index is 0.', errors: ['INVALID_VALUE', 'NOT_AN_ARRAY', 'INDEX_OUT_OF_RANGE'] }
+}
+
+const pathOperation = (op: PathOperationName, { summary, description, errors }: typeof PATH_OPERATION_DOCS[PathOperationName]): ApiOperation => {
+  const { schema, message } = PATH_OPERATIONS[op]
+  const names = BODY_NAMES.get(schema)
+  if (!names) throw new Error(`openapi: no component name for the body schema of ${op}`)
+  return {
+    method: 'post',
+    path: `${CONTENT}/${op}`,
+    tag: 'Content',
+    summary,
+    description,
+    auth: 'any',
+    body: { ...names, schema },
+    success: { status: 200, description: messageBody(message), schema: 'Message', etag: true },
+    errors: [...WRITE, ...errors],
+    headers: [IF_MATCH]
+  }
+}
+
+// Update's body is free-form content: validateOperation checks it is a JSON object that
+// follows the value rules of DESIGN.md §3.
 const contentBody = z.record(z.string(), z.unknown()).meta({ description: 'The new content: any JSON object' })
-
-const amount = { name: 'AmountBody', schema: amountBody, description: '`value` is the amount (finite number, default 1).' }
-const value = { name: 'ValueBody', schema: valueBody }
 
 export const API_OPERATIONS: ApiOperation[] = [
   // Accounts
@@ -75,13 +101,8 @@ export const API_OPERATIONS: ApiOperation[] = [
   { method: 'delete', path: '/api/keys/{id}', tag: 'API keys', summary: 'Revoke an API key', description: 'It stops working at once, and its live subscriptions end.', auth: 'session', success: { status: 200, description: 'Revoked.', schema: 'Message' }, errors: ['SESSION_REQUIRED', 'KEY_NOT_FOUND'] },
   // Content
   { method: 'get', path: CONTENT, tag: 'Content', summary: 'Read the content, or the value at a path', auth: 'any', success: { status: 200, description: 'The whole content (a JSON object), or with `path` the value stored there. ETag is the version.', schema: 'JsonValue', etag: true }, errors: [...READ, 'INVALID_PATH', 'INVALID_ARRAY_INDEX', 'PATH_NOT_FOUND'], query: [{ name: 'path', description: 'Dot path, e.g. `stats.visits` or `items.0.title`' }], headers: [{ name: 'If-None-Match', description: 'A version, e.g. "7": 304 when the content is still at it.' }], notModified: true },
-  { method: 'post', path: CONTENT, tag: 'Content', summary: 'Replace the whole content', description: 'The body is the new content and must be a JSON object. Success: `{"message": "Project content updated successfully."}`', auth: 'any', body: { name: 'Content', schema: contentBody, description: 'The new content (a JSON object).' }, success: { status: 200, description: '`{"message": "Project content updated successfully."}`', schema: 'Message', etag: true }, errors: [...WRITE, 'INVALID_VALUE'], headers: [IF_MATCH] },
-  pathOperation('increment', 'Add to a number', 'A missing target is created as `value`; a target that is not a number (null included) is 400.', amount, 'Value incremented successfully', ['NOT_A_NUMBER', 'NON_FINITE_RESULT', 'INVALID_VALUE']),
-  pathOperation('decrement', 'Subtract from a number', 'A missing target is created as `-value`; a target that is not a number is 400.', amount, 'Value decremented successfully', ['NOT_A_NUMBER', 'NON_FINITE_RESULT', 'INVALID_VALUE']),
-  pathOperation('set', 'Write a value', 'Creates missing intermediates as objects. On an array index: index < length replaces, index = length appends, index > length is 400.', value, 'Value set successfully', ['INVALID_VALUE', 'INDEX_OUT_OF_RANGE']),
-  pathOperation('delete', 'Remove a value', 'A missing path is a success that changes nothing. Removing an array element shifts later elements down.', { name: 'PathBody', schema: pathBody }, 'Value deleted successfully', []),
-  pathOperation('push', 'Append to an array', 'A missing target is created as `[value]`; a target that is not an array is 400. An array value is pushed as one element.', value, 'Object pushed successfully', ['INVALID_VALUE', 'NOT_AN_ARRAY']),
-  pathOperation('insert', 'Insert into an array', '0 <= index <= length; a missing target is created as `[value]` when index is 0.', { name: 'InsertBody', schema: insertBody }, 'Value inserted successfully', ['INVALID_VALUE', 'NOT_AN_ARRAY', 'INDEX_OUT_OF_RANGE']),
+  { method: 'post', path: CONTENT, tag: 'Content', summary: 'Replace the whole content', description: `The body is the new content and must be a JSON object (any members: it is content, not a request schema). Success: ${messageBody(UPDATE_MESSAGE)}`, auth: 'any', body: { name: 'Content', schema: contentBody, description: 'The new content (a JSON object).' }, success: { status: 200, description: messageBody(UPDATE_MESSAGE), schema: 'Message', etag: true }, errors: [...WRITE, 'INVALID_VALUE'], headers: [IF_MATCH] },
+  ...PATH_OPERATION_NAMES.map(op => pathOperation(op, PATH_OPERATION_DOCS[op])),
   // Operations
   { method: 'get', path: '/healthz', tag: 'Operations', summary: 'Liveness: 200 when the store answers', auth: 'none', success: { status: 200, description: 'Healthy.', schema: 'Health' }, errors: ['STORE_UNAVAILABLE'] },
   { method: 'get', path: '/readyz', tag: 'Operations', summary: 'Readiness: the store (and Redis, when configured) answer', auth: 'none', success: { status: 200, description: 'Ready.', schema: 'Ready' }, errors: ['STORE_UNAVAILABLE'] },

@@ -1,25 +1,23 @@
 // GET /openapi.json, and the reference page at /docs that renders it. The page is static
-// HTML plus one script file (helmet's CSP allows no inline scripts) and uses no CDN.
-import { Router } from 'express'
+// HTML plus one script file (helmet's CSP allows no inline scripts) and uses no CDN. The
+// document describes the routes of `table`: what this server really serves.
+import type { RouteScope, RouteTable } from '../http/route-table.js'
 import { DOCS_HTML, DOCS_SCRIPT } from './docs-page.js'
 import { buildOpenApiDocument } from './spec.js'
 
-export function openApiRoutes (): Router {
-  const router = Router()
+export function openApiRoutes (routes: RouteScope, table: RouteTable): void {
   let json: string | undefined
 
-  router.get('/openapi.json', (_req, res) => {
-    json ??= JSON.stringify(buildOpenApiDocument(), null, 2)
+  routes.get('/openapi.json', (_req, res) => {
+    json ??= JSON.stringify(buildOpenApiDocument(table.routes), null, 2)
     res.type('application/json').send(json)
   })
 
-  router.get('/docs', (_req, res) => {
+  routes.get('/docs', (_req, res) => {
     res.type('text/html').send(DOCS_HTML)
   })
 
-  router.get('/docs/reference.js', (_req, res) => {
+  routes.get('/docs/reference.js', (_req, res) => {
     res.type('text/javascript').send(DOCS_SCRIPT)
   })
-
-  return router
 }

@@ -1,9 +1,10 @@
-// The OpenAPI 3.1 document, generated from the operation table (operations.ts), the request
-// schemas the routes validate with (shared/schemas.ts) and the error catalogue
-// (shared/errors.ts). Nothing here is written by hand twice: change a schema or a code and
-// the reference follows.
+// The OpenAPI 3.1 document of the routes a server registered (server/http/route-table.ts),
+// described by the documentation table (operations.ts), the request schemas the routes
+// validate with (shared/schemas.ts) and the error catalogue (shared/errors.ts). Nothing here
+// is written by hand twice: change a route, a schema or a code and the reference follows.
 import { z } from 'zod'
 import { ERRORS, type ErrorCode } from '../../shared/errors.js'
+import type { RegisteredRoute } from '../http/route-table.js'
 import { API_OPERATIONS, type ApiOperation } from './operations.js'
 import { RESPONSE_SCHEMAS } from './response-schemas.js'
 
@@ -19,7 +20,7 @@ const PARAMETER_DESCRIPTIONS: Record<string, string> = {
 
 const DESCRIPTION = `contentd stores one JSON document per project and changes values inside it with dot-path operations; changes are broadcast over Socket.IO (see the realtime protocol in the docs).
 
-Authenticate with \`Authorization: Bearer <token>\`: a session token (\`cds_…\`, from signup or login) or an API key (\`cdk_…\`). Every error body is \`{"message", "code"}\` with a code from the catalogue below; an unknown endpoint is 404 \`NOT_FOUND\`.
+Authenticate with \`Authorization: Bearer <token>\`: a session token (\`cds_…\`, from signup or login) or an API key (\`cdk_…\`). Every error body is \`{"message", "code"}\` with a code from the catalogue below; an unknown endpoint is 404 \`NOT_FOUND\`, and a path below with a method it does not list is 405 \`METHOD_NOT_ALLOWED\` with an \`Allow\` header naming the methods it serves (before authentication: whoever calls). A request body with a member its schema does not name is 400 \`INVALID_BODY\` naming it (the whole content of an update excepted: it is content).
 
 | code | status | message |
 |---|---|---|
@@ -28,10 +29,10 @@ ${(Object.keys(ERRORS) as ErrorCode[]).map(code => `| ${code} | ${ERRORS[code].s
 /** Request body component name: "Credentials" → "CredentialsBody". */
 const bodyName = (name: string) => name.endsWith('Body') ? name : `${name}Body`
 
-function componentSchemas (): Record<string, JsonSchema> {
+function componentSchemas (operations: ApiOperation[]): Record<string, JsonSchema> {
   const registry = z.registry<{ id: string }>()
   for (const [id, schema] of Object.entries(RESPONSE_SCHEMAS)) registry.add(schema, { id })
-  for (const op of API_OPERATIONS) {
+  for (const op of operations) {
     if (op.body && !registry.has(op.body.schema)) registry.add(op.body.schema, { id: bodyName(op.body.name) })
   }
   // Request schemas transform their input (paths are parsed); the reference describes what
@@ -112,9 +113,34 @@ function operationId (op: ApiOperation): string {
   return op.method + words.map(w => w[0]?.toUpperCase() + w.slice(1)).join('') + (op.path.endsWith('}') ? 'ById' : '')
 }
 
-export function buildOpenApiDocument (): Record<string, unknown> {
+/** Express ":param" → OpenAPI "{param}". */
+export const toOpenApiPath = (path: string) => path.replace(/:([A-Za-z0-9_]+)/g, '{$1}')
+
+const keyOf = (method: string, openApiPath: string) => `${method.toUpperCase()} ${openApiPath}`
+
+/**
+ * The documentation of each registered route, in the documentation table's order. A route
+ * without documentation is a programming error: it throws, naming the route.
+ */
+export function documentedOperations (registered: readonly RegisteredRoute[]): ApiOperation[] {
+  const wanted = new Set(registered.map(r => keyOf(r.method, toOpenApiPath(r.path))))
+  const documented = new Set(API_OPERATIONS.map(op => keyOf(op.method, op.path)))
+  const missing = [...wanted].filter(key => !documented.has(key))
+  if (missing.length > 0) throw new Error(`openapi: routes without documentation in server/openapi/operations.ts: ${missing.join(', ')}`)
+  return API_OPERATIONS.filter(op => wanted.has(keyOf(op.method, op.path)))
+}
+
+/** The answer to a method a path does not serve; every path can give it. */
+const METHOD_NOT_ALLOWED_RESPONSE = {
+  description: `\`METHOD_NOT_ALLOWED\`: ${ERRORS.METHOD_NOT_ALLOWED.message}. Answered for any method the path does not list, before authentication.`,
+  headers: { Allow: { description: 'The methods the path serves, e.g. "GET, HEAD, POST"', schema: { type: 'string' } } },
+  content: { 'application/json': { schema: { allOf: [ref('Error'), { properties: { code: { enum: ['METHOD_NOT_ALLOWED'] } } }] } } }
+}
+
+export function buildOpenApiDocument (registered: readonly RegisteredRoute[]): Record<string, unknown> {
+  const operations = documentedOperations(registered)
   const paths: Record<string, Record<string, unknown>> = {}
-  for (const op of API_OPERATIONS) {
+  for (const op of operations) {
     paths[op.path] ??= {}
     ;(paths[op.path] as Record<string, unknown>)[op.method] = operationObject(op)
   }
@@ -122,10 +148,11 @@ export function buildOpenApiDocument (): Record<string, unknown> {
     openapi: '3.1.0',
     info: { title: 'contentd API', version: '1', description: DESCRIPTION, license: { name: 'MIT', identifier: 'MIT' } },
     servers: [{ url: '/' }],
-    tags: [...new Set(API_OPERATIONS.map(op => op.tag))].map(name => ({ name })),
+    tags: [...new Set(operations.map(op => op.tag))].map(name => ({ name })),
     paths,
     components: {
-      schemas: componentSchemas(),
+      schemas: componentSchemas(operations),
+      responses: { MethodNotAllowed: METHOD_NOT_ALLOWED_RESPONSE },
       securitySchemes: { bearerAuth: { type: 'http', scheme: 'bearer', description: 'Session token (cds_…) or API key (cdk_…)' } }
     }
   }

@@ -3,6 +3,7 @@
 // one runner. A failing row leaves the content and the version as they were.
 import { afterAll, beforeAll, describe, it } from 'vitest'
 import { manualClock } from '../support/clock.js'
+import { SUCCESS_MESSAGES } from '../../shared/operation-table.js'
 import { startTestApp, type TestApp } from '../support/temp-app.js'
 import { makeContentFixture, PROJECT, type ContentFixture } from './fixture.js'
 import { runScenario, type Scenario } from './scenario.js'
@@ -13,14 +14,7 @@ type Op = 'increment' | 'decrement' | 'set' | 'delete' | 'push'
 const BASE = { data: { count: 5, list: [1, 2], text: 'hi', obj: { a: 1 }, nothing: null } }
 const withData = (data: Record<string, unknown>) => ({ data: { ...BASE.data, ...data } })
 
-const MESSAGES: Record<Op | 'insert', string> = {
-  increment: 'Value incremented successfully',
-  decrement: 'Value decremented successfully',
-  set: 'Value set successfully',
-  delete: 'Value deleted successfully',
-  push: 'Object pushed successfully',
-  insert: 'Value inserted successfully'
-}
+const MESSAGES = SUCCESS_MESSAGES
 
 /** A body that would succeed for the operation, so the rows below vary one thing at a time. */
 const GOOD_BODY: Record<Op, Record<string, unknown>> = {
@@ -71,6 +65,8 @@ function commonRows (op: Op): Row[] {
     { ...post, name: '404 for an unknown user', url: `/api/@nobody/demo/content/${op}`, token: f => f.writeKey, expectStatus: 404, expectCode: 'USER_NOT_FOUND' },
     { ...post, name: '400 when the username lacks "@"', url: `/api/alice/demo/content/${op}`, token: f => f.writeKey, expectStatus: 400, expectCode: 'INVALID_USERNAME' },
     { ...post, name: '400 for a username without "@" even when the user is unknown', url: `/api/nobody/demo/content/${op}`, token: f => f.writeKey, expectStatus: 400, expectCode: 'INVALID_USERNAME' },
+    { ...post, name: '400 INVALID_BODY naming a member the operation does not know', token: f => f.writeKey, body: { ...body, amount: 3 }, expectStatus: 400, expectCode: 'INVALID_BODY', expectBody: { code: 'INVALID_BODY', message: 'The request body is not valid: unknown field "amount"' } },
+    { ...post, name: '400 INVALID_BODY naming every unknown member, before a bad path', token: f => f.writeKey, body: { ...body, path: 'a..b', Path: 'x', index: 1 }, expectStatus: 400, expectCode: 'INVALID_BODY', expectBody: { code: 'INVALID_BODY', message: 'The request body is not valid: unknown fields "Path", "index"' } },
     { ...post, name: 'username in the URL is case-insensitive', url: `/api/@ALICE/demo/content/${op}`, token: f => f.writeKey, expectStatus: 200, expectBody: { message: MESSAGES[op] }, expectContent: GOOD_RESULT[op] }
   ]
 }
@@ -115,7 +111,9 @@ const SPECIFIC: Record<Op, Row[]> = {
     post('delete', '200 and nothing changes for a missing path', { path: 'no.such.thing' }, { expectStatus: 200, expectBody: { message: MESSAGES.delete }, expectContent: BASE }),
     post('delete', 'removes an array element and shifts the rest', { path: 'data.list.0' }, { expectStatus: 200, expectContent: withData({ list: [2] }) }),
     post('delete', '200 past the end of an array', { path: 'data.list.9' }, { expectStatus: 200, expectContent: BASE }),
-    post('delete', 'removes a whole subtree', { path: 'data' }, { expectStatus: 200, expectContent: {} })
+    post('delete', 'removes a whole subtree', { path: 'data' }, { expectStatus: 200, expectContent: {} }),
+    post('delete', 'accepts and ignores a value (the spec\'s body has path and value for every operation)', { path: 'data.count', value: 2 }, { expectStatus: 200, expectBody: { message: MESSAGES.delete }, expectContent: { data: { list: [1, 2], text: 'hi', obj: { a: 1 }, nothing: null } } }),
+    post('delete', '400 INVALID_BODY for an index (only insert takes one)', { path: 'data.count', index: 0 }, { expectStatus: 400, expectCode: 'INVALID_BODY', expectBody: { code: 'INVALID_BODY', message: 'The request body is not valid: unknown field "index"' } })
   ],
   push: [
     post('push', '400 when the target is a number', { path: 'data.count', value: 1 }, { expectStatus: 400, expectCode: 'NOT_AN_ARRAY' }),
@@ -142,6 +140,7 @@ const INSERT: Row[] = [
   post('insert', '400 on a missing target at index 1', { path: 'q.items', value: 'a', index: 1 }, { expectStatus: 400, expectCode: 'INDEX_OUT_OF_RANGE' }),
   post('insert', '400 when the target is not an array', { path: 'data.obj', value: 'a', index: 0 }, { expectStatus: 400, expectCode: 'NOT_AN_ARRAY' }),
   post('insert', '400 when value is missing', { path: 'data.list', index: 0 }, { expectStatus: 400, expectCode: 'INVALID_VALUE' }),
+  post('insert', '400 INVALID_BODY naming an unknown member', { path: 'data.list', value: 0, index: 0, position: 1 }, { expectStatus: 400, expectCode: 'INVALID_BODY', expectBody: { code: 'INVALID_BODY', message: 'The request body is not valid: unknown field "position"' } }),
   { ...post('insert', '403 for a read-only key', { path: 'data.list', value: 0, index: 0 }, { expectStatus: 403, expectCode: 'KEY_PERMISSION_DENIED' }), token: f => f.readKey }
 ]
 
@@ -163,7 +162,8 @@ const GET_AND_UPDATE: Row[] = [
   get('get by a stranger is 403', { token: f => f.strangerSession, expectStatus: 403, expectCode: 'FORBIDDEN' }),
   get('get with a key scoped elsewhere is 403', { token: f => f.otherProjectKey, expectStatus: 403, expectCode: 'KEY_PERMISSION_DENIED' }),
   get('get of an unknown project is 404', { url: '/api/@alice/nope/content', token: f => f.writeKey, expectStatus: 404, expectCode: 'PROJECT_NOT_FOUND' }),
-  { name: 'update replaces the content', method: 'POST', url: content, token: f => f.writeKey, body: { fresh: [true] }, expectStatus: 200, expectBody: { message: 'Project content updated successfully.' }, expectContent: { fresh: [true] }, expectHeaders: { etag: /^"\d+"$/ } },
+  { name: 'update replaces the content', method: 'POST', url: content, token: f => f.writeKey, body: { fresh: [true] }, expectStatus: 200, expectBody: { message: MESSAGES.update }, expectContent: { fresh: [true] }, expectHeaders: { etag: /^"\d+"$/ } },
+  { name: 'update takes any member names: the content is free-form, not a request schema', method: 'POST', url: content, token: f => f.writeKey, body: { path: 'a', amount: 3, value: 1 }, expectStatus: 200, expectBody: { message: MESSAGES.update }, expectContent: { path: 'a', amount: 3, value: 1 } },
   { name: 'update with {} empties the content', method: 'POST', url: content, token: f => f.editorSession, body: {}, expectStatus: 200, expectContent: {} },
   ...([['an array', [1]], ['a string', 'x'], ['a number', 3], ['null', null]] as const).map(([what, body]): Row =>
     ({ name: `update with ${what} is 400`, method: 'POST', url: content, token: f => f.writeKey, raw: JSON.stringify(body), expectStatus: 400, expectCode: 'INVALID_BODY' })),
@@ -178,6 +178,41 @@ const CONDITIONAL: Row[] = [
   { ...post('set', 'If-Match: * succeeds', { path: 'x', value: 1 }, { expectStatus: 200, expectContent: { ...BASE, x: 1 } }), headers: { 'if-match': '*' } },
   { ...post('set', 'If-Match that is no version never matches', { path: 'x', value: 1 }, { expectStatus: 412, expectCode: 'PRECONDITION_FAILED' }), headers: { 'if-match': 'garbage' } },
   { name: 'update with a stale If-Match is 412', method: 'POST', url: content, token: f => f.writeKey, body: { gone: true }, headers: (_f, v) => ({ 'if-match': `"${v + 1}"` }), expectStatus: 412, expectCode: 'PRECONDITION_FAILED' }
+]
+
+// DESIGN.md §13: a path the API knows, with a method it does not serve, is 405 with Allow,
+// whoever calls (no credential, a stranger's, the owner's): the table of routes is public.
+// A path it does not know is 404, also before authentication.
+const METHODS: Row[] = [
+  ...([['a write key', (f: ContentFixture) => f.writeKey], ['no credential', () => undefined], ['a stranger', (f: ContentFixture) => f.strangerSession]] as const).flatMap(([who, token]): Row[] => [
+    { name: `GET …/content/increment with ${who} → 405 Allow: POST`, method: 'GET', url: url('increment'), token, expectStatus: 405, expectCode: 'METHOD_NOT_ALLOWED', expectHeaders: { allow: 'POST' } },
+    { name: `PUT …/content with ${who} → 405 Allow: GET, HEAD, POST`, method: 'PUT', url: content, token, body: { replaced: true }, expectStatus: 405, expectCode: 'METHOD_NOT_ALLOWED', expectHeaders: { allow: 'GET, HEAD, POST' } }
+  ]),
+  { name: 'DELETE …/content/set → 405 Allow: POST', method: 'DELETE', url: url('set'), token: f => f.writeKey, expectStatus: 405, expectCode: 'METHOD_NOT_ALLOWED', expectHeaders: { allow: 'POST' }, expectBody: { code: 'METHOD_NOT_ALLOWED', message: 'This endpoint does not accept that method: DELETE is not one of POST' } },
+  { name: 'PUT …/content/push of an unknown project → 405 (the path is known, whatever the project)', method: 'PUT', url: '/api/@alice/nope/content/push', token: f => f.writeKey, body: { path: 'a', value: 1 }, expectStatus: 405, expectCode: 'METHOD_NOT_ALLOWED', expectHeaders: { allow: 'POST' } },
+  { name: 'an unknown operation is 404 NOT_FOUND', method: 'POST', url: url('multiply'), token: f => f.writeKey, body: { path: 'data.count' }, expectStatus: 404, expectCode: 'NOT_FOUND' },
+  { name: 'an unknown operation is 404 without a credential too', method: 'POST', url: url('multiply'), token: () => undefined, body: { path: 'data.count' }, expectStatus: 404, expectCode: 'NOT_FOUND' }
+]
+
+// The exact text of refusals: the catalogue message once, then the detail.
+const exact = (code: string, message: string) => ({ expectStatus: 400, expectCode: code, expectBody: { code, message } })
+const MESSAGES_EXACT: Row[] = [
+  post('increment', 'path a..b', { path: 'a..b' }, exact('INVALID_PATH', 'The path is not valid: segment 2 is empty')),
+  post('set', 'path .a', { path: '.a', value: 1 }, exact('INVALID_PATH', 'The path is not valid: segment 1 is empty')),
+  post('push', 'path a.', { path: 'a.', value: 1 }, exact('INVALID_PATH', 'The path is not valid: segment 2 is empty')),
+  post('delete', 'an empty path', { path: '' }, exact('INVALID_PATH', 'The path is not valid: path is empty')),
+  post('set', 'a segment starting with $', { path: 'a.$set', value: 1 }, exact('INVALID_PATH', 'The path is not valid: segment 2 starts with "$"')),
+  post('insert', 'a __proto__ segment', { path: 'x.__proto__', value: 1, index: 0 }, exact('INVALID_PATH', 'The path is not valid: segment 2 is "__proto__"')),
+  post('decrement', 'a missing path', {}, exact('INVALID_PATH', 'The path is not valid: path is required and must be a string')),
+  post('increment', 'a path that is a number', { path: 7 }, exact('INVALID_PATH', 'The path is not valid: path is required and must be a string')),
+  post('increment', 'an amount that is a string', { path: 'data.count', value: '2' }, exact('INVALID_VALUE', 'The value is not valid: value must be a finite number')),
+  post('set', 'a missing value', { path: 'data.count' }, exact('INVALID_VALUE', 'The value is not valid: value is required')),
+  post('set', 'a value key starting with $', { path: 'a', value: { ok: { $where: 1 } } }, exact('INVALID_VALUE', 'The value is not valid: key "$where" at "a.ok" starts with "$"')),
+  post('push', 'an empty value key', { path: 'data.list', value: { '': 1 } }, exact('INVALID_VALUE', 'The value is not valid: key "" at "data.list" is empty')),
+  post('insert', 'an index that is a string', { path: 'data.list', value: 1, index: '0' }, exact('INVALID_BODY', 'The request body is not valid: index is required and must be an integer')),
+  post('increment', 'a target that is not a number', { path: 'data.text' }, exact('NOT_A_NUMBER', 'The value at the path is not a number: "data.text" is a string')),
+  get('get ?path=a..b', { url: `${content}?path=a..b`, token: f => f.readKey, ...exact('INVALID_PATH', 'The path is not valid: segment 2 is empty') }),
+  { name: 'update with an array', method: 'POST', url: content, token: f => f.writeKey, body: [1], ...exact('INVALID_BODY', 'The request body is not valid: the content must be a JSON object') }
 ]
 
 // DESIGN.md §4: with several faults at once, the earliest check decides.
@@ -222,7 +257,7 @@ describe('content API scenarios', () => {
     })
   }
 
-  const groups: Array<[string, Row[]]> = [['insert', INSERT], ['get and update', GET_AND_UPDATE], ['If-Match', CONDITIONAL], ['order of checks', ORDER]]
+  const groups: Array<[string, Row[]]> = [['insert', INSERT], ['get and update', GET_AND_UPDATE], ['If-Match', CONDITIONAL], ['methods', METHODS], ['exact messages', MESSAGES_EXACT], ['order of checks', ORDER]]
   for (const [name, rows] of groups) {
     describe(name, () => {
       for (const row of rows) it(row.name, async () => { await runScenario(target, row) })

@@ -3,11 +3,16 @@
 // changes nothing, and the server must stay healthy and unpolluted.
 import { gzipSync } from 'node:zlib'
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
+import { PATH_OPERATION_NAMES, type PathOperationName } from '../../shared/operation-table.js'
 import { call, ownerWithProject, type CallResult } from '../support/http.js'
 import { startTestApp, type TestApp } from '../support/temp-app.js'
 import { expectErrorShape } from './scenario.js'
 
-const OPS = ['increment', 'decrement', 'set', 'delete', 'push', 'insert'] as const
+const OPS = PATH_OPERATION_NAMES
+
+/** A body with the members `op` accepts (any other is 400 INVALID_BODY), around `path`. */
+const bodyFor = (op: PathOperationName, path: unknown) =>
+  ({ path, ...(op === 'delete' ? {} : { value: 1 }), ...(op === 'insert' ? { index: 0 } : {}) })
 const BASE = { keep: { n: 1, list: [1] } }
 
 function nested (levels: number): unknown {
@@ -64,7 +69,7 @@ describe('hostile input', () => {
   describe('prototype pollution', () => {
     it.each(['__proto__', '__proto__.x', 'a.__proto__.b', 'a.b.__proto__', 'constructor.__proto__.x'])('path %s is 400 INVALID_PATH for every operation', async (path) => {
       for (const op of OPS) {
-        await expectRejected(() => send(op, { body: { path, value: 1, index: 0 } }), 400, 'INVALID_PATH')
+        await expectRejected(() => send(op, { body: bodyFor(op, path) }), 400, 'INVALID_PATH')
       }
       await expectRejected(() => call(app.url, 'GET', `${project}/content?path=${encodeURIComponent(path)}`, { token: key }), 400, 'INVALID_PATH')
     })
@@ -180,7 +185,7 @@ describe('hostile input', () => {
 
   describe('wrong JSON types', () => {
     it.each([['a number', 5], ['an array', ['a']], ['an object', { a: 1 }], ['null', null], ['true', true]])('path as %s is 400 INVALID_PATH for every operation', async (_what, path) => {
-      for (const op of OPS) await expectRejected(() => send(op, { body: { path, value: 1, index: 0 } }), 400, 'INVALID_PATH')
+      for (const op of OPS) await expectRejected(() => send(op, { body: bodyFor(op, path) }), 400, 'INVALID_PATH')
     })
 
     it.each([['an array', '[{"path":"a"}]'], ['a string', '"a"'], ['a number', '3'], ['null', 'null'], ['true', 'true']])('a body that is %s is 400 INVALID_BODY for every operation', async (_what, raw) => {

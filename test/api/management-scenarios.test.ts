@@ -324,6 +324,80 @@ describe('management API', () => {
     })
   })
 
+  // DESIGN.md §13: every JSON body of the management API refuses members it does not know,
+  // naming them; a known path with a method it does not serve is 405 with Allow, before
+  // authentication (no credential needed to learn what the public reference says).
+  describe('unknown members and wrong methods', () => {
+    let owner: string
+    beforeAll(async () => {
+      owner = await signup(url, 'strict-owner')
+      await createProject(url, owner, 'strict')
+      expect((await call(url, 'POST', '/api/auth/signup', { body: { username: 'strict-member', password: PASSWORD } })).status).toBe(201)
+    })
+
+    const UNKNOWN_MEMBER: Array<[string, 'POST' | 'PUT', string, Record<string, unknown>, string]> = [
+      ['signup', 'POST', '/api/auth/signup', { username: 'newcomer', password: PASSWORD, email: 'a@b.c' }, '"email"'],
+      ['login', 'POST', '/api/auth/login', { username: 'strict-owner', password: PASSWORD, remember: true }, '"remember"'],
+      ['a new project', 'POST', '/api/projects', { slug: 'another', title: 'x' }, '"title"'],
+      ['a member role', 'PUT', '/api/@strict-owner/strict/members/strict-member', { role: 'viewer', expires: 1 }, '"expires"'],
+      ['a new API key', 'POST', '/api/keys', { name: 'k', permission: 'read', scope: 'all', paths: [] }, '"scope", "paths"']
+    ]
+    it.each(UNKNOWN_MEMBER)('%s: 400 INVALID_BODY naming the unknown member, and nothing is created', async (_what, method, path, body, named) => {
+      const token = path.startsWith('/api/auth/') ? undefined : owner
+      const r = await call(url, method, path, { ...(token ? { token } : {}), body })
+      expectError(r, 400, 'INVALID_BODY')
+      expect(r.body.message).toBe(`The request body is not valid: unknown field${named.includes(',') ? 's' : ''} ${named}`)
+    })
+
+    it('nothing was created by the refused bodies', async () => {
+      expectError(await call(url, 'POST', '/api/auth/login', { body: { username: 'newcomer', password: PASSWORD } }), 401, 'WRONG_CREDENTIALS')
+      const projects = (await call(url, 'GET', '/api/projects', { token: owner })).body.projects as Array<{ slug: string }>
+      expect(projects.map(p => p.slug)).toEqual(['strict'])
+      expect((await call(url, 'GET', '/api/@strict-owner/strict/members', { token: owner })).body.members).toEqual([])
+      expect((await call(url, 'GET', '/api/keys', { token: owner })).body.keys).toEqual([])
+    })
+
+    const WRONG_METHOD: Array<[string, string, string]> = [
+      ['GET', '/api/auth/signup', 'POST'],
+      ['GET', '/api/auth/login', 'POST'],
+      ['DELETE', '/api/auth/logout', 'POST'],
+      ['POST', '/api/me', 'GET, HEAD'],
+      ['DELETE', '/api/projects', 'GET, HEAD, POST'],
+      ['PUT', '/api/keys', 'GET, HEAD, POST'],
+      ['GET', '/api/keys/key_123', 'DELETE'],
+      ['POST', '/api/@strict-owner/strict', 'DELETE, GET, HEAD'],
+      ['POST', '/api/@strict-owner/strict/members/strict-member', 'DELETE, PUT'],
+      ['DELETE', '/healthz', 'GET, HEAD'],
+      ['POST', '/openapi.json', 'GET, HEAD']
+    ]
+    it.each(WRONG_METHOD)('%s %s: 405 METHOD_NOT_ALLOWED, Allow: %s, with or without a credential', async (method, path, allow) => {
+      for (const token of [undefined, 'cdk_notAKey', owner]) {
+        const r = await call(url, method, path, token ? { token } : {})
+        expectError(r, 405, 'METHOD_NOT_ALLOWED')
+        expect(r.headers.get('allow')).toBe(allow)
+        expect(r.headers.get('www-authenticate')).toBeNull()
+      }
+    })
+
+    it('HEAD follows GET (200 without a body); on a path without GET it is 405', async () => {
+      const head = await fetch(`${url}/healthz`, { method: 'HEAD' })
+      expect(head.status).toBe(200)
+      expect(await head.text()).toBe('')
+      const notAllowed = await fetch(`${url}/api/auth/signup`, { method: 'HEAD' })
+      expect(notAllowed.status).toBe(405)
+      expect(notAllowed.headers.get('allow')).toBe('POST')
+    })
+
+    it('CORS preflights still answer on known and unknown paths, with the allowed methods', async () => {
+      for (const path of ['/api/auth/signup', '/api/@strict-owner/strict/content/increment', '/api/not/a/known/path/at/all']) {
+        const preflight = await call(url, 'OPTIONS', path, { headers: { origin: 'https://example.com', 'access-control-request-method': 'POST', 'access-control-request-headers': 'authorization,content-type' } })
+        expect(preflight.status, path).toBe(204)
+        expect(preflight.headers.get('access-control-allow-origin')).toBe('*')
+        expect(preflight.headers.get('access-control-allow-methods')).toMatch(/POST/)
+      }
+    })
+  })
+
   describe('HTTP behaviour', () => {
     it('GET /healthz is 200 without auth', async () => {
       const r = await call(url, 'GET', '/healthz')

@@ -10,8 +10,8 @@
 // keys), and `toOperation` already clones the value it hands over.
 import type { ErrorCode } from '../../shared/errors.js'
 import type { Json, JsonObject } from '../../shared/json.js'
+import { pathOperationFrom, updateOperationFrom } from '../../shared/operation-table.js'
 import type { Operation, OperationName } from '../../shared/operations.js'
-import { amountBody, insertBody, parseBody, pathBody, valueBody } from '../../shared/schemas.js'
 
 export interface OperationRequest {
   op: OperationName
@@ -40,34 +40,16 @@ function bodyOf (request: OperationRequest): Record<string, unknown> {
 }
 
 /**
- * The shared Operation for a case (or a bare request), built as the HTTP routes build it:
- * an invalid path throws INVALID_PATH, a wrongly typed amount or a missing value
- * INVALID_VALUE, a bad index INVALID_BODY. `update` is passed through: applyOperation
- * itself rejects content that is not an object, as the route does.
+ * The shared Operation for a case (or a bare request), built by the operation table exactly
+ * as the HTTP routes build it: an invalid path throws INVALID_PATH, a wrongly typed amount or
+ * a missing value INVALID_VALUE, a bad index INVALID_BODY. `update` is passed through:
+ * validateOperation (run by applyOperation, as by the route) refuses content that is not an
+ * object.
  */
 export function toOperation (c: OperationCase | OperationRequest): Operation {
   const request = 'operation' in c ? c.operation : c
   const body = bodyOf(request)
-  switch (request.op) {
-    case 'increment':
-    case 'decrement': {
-      const parsed = parseBody(amountBody, body)
-      return { op: request.op, path: parsed.path, value: parsed.value }
-    }
-    case 'set':
-    case 'push': {
-      const parsed = parseBody(valueBody, body)
-      return { op: request.op, path: parsed.path, value: parsed.value as Json }
-    }
-    case 'delete':
-      return { op: 'delete', path: parseBody(pathBody, body).path }
-    case 'insert': {
-      const parsed = parseBody(insertBody, body)
-      return { op: 'insert', path: parsed.path, value: parsed.value as Json, index: parsed.index }
-    }
-    case 'update':
-      return { op: 'update', value: body.value as JsonObject }
-  }
+  return request.op === 'update' ? updateOperationFrom(body.value) : pathOperationFrom(request.op, body)
 }
 
 /**

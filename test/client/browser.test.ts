@@ -9,6 +9,7 @@ import { createServer, type Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { chromium, type Browser, type Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { SUCCESS_MESSAGES } from '../../shared/operation-table.js'
 import { call, ownerWithProject } from '../support/http.js'
 import { startTestApp, type TestApp } from '../support/temp-app.js'
 
@@ -119,7 +120,7 @@ describe.skipIf(!hasChromium)('client SDK in chromium', () => {
 
     // A write from the page is stored (seen over HTTP) and comes back to its live copy.
     const written = await page.evaluate(() => (window as unknown as PageGlobals).client.project('@browsersdk/demo').set('from.page', { ok: true, n: 7 }))
-    expect(written).toEqual({ message: 'Value set successfully', version: 2 + changes.length })
+    expect(written).toEqual({ message: SUCCESS_MESSAGES.set, version: 2 + changes.length })
     expect((await call(app.url, 'GET', `${path}/content?path=from.page`, { token: key })).body).toEqual({ ok: true, n: 7 })
     await page.waitForFunction(v => (window as unknown as PageGlobals).live.version === v, written.version, { timeout: 1000 })
     expect(await page.evaluate(() => (window as unknown as PageGlobals).live.content)).toEqual((await call(app.url, 'GET', `${path}/content`, { token: key })).body)

@@ -3,6 +3,7 @@
 // across reconnects, revocation and refusal.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createClient, ContentdError, type ContentdClient, type Subscription } from '../../shared/client/index.js'
+import { SUCCESS_MESSAGES } from '../../shared/operation-table.js'
 import { createKey, ownerWithProject, signup, call } from '../support/http.js'
 import { freePort } from '../support/server-process.js'
 import { startTestApp, type TestApp } from '../support/temp-app.js'
@@ -42,16 +43,16 @@ describe('HTTP operations', () => {
   it('runs every operation and reports the version each write produced', async () => {
     const demo = client().project('@alice/demo')
     const first = await demo.update({ stats: { visits: 10 }, list: [] })
-    expect(first.message).toBe('Project content updated successfully.')
-    expect(await demo.increment('stats.visits')).toEqual({ message: 'Value incremented successfully', version: (first.version as number) + 1 })
+    expect(first.message).toBe(SUCCESS_MESSAGES.update)
+    expect(await demo.increment('stats.visits')).toEqual({ message: SUCCESS_MESSAGES.increment, version: (first.version as number) + 1 })
     await demo.increment('stats.visits', 5)
     await demo.decrement('stats.visits', 2)
     await demo.decrement('stats.other')
-    expect((await demo.set('title', 'Hello')).message).toBe('Value set successfully')
-    expect((await demo.push('list', 'b')).message).toBe('Object pushed successfully')
-    expect((await demo.insert('list', 0, 'a')).message).toBe('Value inserted successfully')
+    expect((await demo.set('title', 'Hello')).message).toBe(SUCCESS_MESSAGES.set)
+    expect((await demo.push('list', 'b')).message).toBe(SUCCESS_MESSAGES.push)
+    expect((await demo.insert('list', 0, 'a')).message).toBe(SUCCESS_MESSAGES.insert)
     const last = await demo.delete('stats.other')
-    expect(last.message).toBe('Value deleted successfully')
+    expect(last.message).toBe(SUCCESS_MESSAGES.delete)
     expect(last.version).toBe((first.version as number) + 8)
     expect(await demo.get()).toEqual({ stats: { visits: 14 }, list: ['a', 'b'], title: 'Hello' })
     expect(await demo.get('list.1')).toBe('b')

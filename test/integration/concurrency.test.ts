@@ -3,6 +3,7 @@
 // two processes sharing one SQLite file still add up exactly.
 import { rmSync } from 'node:fs'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { SUCCESS_MESSAGES } from '../../shared/operation-table.js'
 import { call, ownerWithProject } from '../support/http.js'
 import { makeDataDir, startServerProcess, type ServerProcess } from '../support/server-process.js'
 import { pooledClient, type PooledClient } from './pooled-client.js'
@@ -39,7 +40,7 @@ describe('concurrency on one server process', () => {
     const results = await Promise.all(Array.from({ length: 500 }, () =>
       client.post(`${server.url}${path}/content/increment`, key, { path: 'stats.hits' })))
     expect(results.filter(r => r.status !== 200)).toEqual([])
-    expect(new Set(results.map(r => JSON.stringify(r.body)))).toEqual(new Set(['{"message":"Value incremented successfully"}']))
+    expect(new Set(results.map(r => JSON.stringify(r.body)))).toEqual(new Set([JSON.stringify({ message: SUCCESS_MESSAGES.increment })]))
     expectConsecutiveVersions(results.map(r => r.etag), before)
     const after = await call(server.url, 'GET', `${path}/content?path=stats.hits`, { token: key })
     expect(after.body).toBe(510)

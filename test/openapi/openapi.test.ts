@@ -1,19 +1,15 @@
-// The API reference: every route the app registers is documented (and nothing else), request
-// bodies are the very schemas the routes validate with, error responses use the catalogue,
-// and the /docs page loads without inline scripts.
-import { mkdtempSync, rmSync } from 'node:fs'
-import { tmpdir } from 'node:os'
-import { join } from 'node:path'
+// The API reference: every route the app registers is documented (and nothing else), the
+// registered routes are the ones Express serves (each path answers its methods, and 405 with
+// the table's Allow to others), request bodies are the very schemas the routes validate with,
+// error responses use the catalogue, and the /docs page loads without inline scripts.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { z } from 'zod'
-import { createApp } from '../../server/app.js'
-import { loadConfig } from '../../server/config.js'
-import { createLogger } from '../../server/logger.js'
-import { listRoutes } from '../../server/openapi/route-list.js'
-import { createServices } from '../../server/services/index.js'
+import { allowHeader, RouteTable } from '../../server/http/route-table.js'
+import { API_OPERATIONS } from '../../server/openapi/operations.js'
+import { toOpenApiPath } from '../../server/openapi/spec.js'
 import { ERRORS } from '../../shared/errors.js'
-import { amountBody, apiKeyBody, insertBody } from '../../shared/schemas.js'
-import { openSqliteStore } from '../support/stores.js'
+import { PATH_OPERATION_NAMES, PATH_OPERATIONS } from '../../shared/operation-table.js'
+import { apiKeyBody } from '../../shared/schemas.js'
 import { startTestApp, type TestApp } from '../support/temp-app.js'
 
 const METHODS = ['get', 'post', 'put', 'delete', 'patch']
@@ -33,23 +29,51 @@ afterAll(async () => { await app.close() })
 const documented = (): string[] => Object.entries(spec.paths as Record<string, Record<string, unknown>>)
   .flatMap(([path, item]) => Object.keys(item).filter(m => METHODS.includes(m)).map(m => `${m.toUpperCase()} ${path}`)).sort()
 
+const registeredOf = (test: TestApp): string[] => RouteTable.of(test.app).routes.map(r => `${r.method.toUpperCase()} ${toOpenApiPath(r.path)}`).sort()
+
+/** A URL for a route path: parameters filled with plausible values. */
+const urlFor = (path: string) => path.replace(':username', '@nobody').replace(/:[A-Za-z]+/g, 'x')
+
 describe('GET /openapi.json', () => {
-  it('documents exactly the routes the app registers', async () => {
-    // Metrics on, so the conditional /metrics route is registered too.
-    const dataDir = mkdtempSync(join(tmpdir(), 'contentd-openapi-'))
-    const store = openSqliteStore({ dataDir, contentLimitBytes: 1 << 20, cacheBytes: 1 << 20 })
+  it('documents exactly the routes the app registers', () => {
+    // The default configuration registers every route (METRICS is on by default).
+    const registered = registeredOf(app)
+    expect(registered.length).toBeGreaterThan(20)
+    const undocumented = registered.filter(r => !documented().includes(r))
+    expect(undocumented, 'routes without documentation in server/openapi/operations.ts').toEqual([])
+    const phantom = documented().filter(d => !registered.includes(d))
+    expect(phantom, 'documented operations that no route serves').toEqual([])
+    const table = API_OPERATIONS.map(op => `${op.method.toUpperCase()} ${op.path}`).sort()
+    expect(table, 'the documentation table lists exactly the routes of a full configuration').toEqual(registered)
+  })
+
+  it('leaves out what a server does not serve: /metrics with METRICS=off', async () => {
+    const quiet = await startTestApp({ METRICS: 'off' })
     try {
-      const config = loadConfig({ DATA_DIR: dataDir, LOG_LEVEL: 'silent', METRICS: 'on' })
-      const express = createApp({ config, store, logger: createLogger('silent'), services: createServices({ store, sessionTtlMs: config.sessionTtlMs }) })
-      const registered = listRoutes(express as never).map(r => `${r.method} ${r.path}`)
-      expect(registered.length).toBeGreaterThan(20)
-      const undocumented = registered.filter(r => !documented().includes(r))
-      expect(undocumented, 'routes without documentation in server/openapi/operations.ts').toEqual([])
-      const phantom = documented().filter(d => !registered.includes(d))
-      expect(phantom, 'documented operations that no route serves').toEqual([])
+      const doc = await (await fetch(`${quiet.url}/openapi.json`)).json() as { paths: Record<string, unknown> }
+      expect(Object.keys(doc.paths)).not.toContain('/metrics')
+      expect(Object.keys(doc.paths).length).toBe(Object.keys(spec.paths).length - 1)
+      expect((await fetch(`${quiet.url}/metrics`)).status).toBe(404)
     } finally {
-      await store.close()
-      rmSync(dataDir, { recursive: true, force: true })
+      await quiet.close()
+    }
+  })
+
+  it('registers what Express serves: each method of a path is answered, any other is 405 with the Allow of the table', async () => {
+    const table = RouteTable.of(app.app)
+    const paths = [...new Set(table.routes.map(r => r.path))]
+    for (const path of paths) {
+      const methods = table.methodsOf(path)
+      const url = `${app.url}${urlFor(path)}`
+      for (const method of methods) {
+        const r = await fetch(url, { method: method.toUpperCase() })
+        expect([404, 405], `${method.toUpperCase()} ${path} answered ${r.status}`).not.toContain(r.status)
+      }
+      const other = ['PATCH', 'PUT', 'DELETE', 'POST', 'GET'].find(m => !methods.includes(m.toLowerCase() as never)) as string
+      const r = await fetch(url, { method: other })
+      expect(r.status, `${other} ${path}`).toBe(405)
+      expect(r.headers.get('allow'), `${other} ${path}`).toBe(allowHeader(methods))
+      expect(await r.json()).toMatchObject({ code: 'METHOD_NOT_ALLOWED' })
     }
   })
 
@@ -73,10 +97,14 @@ describe('GET /openapi.json', () => {
       const { $id: _id, ...schema } = spec.components.schemas[ref.split('/').pop() as string]
       return schema
     }
-    expect(bodyOf('/api/{username}/{projectSlug}/content/increment')).toEqual(input(amountBody))
-    expect(bodyOf('/api/{username}/{projectSlug}/content/insert')).toEqual(input(insertBody))
+    for (const op of PATH_OPERATION_NAMES) {
+      expect(bodyOf(`/api/{username}/{projectSlug}/content/${op}`), op).toEqual(input(PATH_OPERATIONS[op].schema))
+      expect(spec.paths[`/api/{username}/{projectSlug}/content/${op}`].post.responses['200'].description).toContain(PATH_OPERATIONS[op].message)
+    }
+    // Strict bodies: a member the schema does not name is refused, and the reference says so.
+    expect(bodyOf('/api/{username}/{projectSlug}/content/increment').additionalProperties).toBe(false)
     expect(bodyOf('/api/keys')).toEqual(input(apiKeyBody))
-    for (const op of ['increment', 'decrement', 'set', 'delete', 'push', 'insert']) {
+    for (const op of PATH_OPERATION_NAMES) {
       expect(spec.paths[`/api/{username}/{projectSlug}/content/${op}`].post.requestBody.required).toBe(true)
     }
   })
@@ -85,6 +113,12 @@ describe('GET /openapi.json', () => {
     const error = spec.components.schemas.Error
     expect(error.required.sort()).toEqual(['code', 'message'])
     expect(error.properties.code.enum).toEqual(Object.keys(ERRORS))
+    expect(error.properties.code.enum).toContain('METHOD_NOT_ALLOWED')
+    const notAllowed = spec.components.responses.MethodNotAllowed
+    expect(notAllowed.headers.Allow).toBeDefined()
+    expect(notAllowed.content['application/json'].schema.allOf[1].properties.code.enum).toEqual(['METHOD_NOT_ALLOWED'])
+    expect(spec.info.description).toMatch(/405 `METHOD_NOT_ALLOWED` with an `Allow` header/)
+    expect(spec.info.description).toContain('| METHOD_NOT_ALLOWED | 405 |')
     for (const [path, item] of Object.entries(spec.paths) as Array<[string, any]>) {
       for (const [method, op] of Object.entries(item) as Array<[string, any]>) {
         const where = `${method} ${path}`

@@ -3,6 +3,7 @@
 import { mkdtempSync, rmSync } from 'node:fs'
 import { createServer, type Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
+import type { Express } from 'express'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { createApp } from '../../server/app.js'
@@ -16,6 +17,8 @@ import { openSqliteStore } from './stores.js'
 
 export interface TestApp {
   url: string
+  /** The Express app itself (RouteTable.of(app) lists its routes). */
+  app: Express
   config: Config
   store: SqliteStore
   services: Services
@@ -47,6 +50,7 @@ export async function startTestApp (env: Record<string, string> = {}, options: T
   const { port } = server.address() as AddressInfo
   return {
     url: `http://127.0.0.1:${port}`,
+    app,
     config,
     store,
     services,

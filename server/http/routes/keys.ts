@@ -1,26 +1,23 @@
 // API keys: minted, listed and revoked by a signed-in user.
-import { Router } from 'express'
 import { apiKeyBody, parseBody } from '../../../shared/schemas.js'
 import type { Keys } from '../../services/keys.js'
 import { identityOf, requireSession } from '../auth-middleware.js'
 import { jsonBody } from '../body.js'
+import type { RouteScope } from '../route-table.js'
 
-export function keyRoutes (keys: Keys, bodyLimitBytes: number): Router {
-  const router = Router()
+export function keyRoutes (api: RouteScope, keys: Keys, bodyLimitBytes: number): void {
 
-  router.post('/keys', requireSession, jsonBody(bodyLimitBytes), async (req, res) => {
+  api.post('/keys', requireSession, jsonBody(bodyLimitBytes), async (req, res) => {
     const request = parseBody(apiKeyBody, req.body)
     res.status(201).json(await keys.create(identityOf(res), request))
   })
 
-  router.get('/keys', requireSession, async (_req, res) => {
+  api.get('/keys', requireSession, async (_req, res) => {
     res.json({ keys: await keys.list(identityOf(res).user.id) })
   })
 
-  router.delete('/keys/:id', requireSession, async (req, res) => {
+  api.delete('/keys/:id', requireSession, async (req, res) => {
     await keys.revoke(identityOf(res).user.id, String(req.params.id))
     res.json({ message: 'API key revoked' })
   })
-
-  return router
 }

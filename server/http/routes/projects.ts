@@ -1,5 +1,5 @@
 // Creating, listing and deleting projects; the owner manages members.
-import { Router, type RequestHandler } from 'express'
+import type { RequestHandler } from 'express'
 import { ContentdError } from '../../../shared/errors.js'
 import { memberBody, parseBody, projectBody } from '../../../shared/schemas.js'
 import { projectView, type Projects } from '../../services/projects.js'
@@ -7,18 +7,18 @@ import { identityOf, requireIdentity, requireSession } from '../auth-middleware.
 import { jsonBody } from '../body.js'
 import { context, projectOf } from '../context.js'
 import { projectAccess } from '../project-access.js'
+import type { RouteScope } from '../route-table.js'
 
-export function projectRoutes (projects: Projects, bodyLimitBytes: number): Router {
-  const router = Router()
+export function projectRoutes (api: RouteScope, projects: Projects, bodyLimitBytes: number): void {
   const parseJson = jsonBody(bodyLimitBytes)
 
-  router.post('/projects', requireSession, parseJson, async (req, res) => {
+  api.post('/projects', requireSession, parseJson, async (req, res) => {
     const { user } = identityOf(res)
     const { slug, name } = parseBody(projectBody, req.body)
     res.status(201).json(projectView(await projects.create(user.id, user.username, slug, name)))
   })
 
-  router.get('/projects', requireIdentity, async (_req, res) => {
+  api.get('/projects', requireIdentity, async (_req, res) => {
     res.json({ projects: await projects.listFor(identityOf(res)) })
   })
 
@@ -34,28 +34,26 @@ export function projectRoutes (projects: Projects, bodyLimitBytes: number): Rout
     next()
   }
 
-  router.get('/:username/:projectSlug', projectAccess(projects, 'read'), (_req, res) => {
+  api.get('/:username/:projectSlug', projectAccess(projects, 'read'), (_req, res) => {
     res.json(projectView(projectOf(res), context(res).role))
   })
 
-  router.delete('/:username/:projectSlug', ownerSession, async (_req, res) => {
+  api.delete('/:username/:projectSlug', ownerSession, async (_req, res) => {
     await projects.delete(projectOf(res))
     res.json({ message: 'Project deleted' })
   })
 
-  router.get('/:username/:projectSlug/members', ownerSession, async (_req, res) => {
+  api.get('/:username/:projectSlug/members', ownerSession, async (_req, res) => {
     res.json({ members: await projects.members(projectOf(res)) })
   })
 
-  router.put('/:username/:projectSlug/members/:member', ownerSession, parseJson, async (req, res) => {
+  api.put('/:username/:projectSlug/members/:member', ownerSession, parseJson, async (req, res) => {
     const { role } = parseBody(memberBody, req.body)
     res.json(await projects.setMember(projectOf(res), String(req.params.member), role))
   })
 
-  router.delete('/:username/:projectSlug/members/:member', ownerSession, async (req, res) => {
+  api.delete('/:username/:projectSlug/members/:member', ownerSession, async (req, res) => {
     await projects.removeMember(projectOf(res), String(req.params.member))
     res.json({ message: 'Member removed' })
   })
-
-  return router
 }

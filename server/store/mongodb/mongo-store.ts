@@ -12,6 +12,7 @@ import { MongoClient, type Collection, type Db } from 'mongodb'
 import { ContentdError } from '../../../shared/errors.js'
 import type { JsonObject } from '../../../shared/json.js'
 import { applyOperation, type Operation } from '../../../shared/operations.js'
+import { validateOperation } from '../../../shared/validate-operation.js'
 import type {
   ApiKeyRecord, ApplyOptions, CommitListener, CommittedChange, ContentSnapshot, MemberRecord, MemberRole, Permission,
   ProjectRecord, ProjectRole, SessionRecord, Store, UserRecord, VersionCondition
@@ -21,7 +22,7 @@ import { CommitSequencer } from '../commit-sequencer.js'
 import { versionMatches } from '../version-condition.js'
 import { databaseNameFrom, startupFailureMessage } from './connection.js'
 import { isDuplicateKey, mapDriverError } from './driver-errors.js'
-import { contentBsonBytes, effectiveContentLimit, translateOperation, validateOperation, type MongoWrite } from './translate.js'
+import { contentBsonBytes, effectiveContentLimit, translateOperation, type MongoWrite } from './translate.js'
 
 export interface MongoStoreOptions {
   uri: string

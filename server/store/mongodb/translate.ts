@@ -17,10 +17,9 @@
 //   within the limit (MongoDB itself stops at 16 MiB).
 // When the guard fails the store reads the document once, only to name the error.
 import { BSON, Double, type Document, type FindOneAndUpdateOptions } from 'mongodb'
-import { ContentdError } from '../../../shared/errors.js'
-import { assertWritableValue, isPlainObject, type Json } from '../../../shared/json.js'
+import type { Json } from '../../../shared/json.js'
 import type { Operation } from '../../../shared/operations.js'
-import { isCanonicalIndex, keyProblem, MAX_PATH_SEGMENTS, utf8ByteLength } from '../../../shared/path.js'
+import { isCanonicalIndex, utf8ByteLength } from '../../../shared/path.js'
 import type { VersionCondition } from '../types.js'
 import { contentWithout, pathGuard, type Expression, type TargetRule } from './expressions.js'
 
@@ -76,42 +75,6 @@ export function bsonGrowthBound (operation: Operation): number {
   for (const segment of operation.path) levels += utf8ByteLength(segment) + 8
   const written = operation.op === 'increment' || operation.op === 'decrement' ? 8 : valueBsonBytes(operation.value)
   return levels + written + 32
-}
-
-/**
- * The checks the shared applyOperation makes before looking at the document (path shape,
- * amounts, values, index), repeated here because the write path does not run it. Throws
- * the same catalogued errors.
- */
-export function validateOperation (operation: Operation): void {
-  if (operation.op === 'update') {
-    if (!isPlainObject(operation.value)) throw new ContentdError('INVALID_BODY', 'the content must be a JSON object')
-    assertWritableValue(operation.value)
-    return
-  }
-  const { path } = operation
-  if (path.length === 0 || path.length > MAX_PATH_SEGMENTS) throw new ContentdError('INVALID_PATH', `a path has 1 to ${MAX_PATH_SEGMENTS} segments`)
-  path.forEach((segment, i) => {
-    // A "." inside a segment would silently become two levels in a MongoDB field path.
-    const problem = segment.includes('.') ? 'contains "."' : keyProblem(segment)
-    if (problem) throw new ContentdError('INVALID_PATH', `segment ${i + 1} ${problem}`)
-  })
-  switch (operation.op) {
-    case 'increment':
-    case 'decrement':
-      if (!Number.isFinite(operation.value)) throw new ContentdError('INVALID_VALUE', 'the amount must be a finite number')
-      return
-    case 'insert':
-      if (!Number.isSafeInteger(operation.index) || operation.index < 0) throw new ContentdError('INDEX_OUT_OF_RANGE', 'index must be a non-negative integer')
-      assertWritableValue(operation.value, path)
-      return
-    case 'set':
-    case 'push':
-      assertWritableValue(operation.value, path)
-      return
-    case 'delete':
-      return
-  }
 }
 
 /** "content.a.0.b": MongoDB's dot notation; numeric segments index arrays, name keys in objects. */

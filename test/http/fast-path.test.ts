@@ -1,4 +1,4 @@
-// responseHeaders() precomputes what helmet() and cors() send. These tests put it side by
+// precomputedHeaders() (server/http/fast-path.ts) precomputes what helmet() and cors() send. These tests put it side by
 // side with the two packages in front of the same routes and compare every header of the
 // answers, for ordinary requests, preflights and both CORS settings.
 import cors from 'cors'
@@ -6,7 +6,7 @@ import express, { type RequestHandler } from 'express'
 import helmet from 'helmet'
 import type { AddressInfo } from 'node:net'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { responseHeaders } from '../../server/http/response-headers.js'
+import { precomputedHeaders } from '../../server/http/fast-path.js'
 
 const EXPOSED = ['ETag', 'X-Request-Id', 'Retry-After']
 
@@ -46,12 +46,12 @@ const REQUESTS: Array<{ name: string, init: RequestInit }> = [
 describe.each([
   { origins: '*' as const },
   { origins: ['http://allowed.example'] }
-])('responseHeaders with CORS_ORIGINS $origins', ({ origins }) => {
+])('precomputedHeaders with CORS_ORIGINS $origins', ({ origins }) => {
   let reference: string
   let precomputed: string
   beforeAll(async () => {
     reference = await listen(appWith(helmet(), cors({ origin: origins, exposedHeaders: EXPOSED })))
-    precomputed = await listen(appWith(responseHeaders(origins, EXPOSED)))
+    precomputed = await listen(appWith(precomputedHeaders(origins, EXPOSED)))
   })
 
   it.each(REQUESTS)('$name: the same status and headers as helmet() + cors()', async ({ init }) => {

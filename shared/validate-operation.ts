@@ -1,0 +1,41 @@
+// The checks of an operation that need no document (DESIGN.md §2-§3): the path's segments,
+// a finite amount, a non-negative integer index, the value rules of json.ts, and update's
+// content being a JSON object. One function for every caller: the HTTP routes run it as
+// request validation (DESIGN.md §4 step 5, before If-Match), applyOperation runs it before
+// touching the document (so the SQLite store and clients applying change events get it),
+// and the MongoDB store runs it before translating, since its writes never call
+// applyOperation.
+import { ContentdError } from './errors.js'
+import { assertWritableValue, isPlainObject } from './json.js'
+import type { Operation } from './operations.js'
+import { assertPathSegments } from './path.js'
+
+/** Throws the catalogued 400 for the first problem; returns when the operation is well-formed. */
+export function validateOperation (operation: Operation): void {
+  if (operation.op === 'update') {
+    if (!isPlainObject(operation.value)) throw new ContentdError('INVALID_BODY', 'the content must be a JSON object')
+    assertWritableValue(operation.value)
+    return
+  }
+  assertPathSegments(operation.path)
+  switch (operation.op) {
+    case 'increment':
+    case 'decrement':
+      if (!Number.isFinite(operation.value)) {
+        throw new ContentdError('INVALID_VALUE', 'the amount must be a finite number')
+      }
+      return
+    case 'insert':
+      if (!Number.isSafeInteger(operation.index) || operation.index < 0) {
+        throw new ContentdError('INDEX_OUT_OF_RANGE', 'index must be a non-negative integer')
+      }
+      assertWritableValue(operation.value, operation.path)
+      return
+    case 'set':
+    case 'push':
+      assertWritableValue(operation.value, operation.path)
+      return
+    case 'delete':
+      return
+  }
+}
