@@ -16,7 +16,9 @@ import { dirname, join } from 'node:path'
 const ROOT = join(import.meta.dirname, '..')
 const STAMP = join(ROOT, 'dist', '.build-stamp')
 const INPUT_DIRECTORIES = ['server', 'shared']
-const INPUT_FILES = ['tsconfig.json', 'tsconfig.build.json', 'package.json', 'package-lock.json']
+// Not package-lock.json: npm rewrites it on every install (the prepare before a start), and the
+// emitted JavaScript does not depend on it.
+const INPUT_FILES = ['tsconfig.json', 'tsconfig.build.json', 'package.json']
 
 /** The newest modification time (ms) among the inputs, directories included. */
 function newestInput () {
