@@ -3,7 +3,7 @@
 // Start-up problems end the process with one clear line and a non-zero code, no stack.
 import './heap-growth.js'
 import { createServer } from 'node:http'
-import { Server as NetServer } from 'node:net'
+import { Server as NetServer, type AddressInfo } from 'node:net'
 import { createApp } from './app.js'
 import { ConfigError, loadConfig, type Config } from './config.js'
 import { createLogger } from './logger.js'
@@ -11,6 +11,7 @@ import { Metrics } from './observability/metrics.js'
 import { attachRealtime, type Realtime } from './realtime/index.js'
 import { connectRedis, type RedisConnection } from './redis-connection.js'
 import { createServices } from './services/index.js'
+import { listeningLine } from './startup-line.js'
 import { createStore } from './store/index.js'
 import type { Store } from './store/types.js'
 
@@ -69,7 +70,12 @@ async function main (): Promise<void> {
     fail(e.code === 'EADDRINUSE' ? `port ${config.port} on ${config.host} is already in use` : `cannot listen: ${e.message}`)
   })
   server.listen(config.port, config.host, () => {
-    logger.info({ port: config.port, host: config.host, store: config.store }, 'contentd listening')
+    const { port } = server.address() as AddressInfo
+    logger.info({ port, host: config.host, store: config.store }, 'contentd listening')
+    // The same news for people: a plain line on stdout next to the JSON logs (log shippers
+    // keep a non-JSON line as a raw message). It is info-level news (DESIGN.md §13), so it
+    // shows exactly when info logs do: LOG_LEVEL=warn, error or silent keep stdout quiet.
+    if (logger.isLevelEnabled('info')) process.stdout.write(listeningLine(config, port) + '\n')
   })
 
   let stopping = false

@@ -55,7 +55,7 @@ export const credentialsBody = z.strictObject({
 export const SLUG = /^[a-z0-9][a-z0-9_-]{0,63}$/
 export const projectBody = z.strictObject({
   slug: z.string({ error: 'slug is required' }).regex(SLUG, { error: 'slug must match ^[a-z0-9][a-z0-9_-]{0,63}$' }),
-  name: z.string().trim().min(1).max(200).optional()
+  name: z.string({ error: 'name must be a string' }).trim().min(1, { error: 'name must not be empty' }).max(200, { error: 'name must have at most 200 characters' }).optional()
 })
 
 export const memberBody = z.strictObject({
@@ -66,7 +66,7 @@ export const memberBody = z.strictObject({
 export const projectRefField = z.string().regex(PROJECT_REF, { error: 'projects must look like "@user/slug"' })
 
 export const apiKeyBody = z.strictObject({
-  name: z.string({ error: 'name is required' }).trim().min(1).max(100),
+  name: z.string({ error: 'name is required' }).trim().min(1, { error: 'name must not be empty' }).max(100, { error: 'name must have at most 100 characters' }),
   permission: z.enum(['read', 'write'], { error: 'permission must be "read" or "write"' }),
   projects: z.array(projectRefField).max(100).optional(),
   expiresAt: z.iso.datetime({ offset: true, error: 'expiresAt must be an ISO 8601 date-time' }).optional()

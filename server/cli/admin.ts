@@ -2,13 +2,13 @@
 // keys are hashed, validated and scoped exactly as over HTTP). No argument parsing and no
 // terminal I/O here: each action takes values and returns the text to print.
 import { ContentdError } from '../../shared/errors.js'
-import { isPlainObject, type JsonObject } from '../../shared/json.js'
-import { apiKeyBody, credentialsBody, parseBody, projectBody, usernameField } from '../../shared/schemas.js'
+import { apiKeyBody, credentialsBody, projectBody, usernameField } from '../../shared/schemas.js'
 import { parseDuration } from '../config.js'
 import { displayName, type Identity } from '../services/identity.js'
 import { createServices, type Services } from '../services/index.js'
 import { splitProjectRef } from '../../shared/project-ref.js'
 import type { Store, UserRecord } from '../store/types.js'
+import { parseContentFromStdin, parseInput } from './input.js'
 import { UsageError } from './usage.js'
 
 export class Admin {
@@ -19,7 +19,7 @@ export class Admin {
   }
 
   async createUser (name: string, password: string): Promise<string> {
-    const { username, password: checked } = parseBody(credentialsBody, { username: name, password })
+    const { username, password: checked } = parseInput(credentialsBody, { username: name, password }, 'user create')
     const user = await this.services.accounts.createUser(username, checked)
     return `Created user ${displayName(user.username)}`
   }
@@ -33,7 +33,7 @@ export class Admin {
   async createProject (ref: string, name: string | undefined): Promise<string> {
     const parts = projectRefParts(ref)
     const owner = await this.user(parts.owner)
-    const { slug, name: checkedName } = parseBody(projectBody, name === undefined ? { slug: parts.slug } : { slug: parts.slug, name })
+    const { slug, name: checkedName } = parseInput(projectBody, name === undefined ? { slug: parts.slug } : { slug: parts.slug, name }, 'project create')
     const project = await this.services.projects.create(owner.id, owner.username, slug, checkedName)
     return `Created project ${displayName(owner.username)}/${project.slug}`
   }
@@ -46,12 +46,12 @@ export class Admin {
       if (ms === null || ms <= 0) throw new UsageError(`--expires must be a duration such as 30d, 12h, 90m or 45s (got "${options.expires}")`, 'key create')
       expiresAt = new Date(Date.now() + ms).toISOString()
     }
-    const request = parseBody(apiKeyBody, {
+    const request = parseInput(apiKeyBody, {
       name: options.name,
       permission: options.permission,
       ...(options.projects.length > 0 ? { projects: options.projects } : {}),
       ...(expiresAt ? { expiresAt } : {})
-    })
+    }, 'key create')
     // Acting as the user: a key never reaches further than its user could.
     const identity: Identity = { user, session: null, key: null, credentialHash: '' }
     const created = await this.services.keys.create(identity, request)
@@ -80,14 +80,8 @@ export class Admin {
 
   async importContent (ref: string, text: string): Promise<string> {
     const project = await this.services.projects.find(...refArgs(ref))
-    let content: unknown
-    try {
-      content = JSON.parse(text)
-    } catch {
-      throw new ContentdError('INVALID_JSON', 'stdin is not valid JSON')
-    }
-    if (!isPlainObject(content)) throw new ContentdError('INVALID_BODY', 'the content must be a JSON object')
-    const { version } = await this.store.applyOperation(project, { op: 'update', value: content as JsonObject })
+    const content = parseContentFromStdin(text)
+    const { version } = await this.store.applyOperation(project, { op: 'update', value: content })
     return `Imported content into ${displayName(project.ownerName)}/${project.slug} (version ${version})`
   }
 

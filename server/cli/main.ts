@@ -6,9 +6,8 @@
 import { parseArgs, type ParseArgsConfig } from 'node:util'
 import { ContentdError } from '../../shared/errors.js'
 import { ConfigError, loadConfig } from '../config.js'
-import { createStore } from '../store/index.js'
 import type { Store } from '../store/types.js'
-import { Admin } from './admin.js'
+import type { Admin } from './admin.js'
 import { commandHelp, COMMAND_USAGE, MAIN_USAGE, UsageError } from './usage.js'
 
 type Options = NonNullable<ParseArgsConfig['options']>
@@ -71,6 +70,7 @@ async function passwordFromStdin (): Promise<string> {
 
 async function withStore<T> (work: (store: Store, sessionTtlMs: number) => Promise<T>): Promise<T> {
   const config = loadConfig()
+  const { createStore } = await import('../store/index.js')
   const store = await createStore(config)
   try {
     await store.init()
@@ -112,6 +112,8 @@ async function main (argv: string[]): Promise<number> {
   if (parsed.positionals.length !== command.positionals) {
     throw new UsageError(`expected ${command.positionals} argument${command.positionals === 1 ? '' : 's'}, got ${parsed.positionals.length}`, name)
   }
+  // Loaded only to act: help and usage errors need no native module (argon2, SQLite).
+  const { Admin } = await import('./admin.js')
   const output = await withStore((store, ttl) => command.run(new Admin(store, ttl), parsed.positionals, parsed.values))
   process.stdout.write(output.endsWith('\n') ? output : output + '\n')
   return 0

@@ -3,7 +3,8 @@
 import { rmSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { afterAll, describe, expect, it } from 'vitest'
-import { makeDataDir, runServerUntilExit, startServerProcess } from '../support/server-process.js'
+import { listeningLine } from '../../server/startup-line.js'
+import { makeDataDir, PROJECT_ROOT, runServerUntilExit, startServerProcess } from '../support/server-process.js'
 
 const dataDir = makeDataDir()
 const runServer = (env: Record<string, string>) => runServerUntilExit({ DATA_DIR: dataDir, ...env })
@@ -72,5 +73,43 @@ describe('start-up with good configuration', () => {
     rmSync(server.dataDir, { recursive: true, force: true })
     expect(server.output()).not.toMatch(/unrecognized flag/i)
     expect(server.output().trim()).toBe('')
+  })
+})
+
+describe('the start-up line (DESIGN.md §13)', () => {
+  const humanLines = (stdout: string) => stdout.split('\n').filter(line => line !== '' && !line.startsWith('{'))
+
+  it('at LOG_LEVEL=info: one plain line on stdout with the URL, the pages and the data directory, besides the JSON logs', async () => {
+    const server = await startServerProcess({ env: { LOG_LEVEL: 'info' } })
+    await server.stop()
+    rmSync(server.dataDir, { recursive: true, force: true })
+    expect(humanLines(server.stdout())).toEqual([
+      `contentd listening on http://127.0.0.1:${server.port} — dashboard /, API docs /docs — data in ${server.dataDir} (sqlite)`
+    ])
+    const json = server.stdout().split('\n').filter(line => line.startsWith('{')).map(line => JSON.parse(line))
+    expect(json).toContainEqual(expect.objectContaining({ msg: 'contentd listening', port: server.port }))
+  })
+
+  it('names localhost when listening on every interface, and a relative DATA_DIR as configured', async () => {
+    const server = await startServerProcess({ env: { LOG_LEVEL: 'info', HOST: '0.0.0.0', DATA_DIR: './relative-data-dir' } })
+    await server.stop()
+    rmSync(server.dataDir, { recursive: true, force: true })
+    rmSync(join(PROJECT_ROOT, 'relative-data-dir'), { recursive: true, force: true })
+    expect(humanLines(server.stdout())).toEqual([
+      `contentd listening on http://localhost:${server.port} — dashboard /, API docs /docs — data in ./relative-data-dir (sqlite)`
+    ])
+  })
+
+  it('is worded from the configuration: wildcard hosts, IPv6 literals, MongoDB without credentials', () => {
+    const sqlite = { store: 'sqlite' as const, dataDir: './data', mongodbUri: undefined }
+    expect(listeningLine({ ...sqlite, host: '0.0.0.0' }, 3000)).toBe('contentd listening on http://localhost:3000 — dashboard /, API docs /docs — data in ./data (sqlite)')
+    expect(listeningLine({ ...sqlite, host: '::' }, 8080)).toContain('http://localhost:8080 ')
+    expect(listeningLine({ ...sqlite, host: '::1' }, 8080)).toContain('http://[::1]:8080 ')
+    expect(listeningLine({ ...sqlite, host: 'contentd.internal' }, 80)).toContain('http://contentd.internal:80 ')
+    const mongo = (uri: string) => listeningLine({ host: '0.0.0.0', store: 'mongodb', dataDir: './data', mongodbUri: uri }, 3000)
+    const withSecret = mongo('mongodb://admin:s3cr%40t@db1:27017,db2:27017/content?replicaSet=rs0&authSource=admin')
+    expect(withSecret).toBe('contentd listening on http://localhost:3000 — dashboard /, API docs /docs — data in MongoDB content at db1:27017,db2:27017 (mongodb)')
+    expect(withSecret).not.toMatch(/admin|s3cr/)
+    expect(mongo('mongodb+srv://u:p@cluster0.example.net')).toMatch(/data in MongoDB contentd at cluster0\.example\.net \(mongodb\)$/)
   })
 })

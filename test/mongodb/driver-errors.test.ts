@@ -4,7 +4,8 @@ import { MongoClient, MongoNetworkError, MongoNetworkTimeoutError, MongoServerEr
 import { describe, expect, it } from 'vitest'
 import { ContentdError, type ErrorCode } from '../../shared/errors.js'
 import type { OperationName } from '../../shared/operations.js'
-import { databaseNameFrom, describeMongo, redact, startupFailureMessage, uriParts } from '../../server/store/mongodb/connection.js'
+import { startupFailureMessage } from '../../server/store/mongodb/connection.js'
+import { databaseNameFrom, describeMongo, redact, uriParts } from '../../server/store/mongodb/uri.js'
 import { isUnavailable, mapDriverError } from '../../server/store/mongodb/driver-errors.js'
 
 const serverError = (code: number, codeName: string, labels: string[] = []) =>

@@ -24,7 +24,10 @@ export interface ServerProcess {
   port: number
   dataDir: string
   child: ChildProcess
+  /** stdout and stderr, interleaved as they arrived. */
   output (): string
+  /** stdout alone. */
+  stdout (): string
   /** Sends the signal and waits for the exit; resolves with the exit code (null if killed). */
   stop (signal?: NodeJS.Signals): Promise<number | null>
 }
@@ -42,7 +45,8 @@ export async function startServerProcess (options: { dataDir?: string, env?: Rec
     stdio: ['ignore', 'pipe', 'pipe']
   })
   let output = ''
-  child.stdout?.on('data', (chunk: Buffer) => { output += chunk.toString() })
+  let stdout = ''
+  child.stdout?.on('data', (chunk: Buffer) => { output += chunk.toString(); stdout += chunk.toString() })
   child.stderr?.on('data', (chunk: Buffer) => { output += chunk.toString() })
   const exited = new Promise<number | null>(resolveExit => child.once('exit', code => resolveExit(code)))
   const url = `http://127.0.0.1:${port}`
@@ -61,6 +65,7 @@ export async function startServerProcess (options: { dataDir?: string, env?: Rec
     dataDir,
     child,
     output: () => output,
+    stdout: () => stdout,
     async stop (signal: NodeJS.Signals = 'SIGTERM') {
       if (child.exitCode === null && child.signalCode === null) child.kill(signal)
       return exited

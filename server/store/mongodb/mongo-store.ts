@@ -20,7 +20,8 @@ import type {
 import { CommitEmitter } from '../commit-emitter.js'
 import { CommitSequencer } from '../commit-sequencer.js'
 import { versionMatches } from '../version-condition.js'
-import { databaseNameFrom, startupFailureMessage } from './connection.js'
+import { startupFailureMessage } from './connection.js'
+import { databaseNameFrom } from './uri.js'
 import { isDuplicateKey, mapDriverError } from './driver-errors.js'
 import { contentBsonBytes, effectiveContentLimit, translateOperation, type MongoWrite } from './translate.js'
 
