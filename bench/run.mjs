@@ -1,14 +1,15 @@
-// `npm run bench`: every scenario in one process tree on this machine, side by side, then a
-// Markdown table (stdout and BENCHMARKS.md) with the machine and the ratios against goals.
+// `npm run bench`: every scenario in one process tree on this machine, side by side, then
+// Markdown tables with the machine and the ratios against goals: on stdout, and in
+// BENCHMARKS.md between its results markers (the hand-written rest of the file is kept).
 //   BENCH_DURATION=10   seconds measured per HTTP scenario (after BENCH_WARMUP=2 seconds)
 //   BENCH_ONLY=a,b      run only these scenarios (names below)
 //   BENCH_NO_WRITE=1    print only, leave BENCHMARKS.md alone
 //   BENCH_ROUNDS=5      rounds the ceiling and increment scenarios alternate in
-import { writeFileSync } from 'node:fs'
+import { readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { describeMachine } from './lib/machine.mjs'
 import { PROJECT_ROOT, stopAll } from './lib/processes.mjs'
-import { renderReport } from './lib/report.mjs'
+import { renderResults, spliceResults } from './lib/report.mjs'
 import * as http from './scenarios/http.mjs'
 import { peer } from './scenarios/peer.mjs'
 import { memory } from './scenarios/memory.mjs'
@@ -54,8 +55,11 @@ for (const step of steps) {
 }
 await stopAll()
 
-const report = renderReport({ machine, results, date: new Date().toISOString() })
-process.stdout.write(report)
-if (!process.env.BENCH_NO_WRITE && !process.env.BENCH_ONLY) writeFileSync(join(PROJECT_ROOT, 'BENCHMARKS.md'), report)
+const report = renderResults({ machine, results, date: new Date().toISOString() })
+process.stdout.write(report + '\n')
+if (!process.env.BENCH_NO_WRITE && !process.env.BENCH_ONLY) {
+  const file = join(PROJECT_ROOT, 'BENCHMARKS.md')
+  writeFileSync(file, spliceResults(readFileSync(file, 'utf8'), report))
+}
 const anyFailed = Object.values(results).flat().some(r => r.failed && !r.pending)
 process.exitCode = anyFailed ? 1 : 0

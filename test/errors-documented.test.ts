@@ -1,22 +1,28 @@
-// Every code of the error catalogue is documented in the README with its status, and the
-// README documents no code that does not exist.
+// Every code of the error catalogue (shared/errors.ts) is documented in docs/errors.md with
+// its status, and docs/errors.md documents no code that does not exist.
 import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
 import { ERRORS } from '../shared/errors.js'
 
-const readme = readFileSync(join(import.meta.dirname, '..', 'README.md'), 'utf8')
-const start = readme.indexOf('\n## Errors\n')
-const section = readme.slice(start, readme.indexOf('\n## ', start + 1))
-const documented = new Map<string, number>()
-for (const match of section.matchAll(/^\| `([A-Z_]+)` \| (\d{3}) \|/gm)) documented.set(match[1] as string, Number(match[2]))
+const page = readFileSync(join(import.meta.dirname, '..', 'docs', 'errors.md'), 'utf8')
+const start = page.indexOf('\n## The catalogue\n')
+const end = page.indexOf('\n## ', start + 1)
+const section = page.slice(start, end === -1 ? undefined : end)
+const rows = [...section.matchAll(/^\| `([A-Z_]+)` \| (\d{3}) \|/gm)]
+const documented = new Map<string, number>(rows.map(match => [match[1] as string, Number(match[2])]))
 
 describe('error catalogue', () => {
-  it.each(Object.entries(ERRORS))('%s is documented in the README with its status', (code, { status }) => {
+  it('docs/errors.md has its catalogue table, each code once', () => {
+    expect(start).toBeGreaterThan(-1)
+    expect(rows.length).toBe(documented.size)
+  })
+
+  it.each(Object.entries(ERRORS))('%s is documented in docs/errors.md with its status', (code, { status }) => {
     expect(documented.get(code)).toBe(status)
   })
 
-  it('the README documents only codes that exist', () => {
+  it('docs/errors.md documents only codes that exist', () => {
     expect([...documented.keys()].filter(code => !(code in ERRORS))).toEqual([])
   })
 

@@ -1,4 +1,4 @@
-// The Markdown report: machine, throughput table, fan-out, memory, and the goals with the
+// The Markdown results: machine, throughput table, fan-out, memory, and the goals with the
 // ratios measured in this run. Failed or pending scenarios are shown as such, never hidden.
 
 const fmt = (n, digits = 0) => n === undefined || n === null || Number.isNaN(n) ? '—' : Number(n).toLocaleString('en-US', { maximumFractionDigits: digits, minimumFractionDigits: digits })
@@ -71,37 +71,43 @@ function goals (results) {
   return lines.join('\n')
 }
 
-const SCENARIO_NOTES = [
-  '**ceiling**: bare Express 5 (`bench/ceiling-server.mjs`) answering the increment URL: it reads and parses the JSON body and answers a constant `{message}`; no auth, store or logging.',
-  '**increment**: `POST …/content/increment {"path":"counter","value":1}` with an API key on a project whose content is ~1 KiB or ~1 MiB of records (`bench/lib/documents.mjs`); the counter is read back and must have moved at least by the number of 2xx answers.',
-  '**set**: a 1 KiB object written at one path, over and over. **push**: a small object appended to an array that grows during the run. **get**: the whole ~1 MiB content (200), then the same with `If-None-Match` of its ETag (304).',
-  '**hot counter**: 64 connections, a fixed number of increments on one path, all answered; the final value must equal the number of 2xx answers exactly.',
-  '**peer**: json-server 0.17 (lowdb, rewrites the whole `db.json` on every change) serving the same ~1 MiB document as `/docs/1`, changed with `PATCH /docs/1 {"counter":2}`.',
-  '**fan-out**: subscribers (one Socket.IO connection each, WebSocket transport) on one project; 50 increments sent one at a time, 100 ms apart. Delay is measured from the HTTP response (0 when the change arrived first: the server emits right after the commit, before it answers) and from the moment the request was sent (includes the commit). Two nodes share the SQLite file and a Redis started by the script (`redis-server` must be installed); subscribers alternate between the nodes, changes go to the first.',
-  '**memory**: 10,000 projects created, each given 10 KiB of content, then each read once; RSS of the server process from /proc with the default CACHE_BYTES.'
-]
+// BENCHMARKS.md is half generated: the results sit between these markers and are replaced
+// by each full run; everything around them (method, what changed, what was tried) is written
+// by hand and kept.
+export const RESULTS_START = '<!-- results: start (written by `npm run bench`, bench/lib/report.mjs; edit outside the markers) -->'
+export const RESULTS_END = '<!-- results: end -->'
 
-export function renderReport ({ machine, results, date }) {
+/** The generated part: when and where it ran, the goals, and every scenario's numbers. */
+export function renderResults ({ machine, results, date }) {
   const parts = [
-    '# contentd benchmarks',
-    '',
-    `Measured ${date} with \`npm run bench\` (BENCH_DURATION=${process.env.BENCH_DURATION ?? 10} s per HTTP scenario after a ${process.env.BENCH_WARMUP ?? 2} s warm-up; the ceiling and the two increment scenarios, whose ratios are the goals, run interleaved in ${process.env.BENCH_ROUNDS ?? 5} alternating rounds; autocannon, 32 connections unless stated, API-key auth, every server a separate child process on loopback, LOG_LEVEL=warn, RATE_LIMIT=0, SQLite with synchronous=FULL).`,
+    `Measured ${date} with \`npm run bench\` (BENCH_DURATION=${process.env.BENCH_DURATION ?? 10} s per HTTP scenario after a ${process.env.BENCH_WARMUP ?? 2} s warm-up; the ceiling and the two increment scenarios run interleaved in ${process.env.BENCH_ROUNDS ?? 5} alternating rounds; see [Method](#method)).`,
     '',
     `Machine: ${machine.cpu}, ${machine.cores} cores, ${machine.memoryGiB} GiB RAM, Node ${machine.node}, ${machine.os}; load average at start ${machine.loadAtStart}.`,
     '',
-    '## Goals (ratios within this run)',
+    '### Goals (ratios within this run)',
     '',
     goals(results),
     '',
-    '## Throughput and latency',
+    '### Throughput and latency',
     '',
     throughputTable(results)
   ]
   const fan = fanoutTable(results)
-  if (fan) parts.push('', '## Fan-out (Socket.IO)', '', fan)
+  if (fan) parts.push('', '### Fan-out (Socket.IO)', '', fan)
   const mem = memoryTable(results)
-  if (mem) parts.push('', '## Memory', '', mem)
-  parts.push('', '## What each scenario does', '', ...SCENARIO_NOTES.map(line => `- ${line}`))
-  parts.push('', 'The load generator runs on the same machine as the servers, so on a 2-core machine it takes one core: absolute numbers are low, the ratios are what compare. The ratio scenarios are interleaved (all three servers up, each measured for a slice in turn, the order rotating each round) because other work on a shared machine drifts over a run and back-to-back runs would compare different conditions (docs/benchmarks.md has the numbers). For them p50 is the median over the rounds, p99 that of the worst round, and the goals table shows the lowest and highest ratio of a single round. "server CPU ms/req" is the server process\'s user+system CPU time divided by the requests of the measured run: steadier than req/s when other work shares the machine. Rerun on a quiet machine: `npm run bench` (see docs/benchmarks.md).', '')
+  if (mem) parts.push('', '### Memory', '', mem)
   return parts.join('\n')
+}
+
+/**
+ * BENCHMARKS.md with its results replaced by `resultsMarkdown`, the hand-written rest
+ * untouched. Throws when the markers are missing, rather than losing the hand-written part.
+ */
+export function spliceResults (document, resultsMarkdown) {
+  const start = document.indexOf(RESULTS_START)
+  const end = document.indexOf(RESULTS_END)
+  if (start === -1 || end === -1 || end < start) {
+    throw new Error(`BENCHMARKS.md lacks the results markers (${RESULTS_START} … ${RESULTS_END}); not overwriting it`)
+  }
+  return document.slice(0, start + RESULTS_START.length) + '\n\n' + resultsMarkdown + '\n\n' + document.slice(end)
 }

@@ -1,7 +1,9 @@
 // The dashboard in a real browser (Debian's chromium through playwright-core): sign in,
 // open a project, see an HTTP change appear live, create an API key in the UI and use it.
-// Screenshots (desktop and 375 px wide) go to test-artifacts/ for people to look at.
-import { existsSync, mkdirSync } from 'node:fs'
+// Screenshots (desktop and 375 px wide) go to test-artifacts/ for people to look at. With
+// UPDATE_SCREENSHOTS=1 the desktop one also replaces the README's docs/images/dashboard.png
+// (only then, so ordinary runs leave the working tree clean).
+import { copyFileSync, existsSync, mkdirSync } from 'node:fs'
 import { join } from 'node:path'
 import { chromium, type Browser, type Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
@@ -16,6 +18,8 @@ if (!hasChromium) {
   console.warn(`\n*** SKIPPING the browser test: ${CHROMIUM} is not installed (apt-get install chromium) ***\n`)
 }
 const ARTIFACTS = join(PROJECT_ROOT, 'test-artifacts')
+const README_SCREENSHOT = join(PROJECT_ROOT, 'docs', 'images', 'dashboard.png')
+const updateScreenshots = process.env.UPDATE_SCREENSHOTS === '1'
 
 describe.skipIf(!hasChromium)('dashboard in chromium', () => {
   let app: TestApp
@@ -72,6 +76,10 @@ describe.skipIf(!hasChromium)('dashboard in chromium', () => {
     await expect.poll(() => page.locator('#key-list').textContent()).toContain('from-the-ui')
 
     await page.screenshot({ path: join(ARTIFACTS, 'dashboard.png'), fullPage: true })
+    if (updateScreenshots) {
+      mkdirSync(join(README_SCREENSHOT, '..'), { recursive: true })
+      copyFileSync(join(ARTIFACTS, 'dashboard.png'), README_SCREENSHOT)
+    }
     await page.setViewportSize({ width: 375, height: 812 })
     await page.screenshot({ path: join(ARTIFACTS, 'dashboard-375.png'), fullPage: true })
     // Nothing wider than the phone's screen.
