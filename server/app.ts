@@ -4,9 +4,10 @@ import express, { type Express } from 'express'
 import { ContentdError } from '../shared/errors.js'
 import type { Config } from './config.js'
 import { loadIdentity } from './http/auth-middleware.js'
+import { jsonBody } from './http/body.js'
 import { dashboard } from './http/dashboard.js'
 import { errorHandler, notFound } from './http/errors.js'
-import { authRateLimit, rateLimit, type RedisClient } from './http/rate-limit.js'
+import { authRateLimit, createLimits, loginThrottle, rateLimit, type Limits, type RedisClient } from './http/rate-limit.js'
 import { requestLog } from './http/request-log.js'
 import { responseHeaders } from './http/response-headers.js'
 import { accountRoutes } from './http/routes/accounts.js'
@@ -33,9 +34,11 @@ export interface AppDependencies {
   metrics?: Metrics
   /** Where revocations are announced; pass the realtime layer's so it ends subscriptions. */
   accessEvents?: AccessEvents
+  /** The rate limiters; pass the realtime layer's, so HTTP and Socket.IO share one budget. */
+  limits?: Limits
 }
 
-export function createApp ({ config, store, logger, redis, metrics = new Metrics(), accessEvents = new AccessEvents() }: AppDependencies): Express {
+export function createApp ({ config, store, logger, redis, metrics = new Metrics(), accessEvents = new AccessEvents(), limits = createLimits(config, redis) }: AppDependencies): Express {
   const projects = new Projects(store, accessEvents)
   const accounts = new Accounts(store, config.sessionTtlMs, accessEvents)
   const keys = new Keys(store, projects, accessEvents)
@@ -52,11 +55,9 @@ export function createApp ({ config, store, logger, redis, metrics = new Metrics
   // helmet's and cors's headers, computed once (see response-headers.ts).
   app.use(responseHeaders(config.corsOrigins === '*' ? '*' : config.corsOrigins, ['ETag', 'X-Request-Id', 'Retry-After']))
 
-  // RATE_LIMIT=0 turns rate limiting off altogether, the stricter login/signup limit too.
-  const rateLimited = config.rateLimitPerMinute > 0
   const identity = loadIdentity(store)
   // One limiter for the whole API (content and management share each caller's budget).
-  const apiRateLimit = rateLimit(config.rateLimitPerMinute, redis)
+  const apiRateLimit = rateLimit(limits.api)
 
   // Content first: the hot path. Its URLs have three or more segments after /api and end in
   // /content or /content/<operation>, which no other route uses; identity and the rate limit
@@ -80,7 +81,8 @@ export function createApp ({ config, store, logger, redis, metrics = new Metrics
   const api = express.Router()
   api.use(identity)
   api.use(apiRateLimit)
-  api.post(['/auth/login', '/auth/signup'], authRateLimit(rateLimited ? config.authRateLimitPerMinute : 0, redis))
+  api.post(['/auth/login', '/auth/signup'], authRateLimit(limits.auth))
+  api.post('/auth/login', jsonBody(limit), loginThrottle(limits.login))
   api.use(accountRoutes(accounts, config.signup === 'open', limit))
   api.use(keyRoutes(keys, limit))
   api.use(projectRoutes(projects, limit))

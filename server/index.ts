@@ -5,6 +5,7 @@ import './heap-growth.js'
 import { createServer } from 'node:http'
 import { Server as NetServer } from 'node:net'
 import { createApp } from './app.js'
+import { createLimits } from './http/rate-limit.js'
 import { ConfigError, loadConfig, type Config } from './config.js'
 import { createLogger } from './logger.js'
 import { Metrics } from './observability/metrics.js'
@@ -50,7 +51,9 @@ async function main (): Promise<void> {
   }
   const metrics = new Metrics()
   const accessEvents = new AccessEvents()
-  const app = createApp({ config, store, logger, redis, metrics, accessEvents })
+  // One set of rate limiters: HTTP requests and Socket.IO handshakes and events share budgets.
+  const limits = createLimits(config, redis)
+  const app = createApp({ config, store, logger, redis, metrics, accessEvents, limits })
   // REQUEST_TIMEOUT bounds how long a client may take to send a request (slowloris); Node
   // answers 408 and closes. Its sweep runs every connectionsCheckingInterval.
   const server = createServer({
@@ -61,7 +64,7 @@ async function main (): Promise<void> {
   // Socket.IO on the same port; with Redis, its adapter carries broadcasts between nodes.
   let realtime: Realtime
   try {
-    realtime = await attachRealtime({ httpServer: server, store, config, logger, accessEvents, redis, metrics })
+    realtime = await attachRealtime({ httpServer: server, store, config, logger, accessEvents, redis, metrics, limits })
   } catch (e) {
     fail(`cannot connect Socket.IO's adapter to Redis at REDIS_URL: ${e instanceof Error ? e.message : String(e)}`)
   }

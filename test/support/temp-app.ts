@@ -8,6 +8,7 @@ import { join } from 'node:path'
 import { createApp } from '../../server/app.js'
 import { loadConfig, type Config } from '../../server/config.js'
 import { createLogger } from '../../server/logger.js'
+import { createLimits } from '../../server/http/rate-limit.js'
 import { attachRealtime, type Realtime } from '../../server/realtime/index.js'
 import { AccessEvents } from '../../server/services/access-events.js'
 import { SqliteStore } from '../../server/store/sqlite/sqlite-store.js'
@@ -31,9 +32,10 @@ export async function startTestApp (env: Record<string, string> = {}, options: {
   await store.init()
   const logger = createLogger(config.logLevel)
   const accessEvents = new AccessEvents()
-  const app = createApp({ config, store, logger, accessEvents })
+  const limits = createLimits(config)
+  const app = createApp({ config, store, logger, accessEvents, limits })
   const server = createServer(app)
-  const realtime = options.realtime ? await attachRealtime({ httpServer: server, store, config, logger, accessEvents }) : null
+  const realtime = options.realtime ? await attachRealtime({ httpServer: server, store, config, logger, accessEvents, limits }) : null
   await new Promise<void>(resolve => server.listen(0, '127.0.0.1', resolve))
   const { port } = server.address() as AddressInfo
   return {
