@@ -4,7 +4,8 @@
 // a connection that does not read is dropped once its backlog passes SOCKET_SEND_BUFFER.
 import type { Socket } from 'socket.io-client'
 import { afterEach, describe, expect, it } from 'vitest'
-import { call, createKey, ownerWithProject } from '../support/http.js'
+import type { SubscribeAck } from '../../shared/events.js'
+import { call, ownerWithProject } from '../support/http.js'
 import { metricValue } from '../support/metrics.js'
 import { startServerProcess, type ServerProcess } from '../support/server-process.js'
 import { callFrom } from '../limits/from-address.js'
@@ -98,7 +99,7 @@ describe('re-subscribing cannot amplify traffic', () => {
     const owner = await largeProject(url, 'big')
     const socket = track(await connect(url, owner.key))
     const recorder = new Recorder(socket)
-    const acks = []
+    const acks: SubscribeAck[] = []
     for (let i = 0; i < 20; i++) acks.push(await subscribe(socket, '@big/demo'))
     expect(acks.filter(a => a.ok)).toHaveLength(1)
     expect(acks[0]).toMatchObject({ ok: true, version: 3 })
