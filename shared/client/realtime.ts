@@ -22,6 +22,7 @@ export interface RealtimeOptions {
 export class LiveContent {
   private socket: Socket | undefined
   private connectedBefore = false
+  private reconnectTimer: ReturnType<typeof setTimeout> | undefined
   private readonly copies = new Map<string, Set<LiveCopy>>()
   /** The subscribe request on its way for each project, shared by the copies that want a snapshot meanwhile. */
   private readonly inFlight = new Map<string, Promise<SubscribeAck>>()
@@ -45,6 +46,7 @@ export class LiveContent {
   /** Ends every subscription and the socket. */
   close (): void {
     for (const set of [...this.copies.values()]) for (const copy of [...set]) copy.close()
+    clearTimeout(this.reconnectTimer)
     this.socket?.disconnect()
     this.socket = undefined
     this.inFlight.clear()
@@ -64,9 +66,14 @@ export class LiveContent {
     // copies' next snapshot requests (on reconnect) go out afresh.
     socket.on('disconnect', () => this.inFlight.clear())
     socket.on('connect_error', (error: Error & { data?: ConnectErrorData }) => {
-      // socket.active is false when the server refused us (bad token): no retry will help.
+      // socket.active is false when the server refused us (bad token): no retry will help,
+      // except when the refusal was the rate limit: then again once it says we may.
       if (socket.active) return
       const data = error.data
+      if (data?.code === 'RATE_LIMITED') {
+        this.reconnectTimer = setTimeout(() => { if (this.socket === socket) socket.connect() }, (data.retryAfter ?? 1) * 1000)
+        return
+      }
       const failure = data && typeof data.code === 'string'
         ? new ContentdClientError(statusOf(data.code), data.code, data.message)
         : new ContentdClientError(0, 'REALTIME_ERROR', `Cannot connect: ${error.message}`)
