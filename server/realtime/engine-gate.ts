@@ -4,7 +4,9 @@
 // - `Origin` against CORS_ORIGINS when the client sends one (a browser always does; a
 //   missing Origin is a non-browser client, which CORS does not concern): 403
 //   ORIGIN_NOT_ALLOWED. CORS headers alone would only stop a browser from reading the
-//   answers, not from connecting and subscribing.
+//   answers, not from connecting and subscribing. A page of this very server (the
+//   dashboard: Origin's host is the Host it asked) is same-origin, not cross-origin, and is
+//   always allowed.
 // - A new Engine.IO session (a request without `sid`) takes one point of the client IP's
 //   RATE_LIMIT budget, the one anonymous HTTP requests draw from; over it: 429 RATE_LIMITED
 //   with Retry-After, so handshakes from one address are not free.
@@ -28,7 +30,7 @@ export function engineGate ({ corsOrigins, limiter, trustProxy, logger }: Engine
   const allowed = corsOrigins === '*' ? null : new Set(corsOrigins)
   return (req, res, next) => {
     const origin = req.headers.origin
-    if (allowed && origin !== undefined && !allowed.has(origin)) {
+    if (allowed && origin !== undefined && !allowed.has(origin) && !sameOrigin(origin, req.headers.host)) {
       answer(req, res, 'ORIGIN_NOT_ALLOWED', {})
       return
     }
@@ -40,6 +42,14 @@ export function engineGate ({ corsOrigins, limiter, trustProxy, logger }: Engine
       logger.error({ err: e }, 'rate limit check failed for a Socket.IO handshake')
       answer(req, res, 'STORE_UNAVAILABLE', {})
     })
+  }
+}
+
+function sameOrigin (origin: string, host: string | undefined): boolean {
+  try {
+    return host !== undefined && new URL(origin).host === host.toLowerCase()
+  } catch {
+    return false
   }
 }
 

@@ -41,6 +41,13 @@ describe('Origin is checked against CORS_ORIGINS', () => {
     })
   }
 
+  it('a page of the server itself (the dashboard) is same-origin and allowed on both transports', async () => {
+    for (const transport of ['polling', 'websocket'] as const) {
+      const socket = await connected(client(transport, server.url))
+      expect(await subscribe(socket, '@origins/demo'), transport).toMatchObject({ ok: true })
+    }
+  })
+
   it('the refusal is 403 ORIGIN_NOT_ALLOWED, before any session exists (polling handshake, WebSocket upgrade)', async () => {
     const polling = await call(server.url, 'GET', '/socket.io/?EIO=4&transport=polling', { headers: { origin: EVIL } })
     expect(polling.status).toBe(403)

@@ -52,6 +52,25 @@ describe('Engine.IO handshakes count per IP', () => {
   })
 })
 
+describe('handshakes behind a proxy (TRUST_PROXY)', () => {
+  const handshakeFor = (url: string, client: string) => call(url, 'GET', HANDSHAKE, { headers: { 'x-forwarded-for': client } })
+
+  it('1: the forwarded address is the client, as for HTTP, so clients behind one proxy have budgets of their own', async () => {
+    const { url } = await start({ RATE_LIMIT: '2', TRUST_PROXY: '1' })
+    expect((await handshakeFor(url, '203.0.113.1')).status).toBe(200)
+    expect((await handshakeFor(url, '203.0.113.1')).status).toBe(200)
+    expect((await handshakeFor(url, '203.0.113.1')).status).toBe(429)
+    expect((await handshakeFor(url, '203.0.113.2')).status).toBe(200)
+  })
+
+  it('off (the default): a forged X-Forwarded-For does not buy a fresh budget', async () => {
+    const { url } = await start({ RATE_LIMIT: '2' })
+    expect((await handshakeFor(url, '203.0.113.1')).status).toBe(200)
+    expect((await handshakeFor(url, '203.0.113.2')).status).toBe(200)
+    expect((await handshakeFor(url, '203.0.113.3')).status).toBe(429)
+  })
+})
+
 describe('Socket.IO events count per user, with HTTP', () => {
   it('events past the budget ack RATE_LIMITED with retryAfter; the user\'s HTTP requests and new handshakes are refused too', async () => {
     const { url } = await start({ RATE_LIMIT: '8' })
