@@ -7,7 +7,7 @@ import { loadIdentity } from './http/auth-middleware.js'
 import { dashboard } from './http/dashboard.js'
 import { errorHandler, notFound } from './http/errors.js'
 import { precomputedHeaders } from './http/fast-path.js'
-import { authRateLimit, rateLimit, type RedisClient } from './http/rate-limit.js'
+import { authRateLimit, createLimits, loginThrottle, rateLimit, type Limits, type RedisClient } from './http/rate-limit.js'
 import { requestLog } from './http/request-log.js'
 import { RouteTable } from './http/route-table.js'
 import { accountRoutes } from './http/routes/accounts.js'
@@ -31,9 +31,11 @@ export interface AppDependencies {
   metrics?: Metrics
   /** From createServices, shared with the realtime layer so it hears of revocations. */
   services: Services
+  /** The rate limiters; pass the realtime layer's, so HTTP and Socket.IO share one budget. */
+  limits?: Limits
 }
 
-export function createApp ({ config, store, logger, redis, metrics = new Metrics(), services }: AppDependencies): Express {
+export function createApp ({ config, store, logger, redis, metrics = new Metrics(), services, limits = createLimits(config, redis) }: AppDependencies): Express {
   const { projects, accounts, keys } = services
   const limit = config.bodyLimitBytes
 
@@ -48,12 +50,10 @@ export function createApp ({ config, store, logger, redis, metrics = new Metrics
   // helmet's and cors's headers, computed once (see fast-path.ts).
   app.use(precomputedHeaders(config.corsOrigins === '*' ? '*' : config.corsOrigins, ['ETag', 'X-Request-Id', 'Retry-After']))
 
-  // RATE_LIMIT=0 turns rate limiting off altogether, the stricter login/signup limit too.
-  const rateLimited = config.rateLimitPerMinute > 0
   // Every route goes through one table (see route-table.ts); every /api route starts with
   // the caller's identity and the one rate limiter content and management share.
   const routes = new RouteTable()
-  const api = routes.scope('/api', [loadIdentity(services.identities), rateLimit(config.rateLimitPerMinute, redis)])
+  const api = routes.scope('/api', [loadIdentity(services.identities), rateLimit(limits.api)])
   const outside = routes.scope()
 
   // Content first: the hot path, so its requests are matched after the fewest routes.
@@ -67,7 +67,7 @@ export function createApp ({ config, store, logger, redis, metrics = new Metrics
     res.json({ status: 'ok' })
   })
   observabilityRoutes(outside, config, store, metrics, redis)
-  accountRoutes(api, accounts, config.signup === 'open', limit, authRateLimit(rateLimited ? config.authRateLimitPerMinute : 0, redis))
+  accountRoutes(api, accounts, config.signup === 'open', limit, authRateLimit(limits.auth), loginThrottle(limits.login))
   keyRoutes(api, keys, limit)
   projectRoutes(api, projects, limit)
   // The API reference: GET /openapi.json and the page at /docs.

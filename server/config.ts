@@ -56,10 +56,27 @@ const schema = z.object({
   CORS_ORIGINS: z.string().trim().refine(value => value === '*' || value.split(',').some(o => o.trim() !== ''), 'must be * or a comma-separated list of origins').default('*'),
   SOCKET_CONNECTIONS_PER_IDENTITY: integer(1).default(1000),
   SOCKET_SUBSCRIPTIONS_PER_CONNECTION: integer(1).default(100),
+  // Bytes the server may hold for one Socket.IO connection that does not read what it is
+  // sent; past it the connection is dropped. Default 2 × CONTENT_LIMIT; it must exceed
+  // CONTENT_LIMIT, or a subscriber to a full project could never receive its snapshot.
+  SOCKET_SEND_BUFFER: integer(1024).optional(),
+  // Re-subscribing must not amplify traffic: within SOCKET_RESUBSCRIBE_WINDOW of a snapshot
+  // of a project, the same connection gets more snapshots of it only while they total at
+  // most SOCKET_RESUBSCRIBE_BYTES; past that the subscribe answers RATE_LIMITED with
+  // `retryAfter`. Small documents can be re-subscribed freely, large ones about once a window.
+  SOCKET_RESUBSCRIBE_WINDOW: duration.default(2000),
+  SOCKET_RESUBSCRIBE_BYTES: integer(0).default(1_048_576),
+  // Login attempts per username (from any IP, existing or not) that may fail within
+  // LOGIN_ATTEMPT_WINDOW; the next answers 429 until the window has passed. 0 turns it off.
+  LOGIN_ATTEMPTS_PER_USERNAME: integer(0).default(10),
+  LOGIN_ATTEMPT_WINDOW: duration.default(15 * 60_000),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info')
 }).superRefine((env, ctx) => {
   if (env.STORE === 'mongodb' && !env.MONGODB_URI) {
     ctx.addIssue({ code: 'custom', path: ['MONGODB_URI'], message: 'is required when STORE=mongodb' })
+  }
+  if (env.SOCKET_SEND_BUFFER !== undefined && env.SOCKET_SEND_BUFFER <= env.CONTENT_LIMIT) {
+    ctx.addIssue({ code: 'custom', path: ['SOCKET_SEND_BUFFER'], message: `must be larger than CONTENT_LIMIT (${env.CONTENT_LIMIT})` })
   }
 })
 
@@ -76,7 +93,7 @@ export interface Config {
   bodyLimitBytes: number
   contentLimitBytes: number
   cacheBytes: number
-  /** Requests per minute per credential (per IP when anonymous); 0 disables. */
+  /** Requests (and Socket.IO handshakes and events) per minute per user, per IP when anonymous; 0 disables. */
   rateLimitPerMinute: number
   /** Express's `trust proxy`: false, true (any) or the number of proxy hops to trust. */
   trustProxy: boolean | number
@@ -93,6 +110,14 @@ export interface Config {
   socketConnectionsPerIdentity: number
   /** Project subscriptions per Socket.IO connection. */
   socketSubscriptionsPerConnection: number
+  /** Bytes queued for one Socket.IO connection before it is dropped as not reading. */
+  socketSendBufferBytes: number
+  /** Re-subscribe budget: snapshot bytes of one project per connection per window, after the first. */
+  socketResubscribeWindowMs: number
+  socketResubscribeBytes: number
+  /** Failed login attempts per username per window before it answers 429; 0 disables. */
+  loginAttemptsPerUsername: number
+  loginAttemptWindowMs: number
   logLevel: Env['LOG_LEVEL']
 }
 
@@ -138,6 +163,11 @@ export function loadConfig (source: Record<string, string | undefined> = process
     corsOrigins: env.CORS_ORIGINS === '*' ? '*' : env.CORS_ORIGINS.split(',').map(o => o.trim()).filter(Boolean),
     socketConnectionsPerIdentity: env.SOCKET_CONNECTIONS_PER_IDENTITY,
     socketSubscriptionsPerConnection: env.SOCKET_SUBSCRIPTIONS_PER_CONNECTION,
+    socketSendBufferBytes: env.SOCKET_SEND_BUFFER ?? 2 * env.CONTENT_LIMIT,
+    socketResubscribeWindowMs: env.SOCKET_RESUBSCRIBE_WINDOW,
+    socketResubscribeBytes: env.SOCKET_RESUBSCRIBE_BYTES,
+    loginAttemptsPerUsername: env.LOGIN_ATTEMPTS_PER_USERNAME,
+    loginAttemptWindowMs: env.LOGIN_ATTEMPT_WINDOW,
     logLevel: env.LOG_LEVEL
   }
 }

@@ -5,6 +5,7 @@ import './heap-growth.js'
 import { createServer } from 'node:http'
 import { Server as NetServer, type AddressInfo } from 'node:net'
 import { createApp } from './app.js'
+import { createLimits } from './http/rate-limit.js'
 import { ConfigError, loadConfig, type Config } from './config.js'
 import { createLogger } from './logger.js'
 import { Metrics } from './observability/metrics.js'
@@ -51,7 +52,9 @@ async function main (): Promise<void> {
   }
   const metrics = new Metrics()
   const services = createServices({ store, sessionTtlMs: config.sessionTtlMs })
-  const app = createApp({ config, store, logger, redis, metrics, services })
+  // One set of rate limiters: HTTP requests and Socket.IO handshakes and events share budgets.
+  const limits = createLimits(config, redis)
+  const app = createApp({ config, store, logger, redis, metrics, services, limits })
   // REQUEST_TIMEOUT bounds how long a client may take to send a request (slowloris); Node
   // answers 408 and closes. Its sweep runs every connectionsCheckingInterval.
   const server = createServer({
@@ -62,7 +65,7 @@ async function main (): Promise<void> {
   // Socket.IO on the same port; with Redis, its adapter carries broadcasts between nodes.
   let realtime: Realtime
   try {
-    realtime = await attachRealtime({ httpServer: server, store, config, logger, services, redis, metrics })
+    realtime = await attachRealtime({ httpServer: server, store, config, logger, services, redis, metrics, limits })
   } catch (e) {
     fail(`cannot connect Socket.IO's adapter to Redis at REDIS_URL: ${e instanceof Error ? e.message : String(e)}`)
   }

@@ -25,6 +25,7 @@ export const ERRORS = {
   SESSION_REQUIRED: { status: 403, message: 'This action needs a session token, not an API key' },
   OWNER_REQUIRED: { status: 403, message: 'Only the project owner can do this' },
   SIGNUP_DISABLED: { status: 403, message: 'Signup is disabled on this server' },
+  ORIGIN_NOT_ALLOWED: { status: 403, message: 'This origin is not allowed (CORS_ORIGINS)' },
   // 404
   NOT_FOUND: { status: 404, message: 'No such endpoint' },
   USER_NOT_FOUND: { status: 404, message: 'User not found' },
@@ -34,9 +35,11 @@ export const ERRORS = {
   MEMBER_NOT_FOUND: { status: 404, message: 'That user is not a member of this project' },
   // 405: the path exists, the method does not (the Allow header lists the ones that do)
   METHOD_NOT_ALLOWED: { status: 405, message: 'This endpoint does not accept that method' },
+  UNKNOWN_EVENT: { status: 404, message: 'No such realtime event' },
   // 409
   USERNAME_TAKEN: { status: 409, message: 'That username is taken' },
   PROJECT_EXISTS: { status: 409, message: 'A project with that slug already exists' },
+  SUBSCRIPTION_CANCELLED: { status: 409, message: 'An unsubscribe ended this subscription before it was ready' },
   // 412, 413, 429
   PRECONDITION_FAILED: { status: 412, message: 'The content has changed: If-Match does not match the current version' },
   BODY_TOO_LARGE: { status: 413, message: 'The request body is larger than the server accepts' },

@@ -20,12 +20,26 @@ export interface SubscribeRequest {
   project: string
 }
 
+/**
+ * Every refused event: the HTTP API's {message, code}, and with RATE_LIMITED `retryAfter`,
+ * the seconds to wait (what HTTP says in Retry-After). Events with a missing or malformed
+ * payload get INVALID_BODY; events the server does not know, UNKNOWN_EVENT.
+ */
+export type EventFailure = { ok: false } & ErrorBody & { retryAfter?: number }
+
+/**
+ * Subscribing again to a project the connection is subscribed to takes a new snapshot; a
+ * subscribe sent while another for the same project is still being answered shares its
+ * answer. Within SOCKET_RESUBSCRIBE_WINDOW of a snapshot, more snapshots of the same project
+ * to the same connection are limited (by bytes): past that, RATE_LIMITED with `retryAfter`,
+ * and the subscription already in place stays.
+ */
 export type SubscribeAck =
   /** `project` is the canonical reference (lower-case owner) that `change` events carry. */
   | { ok: true, project: string, version: number, content: JsonObject }
-  | ({ ok: false } & ErrorBody)
+  | EventFailure
 
-export type UnsubscribeAck = { ok: true } | ({ ok: false } & ErrorBody)
+export type UnsubscribeAck = { ok: true } | EventFailure
 
 /** One committed change; `version` is the project's version right after it. */
 export interface ChangeEvent {
@@ -60,8 +74,8 @@ export interface RevokedEvent extends ErrorBody {
  */
 export type ShutdownEvent = ErrorBody
 
-/** `connect_error`'s `data` when the handshake is refused. */
-export type ConnectErrorData = ErrorBody
+/** `connect_error`'s `data` when the handshake is refused (`retryAfter` with RATE_LIMITED). */
+export type ConnectErrorData = ErrorBody & { retryAfter?: number }
 
 /** The event a committed operation is broadcast as. */
 export function changeEventOf (project: string, version: number, operation: Operation, at: string): ChangeEvent {

@@ -1,7 +1,10 @@
-// Rate limits (DESIGN.md §8): RATE_LIMIT requests per minute per credential (per IP when
-// anonymous), and a stricter AUTH_RATE_LIMIT per IP on login and signup against password
-// guessing. Limited requests are answered 429 with Retry-After before any work is done, so
-// they change nothing.
+// Rate limits (docs/design.md §13). One budget, RATE_LIMIT per minute, per user — all of a
+// user's sessions and keys together — or per IP when anonymous; HTTP requests, Socket.IO
+// handshakes (per IP) and Socket.IO events (per user) all draw from it, so no transport is a
+// way around it. On top: AUTH_RATE_LIMIT per IP on login and signup, and a per-username
+// lock on login (LOGIN_ATTEMPTS_PER_USERNAME in LOGIN_ATTEMPT_WINDOW) against guessing one
+// account's password from many addresses. Limited requests are answered 429 with
+// Retry-After before any work is done, so they change nothing.
 //
 // With a Redis client the counters live in Redis and every node shares them; if Redis
 // stops answering, each node falls back to its own in-memory counters (the "insurance"
@@ -10,54 +13,128 @@ import type { Request, RequestHandler, Response } from 'express'
 import { RateLimiterMemory, RateLimiterRedis, RateLimiterRes, type RateLimiterAbstract } from 'rate-limiter-flexible'
 import type { createClient } from 'redis'
 import { ContentdError } from '../../shared/errors.js'
+import { credentialsBody } from '../../shared/schemas.js'
+import type { Config } from '../config.js'
 import { context } from './context.js'
 
 export type RedisClient = ReturnType<typeof createClient>
 
-const WINDOW_SECONDS = 60
+const API_WINDOW_SECONDS = 60
 
-function limiter (points: number, name: string, redis: RedisClient | undefined): RateLimiterAbstract {
-  const memory = new RateLimiterMemory({ points, duration: WINDOW_SECONDS, keyPrefix: name })
-  if (!redis) return memory
-  return new RateLimiterRedis({
-    storeClient: redis,
-    useRedisPackage: true,
-    rejectIfRedisNotReady: true,
-    points,
-    duration: WINDOW_SECONDS,
-    keyPrefix: `contentd:ratelimit:${name}`,
-    insuranceLimiter: memory
-  })
+/** Whose budget a request or event draws from. */
+export const userSubject = (userId: string) => `user:${userId}`
+export const ipSubject = (address: string | undefined) => `ip:${address ?? 'unknown'}`
+
+/** Seconds until a refused caller may try again (what Retry-After and `retryAfter` say). */
+export type RetryAfter = number
+
+/** A budget of `points` per window per subject; `points` 0 turns it off. */
+export class Limiter {
+  private readonly counters: RateLimiterAbstract | null
+
+  constructor (points: number, windowSeconds: number, name: string, redis?: RedisClient, options: { lockSeconds?: number } = {}) {
+    if (points === 0) { this.counters = null; return }
+    const shape = { points, duration: windowSeconds, ...(options.lockSeconds ? { blockDuration: options.lockSeconds } : {}) }
+    const memory = new RateLimiterMemory({ ...shape, keyPrefix: name })
+    this.counters = redis
+      ? new RateLimiterRedis({ ...shape, storeClient: redis, useRedisPackage: true, rejectIfRedisNotReady: true, keyPrefix: `contentd:ratelimit:${name}`, insuranceLimiter: memory })
+      : memory
+  }
+
+  get enabled (): boolean {
+    return this.counters !== null
+  }
+
+  /** Takes one point of `subject`'s budget: null when allowed, else seconds to wait. */
+  async take (subject: string): Promise<RetryAfter | null> {
+    if (!this.counters) return null
+    try {
+      await this.counters.consume(subject)
+      return null
+    } catch (rejection) {
+      if (!(rejection instanceof RateLimiterRes)) throw rejection
+      return Math.max(1, Math.ceil(rejection.msBeforeNext / 1000))
+    }
+  }
+
+  /** Gives `subject` its whole budget back. */
+  async reset (subject: string): Promise<void> {
+    await this.counters?.delete(subject)
+  }
+}
+
+/** The limiters of one node, built once and shared by the HTTP app and the realtime layer. */
+export interface Limits {
+  /** RATE_LIMIT: every API request, Socket.IO handshake and Socket.IO event. */
+  api: Limiter
+  /** AUTH_RATE_LIMIT: login and signup attempts per IP. */
+  auth: Limiter
+  /** LOGIN_ATTEMPTS_PER_USERNAME: login attempts per username that did not succeed. */
+  login: Limiter
+}
+
+export function createLimits (config: Config, redis?: RedisClient): Limits {
+  // RATE_LIMIT=0 turns rate limiting off altogether, the stricter login/signup limit too.
+  const on = config.rateLimitPerMinute > 0
+  const loginWindow = Math.max(1, Math.ceil(config.loginAttemptWindowMs / 1000))
+  return {
+    api: new Limiter(config.rateLimitPerMinute, API_WINDOW_SECONDS, 'api', redis),
+    auth: new Limiter(on ? config.authRateLimitPerMinute : 0, API_WINDOW_SECONDS, 'auth', redis),
+    // Independent of RATE_LIMIT: it guards accounts rather than capacity. Once hit, the
+    // username stays locked for a whole window, however the guesses were spread over it.
+    login: new Limiter(config.loginAttemptsPerUsername, loginWindow, 'login-username', redis, { lockSeconds: loginWindow })
+  }
 }
 
 function clientIp (req: Request): string {
-  return `ip:${req.ip ?? req.socket.remoteAddress ?? 'unknown'}`
+  return ipSubject(req.ip ?? req.socket.remoteAddress)
 }
 
-function limitBy (points: number, name: string, redis: RedisClient | undefined, subject: (req: Request, res: Response) => string): RequestHandler {
-  if (points === 0) return (_req, _res, next) => next()
-  const counters = limiter(points, name, redis)
+function refuse (res: Response, retryAfter: RetryAfter): never {
+  res.setHeader('Retry-After', String(retryAfter))
+  throw new ContentdError('RATE_LIMITED')
+}
+
+function limitBy (limiter: Limiter, subject: (req: Request, res: Response) => string): RequestHandler {
+  // Off: not even a promise per request on the hot path.
+  if (!limiter.enabled) return (_req, _res, next) => next()
   return async (req, res, next) => {
-    try {
-      await counters.consume(subject(req, res))
-    } catch (rejection) {
-      if (!(rejection instanceof RateLimiterRes)) throw rejection
-      res.setHeader('Retry-After', String(Math.max(1, Math.ceil(rejection.msBeforeNext / 1000))))
-      throw new ContentdError('RATE_LIMITED')
-    }
+    const wait = await limiter.take(subject(req, res))
+    if (wait !== null) refuse(res, wait)
     next()
   }
 }
 
-/** Every API request: per credential (its hash, never the secret), per IP when anonymous. */
-export function rateLimit (requestsPerMinute: number, redis?: RedisClient): RequestHandler {
-  return limitBy(requestsPerMinute, 'api', redis, (req, res) => {
+/** Every API request: per user (never per credential: a fresh key must not mean a fresh budget), per IP when anonymous. */
+export function rateLimit (limiter: Limiter): RequestHandler {
+  return limitBy(limiter, (req, res) => {
     const identity = context(res).identity
-    return identity ? `credential:${identity.credentialHash}` : clientIp(req)
+    return identity ? userSubject(identity.user.id) : clientIp(req)
   })
 }
 
 /** Login and signup attempts, per IP whoever they claim to be. */
-export function authRateLimit (attemptsPerMinute: number, redis?: RedisClient): RequestHandler {
-  return limitBy(attemptsPerMinute, 'auth', redis, req => clientIp(req))
+export function authRateLimit (limiter: Limiter): RequestHandler {
+  return limitBy(limiter, req => clientIp(req))
+}
+
+/**
+ * Login attempts per username, from any address, whether or not the user exists (the
+ * answer never tells): every attempt takes a point before the password is checked, so
+ * concurrent guesses cannot slip past the count, and a successful login gives the points
+ * back. Runs after the body is parsed; a body the login route refuses (400) is no attempt.
+ */
+export function loginThrottle (limiter: Limiter): RequestHandler {
+  if (!limiter.enabled) return (_req, _res, next) => next()
+  return async (req, res, next) => {
+    const parsed = credentialsBody.safeParse(req.body)
+    if (!parsed.success) { next(); return }
+    const subject = `username:${parsed.data.username}`
+    const wait = await limiter.take(subject)
+    if (wait !== null) refuse(res, wait)
+    res.once('finish', () => {
+      if (res.statusCode === 200) limiter.reset(subject).catch(() => { /* the lock just lasts its window */ })
+    })
+    next()
+  }
 }

@@ -38,6 +38,28 @@ export class Metrics {
     registers: [this.registry]
   })
 
+  /** What SOCKET_CONNECTIONS_PER_IDENTITY counts: live sockets plus handshakes in progress. */
+  readonly connectionSlots = new Gauge({
+    name: 'contentd_realtime_connection_slots',
+    help: 'Socket.IO connection slots held on this node (live sockets and handshakes in progress)',
+    registers: [this.registry]
+  })
+
+  /** Socket.IO events received, by name ("other" for names the server does not handle). */
+  readonly realtimeEvents = new Counter({
+    name: 'contentd_realtime_events_total',
+    help: 'Socket.IO events received from clients, by event name',
+    labelNames: ['event'] as const,
+    registers: [this.registry]
+  })
+
+  /** Socket.IO connections dropped because their unread output passed SOCKET_SEND_BUFFER. */
+  readonly slowConsumers = new Counter({
+    name: 'contentd_realtime_slow_consumers_total',
+    help: 'Socket.IO connections dropped because they did not read what they were sent',
+    registers: [this.registry]
+  })
+
   /** Commit-to-emit delay of change events; the realtime layer observes it. */
   readonly broadcastLag = new Histogram({
     name: 'contentd_broadcast_lag_seconds',

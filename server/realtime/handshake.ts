@@ -1,40 +1,35 @@
 // Handshake: `io(url, { auth: { token } })` with a session token or API key. A refusal
-// reaches the client as `connect_error` whose `data` is the usual {message, code}.
+// reaches the client as `connect_error` whose `data` is the usual {message, code}, plus
+// `retryAfter` (seconds) when rate limited.
+//
+// The Socket.IO CONNECT counts against the same budget as an HTTP request: the user's when
+// the token is good, the IP's when it is not (guessing tokens costs like guessing over
+// HTTP). The Engine.IO handshake before it was already counted per IP (engine-gate.ts).
+import type { ConnectErrorData } from '../../shared/events.js'
 import { ContentdError, type ErrorCode } from '../../shared/errors.js'
+import { ipSubject, userSubject, type Limiter } from '../http/rate-limit.js'
 import type { Logger } from '../logger.js'
 import type { Identities } from '../services/identity.js'
+import { clientAddress } from './client-address.js'
+import type { ConnectionSlots } from './connection-slots.js'
 import type { RealtimeSocket } from './types.js'
 
-export type RefusalError = Error & { data: { message: string, code: ErrorCode } }
+export type RefusalError = Error & { data: ConnectErrorData }
 
-export function refusal (code: ErrorCode, detail?: string): RefusalError {
+export function refusal (code: ErrorCode, detail?: string, retryAfter?: number): RefusalError {
   const body = new ContentdError(code, detail).toBody()
-  return Object.assign(new Error(body.message), { data: body })
+  return Object.assign(new Error(body.message), { data: retryAfter === undefined ? body : { ...body, retryAfter } })
 }
 
-/** Counts open connections per user on this node, to bound them. */
-export class ConnectionCounter {
-  private readonly counts = new Map<string, number>()
-
-  constructor (private readonly limit: number) {}
-
-  /** Takes a place for the user; returns the release function, or null when full. */
-  reserve (userId: string): (() => void) | null {
-    const count = this.counts.get(userId) ?? 0
-    if (count >= this.limit) return null
-    this.counts.set(userId, count + 1)
-    let released = false
-    return () => {
-      if (released) return
-      released = true
-      const left = (this.counts.get(userId) ?? 1) - 1
-      if (left <= 0) this.counts.delete(userId)
-      else this.counts.set(userId, left)
-    }
-  }
+export interface HandshakeOptions {
+  identities: Identities
+  slots: ConnectionSlots
+  limiter: Limiter
+  trustProxy: boolean | number
+  logger: Logger
 }
 
-export function handshake (identities: Identities, counter: ConnectionCounter, limit: number, logger: Logger) {
+export function handshake ({ identities, slots, limiter, trustProxy, logger }: HandshakeOptions) {
   return async (socket: RealtimeSocket, next: (err?: Error) => void): Promise<void> => {
     const auth: unknown = socket.handshake.auth
     const token = typeof auth === 'object' && auth !== null && 'token' in auth && typeof auth.token === 'string' && auth.token !== ''
@@ -42,12 +37,14 @@ export function handshake (identities: Identities, counter: ConnectionCounter, l
       : null
     try {
       const result = await identities.resolve(token)
+      const subject = result.identity ? userSubject(result.identity.user.id) : ipSubject(clientAddress(socket.request, trustProxy))
+      const wait = await limiter.take(subject)
+      if (wait !== null) { next(refusal('RATE_LIMITED', undefined, wait)); return }
       if (!result.identity) { next(refusal(result.failure)); return }
-      const release = counter.reserve(result.identity.user.id)
-      if (!release) { next(refusal('TOO_MANY_CONNECTIONS', `at most ${limit} per user`)); return }
-      // Released on whichever comes first; a handshake abandoned midway never 'disconnect's.
-      socket.once('disconnect', release)
-      socket.conn.once('close', release)
+      const slot = slots.take(result.identity.user.id, socket)
+      if (slot === 'full') { next(refusal('TOO_MANY_CONNECTIONS', `at most ${slots.limit} per user`)); return }
+      // The client left during the lookups: Socket.IO drops the socket whatever we say.
+      if (slot === 'closed') { next(new Error('connection closed during the handshake')); return }
       socket.data.identity = result.identity
       socket.data.token = token as string
       next()

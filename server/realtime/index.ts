@@ -5,15 +5,20 @@ import type { Server as HttpServer } from 'node:http'
 import { Server } from 'socket.io'
 import { EVENTS, changeEventOf } from '../../shared/events.js'
 import type { Config } from '../config.js'
+import { createLimits, type Limits } from '../http/rate-limit.js'
 import type { Logger } from '../logger.js'
 import type { Metrics } from '../observability/metrics.js'
 import type { RedisConnection } from '../redis-connection.js'
 import type { Services } from '../services/index.js'
 import { projectRef } from '../services/projects.js'
 import type { Store } from '../store/types.js'
+import { ConnectionSlots } from './connection-slots.js'
+import { engineGate } from './engine-gate.js'
+import { routeEvents } from './event-router.js'
 import { atTime } from './expiry.js'
-import { ConnectionCounter, handshake } from './handshake.js'
+import { handshake } from './handshake.js'
 import { connectRedisAdapter, type RedisAdapter } from './redis-adapter.js'
+import { capSendBuffer } from './send-buffer.js'
 import { closeConnections } from './shutdown.js'
 import { Subscriptions } from './subscriptions.js'
 import type { RealtimeServer } from './types.js'
@@ -23,11 +28,13 @@ export interface RealtimeDependencies {
   store: Store
   config: Config
   logger: Logger
-  /** The same services the HTTP app uses: their access events end subscriptions. */
+  /** The same services as the HTTP app's (from createServices): revocations reach live sockets. */
   services: Services
   /** The node's Redis connection when REDIS_URL is set: enables multi-node broadcast. */
   redis?: RedisConnection | undefined
   metrics?: Metrics | undefined
+  /** The HTTP app's rate limiters: handshakes and events draw from the same budgets. */
+  limits?: Limits | undefined
 }
 
 export interface Realtime {
@@ -42,12 +49,25 @@ const MAX_CLIENT_MESSAGE_BYTES = 16 * 1024
 // How long closing waits for clients to receive the `shutdown` event (a long-polling client
 // collects it on its next request); well inside the process's 10 s shutdown limit.
 const SHUTDOWN_FLUSH_GRACE_MS = 1000
+// An Engine.IO connection that has not completed its Socket.IO CONNECT by then is closed
+// (Socket.IO's default is 45 s, long for a slot of memory that costs a client one request).
+const CONNECT_TIMEOUT_MS = 10_000
 
 export async function attachRealtime (deps: RealtimeDependencies): Promise<Realtime> {
   const { httpServer, store, config, logger, services, metrics } = deps
+  const limits = deps.limits ?? createLimits(config, deps.redis)
   const io: RealtimeServer = new Server(httpServer, {
     cors: { origin: config.corsOrigins === '*' ? '*' : config.corsOrigins },
-    maxHttpBufferSize: MAX_CLIENT_MESSAGE_BYTES
+    maxHttpBufferSize: MAX_CLIENT_MESSAGE_BYTES,
+    connectTimeout: CONNECT_TIMEOUT_MS
+  })
+  // Origin and the per-IP handshake budget, before Engine.IO allocates a session.
+  io.engine.use(engineGate({ corsOrigins: config.corsOrigins, limiter: limits.api, trustProxy: config.trustProxy, logger }))
+  io.engine.on('connection', (connection: Parameters<typeof capSendBuffer>[0]) => {
+    capSendBuffer(connection, config.socketSendBufferBytes, queuedBytes => {
+      metrics?.slowConsumers.inc()
+      logger.warn({ queuedBytes, limit: config.socketSendBufferBytes }, 'dropping a Socket.IO connection that does not read what it is sent')
+    })
   })
   let redisAdapter: RedisAdapter | null = null
   if (deps.redis) {
@@ -55,17 +75,27 @@ export async function attachRealtime (deps: RealtimeDependencies): Promise<Realt
     io.adapter(redisAdapter.adapter)
   }
   const multiNode = redisAdapter !== null
-  const subscriptions = new Subscriptions(io, store, services.projects, services.identities, config.socketSubscriptionsPerConnection, logger)
-  const counter = new ConnectionCounter(config.socketConnectionsPerIdentity)
+  const subscriptions = new Subscriptions(io, store, services.projects, services.identities, {
+    perConnection: config.socketSubscriptionsPerConnection,
+    resubscribeWindowMs: config.socketResubscribeWindowMs,
+    resubscribeBytes: config.socketResubscribeBytes
+  }, logger)
+  const slots = new ConnectionSlots(config.socketConnectionsPerIdentity, held => metrics?.connectionSlots.set(held))
+  const handlers = {
+    [EVENTS.subscribe]: subscriptions.subscribe.bind(subscriptions),
+    [EVENTS.unsubscribe]: subscriptions.unsubscribe.bind(subscriptions)
+  }
 
-  io.use(handshake(services.identities, counter, config.socketConnectionsPerIdentity, logger))
+  io.use(handshake({ identities: services.identities, slots, limiter: limits.api, trustProxy: config.trustProxy, logger }))
   io.on('connection', socket => {
     metrics?.activeSockets.inc()
     const { session, key } = socket.data.identity
     const expiresAt = session?.expiresAt ?? key?.expiresAt ?? null
     const cancelExpiry = expiresAt === null ? null : atTime(Date.parse(expiresAt), () => subscriptions.revokeSocket(socket, 'INVALID_TOKEN'))
-    socket.on(EVENTS.subscribe, (request, ack) => { void subscriptions.subscribe(socket, request, ack) })
-    socket.on(EVENTS.unsubscribe, (request, ack) => subscriptions.unsubscribe(socket, request, ack))
+    routeEvents(socket, handlers, { limiter: limits.api, logger, metrics })
+    // A packet the parser rejects closes the connection; without a listener Socket.IO would
+    // also print the client's garbage to stderr.
+    socket.on('error', (e: Error) => logger.debug({ err: e }, 'socket closed on a malformed packet'))
     socket.on('disconnect', () => {
       metrics?.activeSockets.dec()
       cancelExpiry?.()

@@ -1,13 +1,23 @@
 // Who on this node is subscribed to what: subscribe/unsubscribe requests, delivery of
 // committed changes to each project's feed, and ending subscriptions when access ends.
-import { EVENTS, type ChangeEvent, type RevokedEvent, type SubscribeAck, type UnsubscribeAck } from '../../shared/events.js'
+//
+// A connection has at most one subscription per project. Subscribing is idempotent and
+// race-free: a subscribe that arrives while another for the same project is still being
+// answered (access check, snapshot read) does not start a second one — it waits for the
+// first and gets the same answer. Subscribing again once the subscription is in place
+// replaces it with a fresh one (a new snapshot), within the re-subscribe budget
+// (resubscribe-budget.ts).
+import { EVENTS, type ChangeEvent, type RevokedEvent, type SubscribeAck } from '../../shared/events.js'
 import { ContentdError, isContentdError, type ErrorBody, type ErrorCode } from '../../shared/errors.js'
 import type { Logger } from '../logger.js'
 import type { AccessEvent } from '../services/access-events.js'
 import type { Identities } from '../services/identity.js'
-import { projectRef, type Projects } from '../services/projects.js'
-import type { Store } from '../store/types.js'
+import type { Projects } from '../services/projects.js'
+import type { ContentSnapshot, Store } from '../store/types.js'
+import type { Reply } from './event-router.js'
 import { ProjectFeed, type FeedMember } from './project-feed.js'
+import { failure, failureOf, rateLimited } from './replies.js'
+import { ResubscribeBudget } from './resubscribe-budget.js'
 import type { RealtimeServer, RealtimeSocket } from './types.js'
 
 const GAP_TIMEOUT_MS = 2000
@@ -16,14 +26,24 @@ const SNAPSHOT_ATTEMPTS = 3
 
 export const roomOf = (projectId: string) => `project:${projectId}`
 
-class Subscription implements FeedMember {
-  /** Set when access ended while the subscribe request was still being answered. */
-  cancelled: ErrorBody | null = null
+export interface SubscriptionLimits {
+  perConnection: number
+  resubscribeWindowMs: number
+  resubscribeBytes: number
+}
 
-  constructor (readonly socket: RealtimeSocket, readonly projectId: string, readonly ref: string) {}
+class Subscription implements FeedMember {
+  state: 'pending' | 'active' | 'ended' = 'pending'
+  /** Set once the project is known (the subscription is then in its project's entry). */
+  projectId: string | null = null
+  /** Requests waiting for the snapshot: the one that opened the subscription, then any that came while it was pending. */
+  waiters: Reply[] = []
+
+  /** `ref` is the canonical "@owner/slug", the key of the connection's subscriptions. */
+  constructor (readonly socket: RealtimeSocket, readonly ref: string) {}
 
   join (): void {
-    void this.socket.join(roomOf(this.projectId))
+    void this.socket.join(roomOf(this.projectId as string))
   }
 
   send (change: ChangeEvent): void {
@@ -36,21 +56,23 @@ interface ProjectEntry {
   subscriptions: Set<Subscription>
 }
 
-const failure = (code: ErrorCode, message?: string): { ok: false } & ErrorBody =>
-  ({ ok: false, ...(message ? { code, message } : new ContentdError(code).toBody()) })
+interface ConnectionState {
+  subscriptions: Map<string, Subscription>
+  budget: ResubscribeBudget
+}
 
-const noReply = () => {}
+const CANCELLED = new ContentdError('SUBSCRIPTION_CANCELLED').toBody()
 
 export class Subscriptions {
   private readonly projects = new Map<string, ProjectEntry>()
-  private readonly bySocket = new Map<RealtimeSocket, Map<string, Subscription>>()
+  private readonly connections = new Map<RealtimeSocket, ConnectionState>()
 
   constructor (
     private readonly io: RealtimeServer,
     private readonly store: Store,
     private readonly projectService: Projects,
     private readonly identities: Identities,
-    private readonly limitPerConnection: number,
+    private readonly limits: SubscriptionLimits,
     private readonly logger: Logger
   ) {}
 
@@ -63,68 +85,39 @@ export class Subscriptions {
     return this.projects.has(projectId)
   }
 
-  async subscribe (socket: RealtimeSocket, request: unknown, ack: unknown): Promise<void> {
-    const reply = typeof ack === 'function' ? ack as (reply: SubscribeAck) => void : noReply
+  async subscribe (socket: RealtimeSocket, request: unknown, reply: Reply): Promise<void> {
     const ref = projectRefOf(request)
     if (!ref) { reply(failure('INVALID_BODY', 'subscribe needs { project: "@user/slug" }')); return }
-    let subscription: Subscription | null = null
-    try {
-      // The credential may have been revoked or may have expired since the handshake.
-      const current = await this.identities.resolve(socket.data.token)
-      if (!current.identity) {
-        reply(failure(current.failure))
-        this.revokeSocket(socket, current.failure)
-        return
-      }
-      const project = await this.projectService.find(ref.owner, ref.slug)
-      const mine = this.socketSubscriptions(socket)
-      const previous = mine.get(project.id)
-      if (previous) this.end(previous, null)
-      if (mine.size >= this.limitPerConnection) {
-        reply(failure('TOO_MANY_SUBSCRIPTIONS', `${new ContentdError('TOO_MANY_SUBSCRIPTIONS').message}: at most ${this.limitPerConnection}`))
-        return
-      }
-      // Registered before the access check, so a revocation racing with it is not missed.
-      subscription = this.register(socket, project.id, projectRef(project))
-      await this.projectService.authorize(current.identity, project, 'read')
-      for (let attempt = 0; attempt < SNAPSHOT_ATTEMPTS; attempt++) {
-        const snapshot = await this.store.readContent(project.id)
-        if (subscription.cancelled) { reply({ ok: false, ...subscription.cancelled }); return }
-        if (!snapshot) throw new ContentdError('PROJECT_NOT_FOUND')
-        if (!socket.connected) { this.end(subscription, null); return }
-        const entry = this.projects.get(project.id) as ProjectEntry
-        // Same tick as the read: no commit can be delivered in between (commits are handled
-        // in later turns of the event loop), and the ack is encoded now, before the store's
-        // cached document can change under it.
-        const activated = entry.feed.activate(subscription, snapshot.version, () => {
-          reply({ ok: true, project: projectRef(project), version: snapshot.version, content: snapshot.content })
-        })
-        if (activated !== 'stale') return
-      }
-      throw new ContentdError('STORE_UNAVAILABLE')
-    } catch (e) {
-      if (subscription) this.end(subscription, null)
-      if (isContentdError(e)) { reply({ ok: false, ...e.toBody() }); return }
-      this.logger.error({ err: e }, 'subscribe failed')
-      reply(failure('INTERNAL_ERROR'))
+    if (!ref.owner.startsWith('@')) { reply(failure('INVALID_USERNAME')); return }
+    const key = canonicalRef(ref)
+    const connection = this.connectionOf(socket)
+    const current = connection.subscriptions.get(key)
+    if (current?.state === 'pending') { current.waiters.push(reply); return }
+    const wait = connection.budget.waitBefore(key)
+    if (wait !== null) { reply(rateLimited(wait)); return }
+    if (!current && connection.subscriptions.size >= this.limits.perConnection) {
+      reply(failure('TOO_MANY_SUBSCRIPTIONS', `at most ${this.limits.perConnection}`))
+      return
     }
+    if (current) this.end(current, CANCELLED, false)
+    const subscription = new Subscription(socket, key)
+    subscription.waiters.push(reply)
+    connection.subscriptions.set(key, subscription)
+    await this.establish(subscription, ref, connection)
   }
 
-  unsubscribe (socket: RealtimeSocket, request: unknown, ack: unknown): void {
-    const reply = typeof ack === 'function' ? ack as (reply: UnsubscribeAck) => void : noReply
+  unsubscribe (socket: RealtimeSocket, request: unknown, reply: Reply): void {
     const ref = projectRefOf(request)
     if (!ref) { reply(failure('INVALID_BODY', 'unsubscribe needs { project: "@user/slug" }')); return }
-    const canonical = `@${ref.owner.replace(/^@/, '').toLowerCase()}/${ref.slug}`
-    for (const subscription of this.bySocket.get(socket)?.values() ?? []) {
-      if (subscription.ref === canonical) this.end(subscription, null)
-    }
+    const subscription = this.connections.get(socket)?.subscriptions.get(canonicalRef(ref))
+    if (subscription) this.end(subscription, CANCELLED, false)
     reply({ ok: true })
   }
 
   /** The socket is gone: forget its subscriptions. */
   forget (socket: RealtimeSocket): void {
-    for (const subscription of [...this.bySocket.get(socket)?.values() ?? []]) this.end(subscription, null)
-    this.bySocket.delete(socket)
+    for (const subscription of [...this.connections.get(socket)?.subscriptions.values() ?? []]) this.end(subscription, CANCELLED, false)
+    this.connections.delete(socket)
   }
 
   /** Ends what an access event takes away, on this node. */
@@ -137,12 +130,12 @@ export class Subscriptions {
         return
       case 'member-removed':
         for (const subscription of [...this.projects.get(event.projectId)?.subscriptions ?? []]) {
-          if (subscription.socket.data.identity.user.id === event.userId) this.end(subscription, new ContentdError('FORBIDDEN').toBody())
+          if (subscription.socket.data.identity.user.id === event.userId) this.end(subscription, new ContentdError('FORBIDDEN').toBody(), true)
         }
         return
       case 'project-deleted':
         for (const subscription of [...this.projects.get(event.projectId)?.subscriptions ?? []]) {
-          this.end(subscription, new ContentdError('PROJECT_NOT_FOUND').toBody())
+          this.end(subscription, new ContentdError('PROJECT_NOT_FOUND').toBody(), true)
         }
     }
   }
@@ -157,18 +150,72 @@ export class Subscriptions {
   close (): void {
     for (const entry of this.projects.values()) entry.feed.close()
     this.projects.clear()
-    this.bySocket.clear()
+    this.connections.clear()
   }
 
-  private socketSubscriptions (socket: RealtimeSocket): Map<string, Subscription> {
-    let mine = this.bySocket.get(socket)
-    if (!mine) { mine = new Map(); this.bySocket.set(socket, mine) }
-    return mine
+  /** Checks access and takes the snapshot; answers every waiter, whatever happens. */
+  private async establish (subscription: Subscription, ref: { owner: string, slug: string }, connection: ConnectionState): Promise<void> {
+    const { socket } = subscription
+    const pending = () => subscription.state === 'pending'
+    try {
+      // The credential may have been revoked or may have expired since the handshake.
+      const current = await this.identities.resolve(socket.data.token)
+      if (!current.identity) {
+        this.end(subscription, new ContentdError(current.failure).toBody(), false)
+        this.revokeSocket(socket, current.failure)
+        return
+      }
+      if (!pending()) return
+      const project = await this.projectService.find(ref.owner, ref.slug)
+      if (!pending()) return
+      // In the project's entry before the access check, so a revocation racing with it is not missed.
+      const entry = this.attach(subscription, project.id)
+      await this.projectService.authorize(current.identity, project, 'read')
+      for (let attempt = 0; attempt < SNAPSHOT_ATTEMPTS; attempt++) {
+        const snapshot = await this.store.readContent(project.id)
+        if (!pending()) return
+        if (!snapshot) throw new ContentdError('PROJECT_NOT_FOUND')
+        // Same tick as the read: no commit can be delivered in between (commits are handled
+        // in later turns of the event loop), and the acks are encoded now, before the
+        // store's cached document can change under them.
+        const activated = entry.feed.activate(subscription, snapshot.version, () => {
+          this.answer(subscription, connection, { ok: true, project: subscription.ref, version: snapshot.version, content: snapshot.content }, sizeOf(snapshot))
+        })
+        if (activated !== 'stale') return
+      }
+      throw new ContentdError('STORE_UNAVAILABLE')
+    } catch (e) {
+      if (!isContentdError(e)) this.logger.error({ err: e }, 'subscribe failed')
+      this.end(subscription, isContentdError(e) ? e.toBody() : new ContentdError('INTERNAL_ERROR').toBody(), false)
+    }
   }
 
-  private register (socket: RealtimeSocket, projectId: string, ref: string): Subscription {
-    const subscription = new Subscription(socket, projectId, ref)
-    this.socketSubscriptions(socket).set(projectId, subscription)
+  /** The snapshot is ready: the subscription is in place, and every waiter within the budget gets it. */
+  private answer (subscription: Subscription, connection: ConnectionState, ack: SubscribeAck, bytes: number): void {
+    subscription.state = 'active'
+    const waiters = subscription.waiters
+    subscription.waiters = []
+    waiters.forEach((reply, index) => {
+      // The first request passed the budget check when it arrived; the ones that joined it
+      // are checked now, each snapshot counting.
+      const wait = index === 0 ? null : connection.budget.waitBefore(subscription.ref)
+      if (wait !== null) { reply(rateLimited(wait)); return }
+      connection.budget.record(subscription.ref, bytes)
+      reply(ack)
+    })
+  }
+
+  private connectionOf (socket: RealtimeSocket): ConnectionState {
+    let connection = this.connections.get(socket)
+    if (!connection) {
+      connection = { subscriptions: new Map(), budget: new ResubscribeBudget(this.limits.resubscribeWindowMs, this.limits.resubscribeBytes) }
+      this.connections.set(socket, connection)
+    }
+    return connection
+  }
+
+  private attach (subscription: Subscription, projectId: string): ProjectEntry {
+    subscription.projectId = projectId
     let entry = this.projects.get(projectId)
     if (!entry) {
       const room = roomOf(projectId)
@@ -182,26 +229,44 @@ export class Subscriptions {
       this.projects.set(projectId, entry)
     }
     entry.subscriptions.add(subscription)
-    return subscription
+    return entry
   }
 
-  /** Ends one subscription; with `reason`, tells the client with a `revoked` event. */
-  private end (subscription: Subscription, reason: ErrorBody | null): void {
-    const { socket, projectId } = subscription
-    subscription.cancelled ??= reason ?? new ContentdError('FORBIDDEN').toBody()
-    const mine = this.bySocket.get(socket)
-    if (mine?.get(projectId) === subscription) mine.delete(projectId)
-    void socket.leave(roomOf(projectId))
-    const entry = this.projects.get(projectId)
-    if (entry?.subscriptions.delete(subscription)) {
-      entry.feed.remove(subscription)
-      if (entry.subscriptions.size === 0) {
-        entry.feed.close()
-        this.projects.delete(projectId)
+  /**
+   * Ends one subscription. A pending one answers its waiters with `reason`; an active one
+   * tells the client with a `revoked` event when `tell` is set (access ended).
+   */
+  private end (subscription: Subscription, reason: ErrorBody, tell: boolean): void {
+    if (subscription.state === 'ended') return
+    const wasPending = subscription.state === 'pending'
+    subscription.state = 'ended'
+    const { socket, projectId, ref } = subscription
+    const mine = this.connections.get(socket)?.subscriptions
+    if (mine?.get(ref) === subscription) mine.delete(ref)
+    if (projectId !== null) {
+      void socket.leave(roomOf(projectId))
+      const entry = this.projects.get(projectId)
+      if (entry?.subscriptions.delete(subscription)) {
+        entry.feed.remove(subscription)
+        if (entry.subscriptions.size === 0) {
+          entry.feed.close()
+          this.projects.delete(projectId)
+        }
       }
     }
-    if (reason && socket.connected) socket.emit(EVENTS.revoked, { ...reason, project: subscription.ref })
+    if (wasPending) {
+      const waiters = subscription.waiters
+      subscription.waiters = []
+      for (const reply of waiters) reply(failureOf(reason))
+    } else if (tell && socket.connected) {
+      socket.emit(EVENTS.revoked, { ...reason, project: ref })
+    }
   }
+}
+
+/** Bytes of the snapshot as sent (the store usually has its JSON at hand). */
+function sizeOf (snapshot: ContentSnapshot): number {
+  return Buffer.byteLength(snapshot.json ?? JSON.stringify(snapshot.content))
 }
 
 /** `{ project: "@alice/demo" }` → its two halves (the owner keeps its "@" for Projects.find). */
@@ -212,4 +277,9 @@ function projectRefOf (request: unknown): { owner: string, slug: string } | null
   const slash = ref.indexOf('/')
   if (slash <= 0 || slash === ref.length - 1) return null
   return { owner: ref.slice(0, slash), slug: ref.slice(slash + 1) }
+}
+
+/** "@Alice/demo" and "alice/demo" → "@alice/demo", the form `change` events carry. */
+function canonicalRef (ref: { owner: string, slug: string }): string {
+  return `@${ref.owner.replace(/^@/, '').toLowerCase()}/${ref.slug}`
 }

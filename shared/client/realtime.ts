@@ -1,7 +1,12 @@
-// The client's one Socket.IO connection (DESIGN.md §7), opened on the first subscribe and
-// shared by all of its subscriptions. It routes `change` events to the live copies of their
-// project, re-takes every snapshot after a reconnect (events may have been missed while
-// offline), and ends subscriptions the server revokes.
+// The client's one Socket.IO connection (docs/design.md §7), opened on the first subscribe
+// and shared by all of its subscriptions. It routes `change` events to the live copies of
+// their project, re-takes every snapshot after a reconnect (events may have been missed
+// while offline), and ends subscriptions the server revokes.
+//
+// The server holds one subscription per project per connection, however many live copies
+// of it the client keeps: copies that want a snapshot while a subscribe for their project
+// is on its way share that request, so several `subscribe()` calls on one project — and
+// the re-subscribing of all copies after a reconnect — send one subscribe per project.
 import { io, type Socket } from 'socket.io-client'
 import { EVENTS, type ChangeEvent, type ConnectErrorData, type RevokedEvent, type SubscribeAck } from '../events.js'
 import { ContentdClientError } from './errors.js'
@@ -17,7 +22,10 @@ export interface RealtimeOptions {
 export class LiveContent {
   private socket: Socket | undefined
   private connectedBefore = false
+  private reconnectTimer: ReturnType<typeof setTimeout> | undefined
   private readonly copies = new Map<string, Set<LiveCopy>>()
+  /** The subscribe request on its way for each project, shared by the copies that want a snapshot meanwhile. */
+  private readonly inFlight = new Map<string, Promise<SubscribeAck>>()
 
   constructor (private readonly options: RealtimeOptions) {}
 
@@ -26,16 +34,22 @@ export class LiveContent {
     const copy = new LiveCopy(project, onContent, options, () => this.requestSnapshot(socket, project), closed => this.forget(closed))
     let set = this.copies.get(project)
     if (!set) { set = new Set(); this.copies.set(project, set) }
+    // A copy of this project that is already live has exactly what a snapshot would give.
+    const live = [...set].find(other => other.isLive)
     set.add(copy)
-    copy.resync()
+    // Not before subscribe() has returned: listeners may refer to the subscription.
+    if (live) queueMicrotask(() => copy.startFrom(live))
+    else copy.resync()
     return copy
   }
 
   /** Ends every subscription and the socket. */
   close (): void {
     for (const set of [...this.copies.values()]) for (const copy of [...set]) copy.close()
+    clearTimeout(this.reconnectTimer)
     this.socket?.disconnect()
     this.socket = undefined
+    this.inFlight.clear()
     this.connectedBefore = false
   }
 
@@ -48,10 +62,18 @@ export class LiveContent {
       if (this.connectedBefore) for (const copy of this.allCopies()) copy.resync()
       this.connectedBefore = true
     })
+    // A request sent before the connection dropped is never answered: forget it, so the
+    // copies' next snapshot requests (on reconnect) go out afresh.
+    socket.on('disconnect', () => this.inFlight.clear())
     socket.on('connect_error', (error: Error & { data?: ConnectErrorData }) => {
-      // socket.active is false when the server refused us (bad token): no retry will help.
+      // socket.active is false when the server refused us (bad token): no retry will help,
+      // except when the refusal was the rate limit: then again once it says we may.
       if (socket.active) return
       const data = error.data
+      if (data?.code === 'RATE_LIMITED') {
+        this.reconnectTimer = setTimeout(() => { if (this.socket === socket) socket.connect() }, (data.retryAfter ?? 1) * 1000)
+        return
+      }
       const failure = data && typeof data.code === 'string'
         ? new ContentdClientError(statusOf(data.code), data.code, data.message)
         : new ContentdClientError(0, 'REALTIME_ERROR', `Cannot connect: ${error.message}`)
@@ -71,9 +93,16 @@ export class LiveContent {
   }
 
   private requestSnapshot (socket: Socket, project: string): Promise<SubscribeAck> {
-    return new Promise(resolve => {
-      socket.emit(EVENTS.subscribe, { project }, (ack: SubscribeAck) => resolve(ack))
+    const pending = this.inFlight.get(project)
+    if (pending) return pending
+    const request = new Promise<SubscribeAck>(resolve => {
+      socket.emit(EVENTS.subscribe, { project }, (ack: SubscribeAck) => {
+        if (this.inFlight.get(project) === request) this.inFlight.delete(project)
+        resolve(ack)
+      })
     })
+    this.inFlight.set(project, request)
+    return request
   }
 
   private forget (copy: LiveCopy): void {
@@ -82,6 +111,8 @@ export class LiveContent {
     set.delete(copy)
     if (set.size > 0) return
     this.copies.delete(copy.project)
+    // A later copy must not share a request the unsubscribe below cancels.
+    this.inFlight.delete(copy.project)
     if (this.socket?.connected) this.socket.emit(EVENTS.unsubscribe, { project: copy.project })
   }
 

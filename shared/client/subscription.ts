@@ -1,7 +1,14 @@
 // One live copy of a project's content. It starts from a subscribe snapshot and applies
 // `change` events strictly in version order with the server's own applyOperation, so the
 // copy equals the stored content after every event. A missing version (a gap), an event
-// that does not apply, or a reconnect throws the copy away and asks for a new snapshot.
+// that does not apply, or a reconnect throws the copy away and asks for a new snapshot. A
+// snapshot refused as RATE_LIMITED is asked for again after the `retryAfter` the server
+// gave; changes keep being held back meanwhile.
+//
+// Several copies of one project may get the very same acknowledgement and change events
+// (realtime.ts shares one subscription between them), and applyOperation changes a document
+// in place: so each copy keeps its own document, cloning what it takes in (snapshots and
+// written values), and never shares objects with another copy.
 // Socket handling lives in realtime.ts; this class only sees acks and events.
 import { ERRORS, type ErrorCode } from '../errors.js'
 import type { ChangeEvent, SubscribeAck } from '../events.js'
@@ -48,6 +55,7 @@ export class LiveCopy implements Subscription {
   private generation = 0
   private closed = false
   private taken = 0
+  private retryTimer: ReturnType<typeof setTimeout> | undefined
   private settleReady!: (error?: ContentdClientError) => void
   readonly ready: Promise<void>
 
@@ -80,25 +88,37 @@ export class LiveCopy implements Subscription {
   resync (): void {
     if (this.closed) return
     const generation = ++this.generation
+    clearTimeout(this.retryTimer)
     this.waiting = true
     this.buffered = []
     this.requestSnapshot().then(ack => {
       // A later resync or close() superseded this request.
       if (generation !== this.generation || this.closed) return
+      if (!ack.ok && ack.code === 'RATE_LIMITED') {
+        this.retryTimer = setTimeout(() => { if (generation === this.generation) this.resync() }, (ack.retryAfter ?? 1) * 1000)
+        return
+      }
       if (!ack.ok) { this.fail(new ContentdClientError(statusOf(ack.code), ack.code, ack.message)); return }
-      this.doc = ack.content
-      this.currentVersion = ack.version
-      this.waiting = false
-      this.taken += 1
-      this.onContent(this.doc, this.currentVersion)
-      this.settleReady()
-      const held = this.buffered.sort((a, b) => a.version - b.version)
-      this.buffered = []
-      for (const change of held) this.receive(change)
+      this.start(ack.content, ack.version)
     }, (e: unknown) => {
       if (generation !== this.generation || this.closed) return
       this.fail(e instanceof ContentdClientError ? e : new ContentdClientError(0, 'REALTIME_ERROR', e instanceof Error ? e.message : String(e)))
     })
+  }
+
+  /**
+   * Starts from another live copy of the same project (same connection, same stream of
+   * changes) instead of asking the server for a snapshot.
+   */
+  startFrom (sibling: LiveCopy): void {
+    if (this.closed || sibling.waiting || sibling.doc === undefined) { this.resync(); return }
+    this.generation++
+    this.start(sibling.doc, sibling.currentVersion as number)
+  }
+
+  /** Whether the copy is up to date with the stream of changes (not waiting for a snapshot). */
+  get isLive (): boolean {
+    return !this.closed && !this.waiting && this.doc !== undefined
   }
 
   receive (change: ChangeEvent): void {
@@ -109,7 +129,7 @@ export class LiveCopy implements Subscription {
     if (change.version !== version + 1) { this.resync(); return }
     let next: JsonObject
     try {
-      next = applyOperation(this.doc as JsonObject, operationOfChange(change))
+      next = applyOperation(this.doc as JsonObject, operationOfChange({ ...change, value: ownCopy(change.value) }))
     } catch {
       // Cannot happen when both sides agree; if it does, the server's copy wins.
       this.resync()
@@ -135,12 +155,30 @@ export class LiveCopy implements Subscription {
     this.settleReady(new ContentdClientError(0, 'REALTIME_ERROR', 'The subscription was closed'))
   }
 
+  private start (content: JsonObject, version: number): void {
+    this.doc = structuredClone(content)
+    this.currentVersion = version
+    this.waiting = false
+    this.taken += 1
+    this.onContent(this.doc, this.currentVersion)
+    this.settleReady()
+    const held = this.buffered.sort((a, b) => a.version - b.version)
+    this.buffered = []
+    for (const change of held) this.receive(change)
+  }
+
   private end (): void {
     this.closed = true
     this.generation++
+    clearTimeout(this.retryTimer)
     this.buffered = []
     this.onClose(this)
   }
+}
+
+/** A value to put into this copy's document: objects and arrays cloned, so no two copies share them. */
+function ownCopy<T> (value: T): T {
+  return typeof value === 'object' && value !== null ? structuredClone(value) : value
 }
 
 /** Socket.IO answers carry a code but no status; give errors the status HTTP would have. */

@@ -39,6 +39,40 @@ describe('LiveCopy', () => {
     expect(requester.requests()).toBe(1)
   })
 
+  it('two copies fed the same acknowledgement and change events keep documents of their own', async () => {
+    const ack: SubscribeAck = { ok: true, project: '@alice/demo', version: 1, content: { a: { n: 1 } } }
+    const copies = [0, 1].map(() => new LiveCopy('@alice/demo', () => {}, {}, async () => ack, () => {}))
+    for (const copy of copies) copy.resync()
+    await Promise.all(copies.map(copy => copy.ready))
+    const changes = [
+      change(2, 'increment', 'a.n', 1),
+      change(3, 'set', 'b', { x: 1 }),
+      change(4, 'increment', 'b.x', 1),
+      change(5, 'update', undefined, { u: { k: 1 } }),
+      change(6, 'increment', 'u.k', 1)
+    ]
+    for (const c of changes) for (const copy of copies) copy.receive(c)
+    for (const copy of copies) expect(copy.content).toEqual({ u: { k: 2 } })
+    expect(ack).toMatchObject({ content: { a: { n: 1 } } })
+  })
+
+  it('asks again after `retryAfter` when the snapshot is refused as RATE_LIMITED, holding changes back meanwhile', async () => {
+    const requester = controlledRequester()
+    const copy = new LiveCopy('@alice/demo', () => {}, {}, requester.request, () => {})
+    copy.resync()
+    const asked = Date.now()
+    requester.answer(0, { ok: false, code: 'RATE_LIMITED', message: 'Too many requests; retry later', retryAfter: 1 })
+    await flush()
+    expect(requester.requests()).toBe(1)
+    while (requester.requests() < 2) await new Promise(resolve => setTimeout(resolve, 20))
+    expect(Date.now() - asked).toBeGreaterThanOrEqual(990)
+    copy.receive(change(5, 'increment', 'n', 1))
+    requester.answer(1, { ok: true, project: '@alice/demo', version: 4, content: { n: 1 } })
+    await copy.ready
+    expect(copy.content).toEqual({ n: 2 })
+    expect(copy.version).toBe(5)
+  })
+
   it('re-subscribes on a gap and takes the new snapshot', async () => {
     const requester = controlledRequester()
     const copy = new LiveCopy('@alice/demo', () => {}, {}, requester.request, () => {})

@@ -1,6 +1,7 @@
 // Rate limits at the boundary (DESIGN.md §8): N requests pass, request N+1 is 429 with
-// Retry-After and {message, code: RATE_LIMITED}, and changes nothing. Per credential, per
-// IP when anonymous; login and signup share a stricter per-IP limit; RATE_LIMIT=0 is off.
+// Retry-After and {message, code: RATE_LIMITED}, and changes nothing. Per user (all their
+// sessions and keys), per IP when anonymous; login and signup share a stricter per-IP limit;
+// RATE_LIMIT=0 is off. Login is also locked per username after failed attempts.
 import { afterEach, describe, expect, it } from 'vitest'
 import { call, createKey, createProject, PASSWORD, signup } from '../support/http.js'
 import { startTestApp, type TestApp } from '../support/temp-app.js'
@@ -9,30 +10,39 @@ import { callFrom } from './from-address.js'
 let app: TestApp | undefined
 afterEach(async () => { await app?.close(); app = undefined })
 
-function expectLimited (r: { status: number, body: any, headers: { get?: (n: string) => string | null } | Record<string, unknown> }) {
+function expectLimited (r: { status: number, body: any, headers: { get?: (n: string) => string | null } | Record<string, unknown> }, longestWaitSeconds = 60) {
   expect(r.status).toBe(429)
   expect(r.body).toEqual({ message: 'Too many requests; retry later', code: 'RATE_LIMITED' })
   const retryAfter = typeof (r.headers as Headers).get === 'function' ? (r.headers as Headers).get('retry-after') : (r.headers as Record<string, string>)['retry-after']
   expect(Number(retryAfter)).toBeGreaterThanOrEqual(1)
-  expect(Number(retryAfter)).toBeLessThanOrEqual(60)
+  expect(Number(retryAfter)).toBeLessThanOrEqual(longestWaitSeconds)
 }
 
-describe('RATE_LIMIT per credential', () => {
-  it('allows exactly RATE_LIMIT requests per minute per credential; the next is 429 and changes nothing', async () => {
+describe('RATE_LIMIT per user', () => {
+  it('all of a user\'s sessions and keys share one budget: a fresh key does not restart it; the refused request changes nothing', async () => {
     app = await startTestApp({ RATE_LIMIT: '6', AUTH_RATE_LIMIT: '100' })
-    const session = await signup(app.url, 'alice')
-    await createProject(app.url, session, 'demo')
-    const { key } = await createKey(app.url, session, { name: 'w', permission: 'write' })
-    const increment = () => call(app!.url, 'POST', '/api/@alice/demo/content/increment', { token: key, body: { path: 'n' } })
-    for (let i = 1; i <= 6; i++) expect((await increment()).status, `request ${i}`).toBe(200)
-    expectLimited(await increment())
-    // The limited increment did not happen; the session is a different credential with its own budget.
-    const content = await call(app.url, 'GET', '/api/@alice/demo/content', { token: session })
-    expect(content.status).toBe(200)
-    expect(content.body).toEqual({ n: 6 })
-    expect(content.headers.get('etag')).toBe('"6"')
+    const session = await signup(app.url, 'alice') // anonymous: the IP's budget
+    await createProject(app.url, session, 'demo') // 1
+    const first = (await createKey(app.url, session, { name: 'one', permission: 'write' })).key // 2
+    const fresh = (await createKey(app.url, session, { name: 'fresh', permission: 'write' })).key // 3
+    const increment = (key: string) => call(app!.url, 'POST', '/api/@alice/demo/content/increment', { token: key, body: { path: 'n' } })
+    expect((await increment(first)).status).toBe(200) // 4
+    expect((await increment(first)).status).toBe(200) // 5
+    expect((await call(app.url, 'GET', '/api/me', { token: session })).status).toBe(200) // 6
+    expectLimited(await increment(fresh))
+    expectLimited(await increment(first))
+    expectLimited(await call(app.url, 'GET', '/api/me', { token: session }))
+    expectLimited(await call(app.url, 'POST', '/api/keys', { token: session, body: { name: 'another', permission: 'write' } }))
+    // Another user has a budget of their own.
+    const bob = await signup(app.url, 'bob')
+    expect((await call(app.url, 'GET', '/api/me', { token: bob })).status).toBe(200)
+    // The refused increment did not happen.
+    const project = await app.store.findProject('alice', 'demo')
+    expect(await app.store.readContent(project!.id)).toMatchObject({ version: 2, content: { n: 2 } })
   })
+})
 
+describe('RATE_LIMIT when anonymous', () => {
   it('counts anonymous callers per IP: one address exhausted, another still served', async () => {
     app = await startTestApp({ RATE_LIMIT: '3' })
     for (let i = 1; i <= 3; i++) expect((await callFrom('127.0.0.1', app.url, 'GET', '/api/me')).status).toBe(401)
@@ -95,5 +105,71 @@ describe('TRUST_PROXY', () => {
     expect((await anonymousFrom(app.url, '203.0.113.1')).status).toBe(401)
     expectLimited(await anonymousFrom(app.url, '203.0.113.1'))
     expect((await anonymousFrom(app.url, '203.0.113.2')).status).toBe(401)
+  })
+})
+
+describe('login attempts per username (LOGIN_ATTEMPTS_PER_USERNAME)', () => {
+  const login = (from: string, username: string, password: string) =>
+    callFrom(from, app!.url, 'POST', '/api/auth/login', { username, password })
+
+  it('after 10 failures that username answers 429 with Retry-After from any IP, even with the right password; existing or not, the answers are the same', async () => {
+    app = await startTestApp({ RATE_LIMIT: '10000', AUTH_RATE_LIMIT: '10000' })
+    await signup(app.url, 'bob')
+    await signup(app.url, 'carol')
+    const answers: Record<string, unknown[]> = { bob: [], ghost: [] }
+    for (const username of ['bob', 'ghost']) {
+      for (let i = 0; i < 10; i++) {
+        const wrong = await login(`127.0.0.${1 + (i % 3)}`, username, `wrong-password-${i}`)
+        expect(wrong.status, `${username} attempt ${i + 1}`).toBe(401)
+        answers[username]!.push(wrong.body)
+      }
+      const locked = await login('127.0.0.4', username, PASSWORD)
+      expectLimited(locked, 15 * 60)
+      answers[username]!.push(locked.body)
+    }
+    // Nothing tells an existing username from a missing one.
+    expect(answers.ghost).toEqual(answers.bob)
+    // Other usernames are not affected, from the same addresses.
+    expect((await login('127.0.0.1', 'carol', PASSWORD)).status).toBe(200)
+  })
+
+  it('counts attempts before checking the password: 20 concurrent guesses, exactly 10 are checked', async () => {
+    app = await startTestApp({ RATE_LIMIT: '10000', AUTH_RATE_LIMIT: '10000' })
+    await signup(app.url, 'dana')
+    const statuses = (await Promise.all(Array.from({ length: 20 }, (_, i) => login('127.0.0.1', 'dana', `guess-number-${i}`)))).map(r => r.status)
+    expect(statuses.filter(s => s === 401)).toHaveLength(10)
+    expect(statuses.filter(s => s === 429)).toHaveLength(10)
+  })
+
+  it('is a soft lock: it expires with LOGIN_ATTEMPT_WINDOW', async () => {
+    app = await startTestApp({ RATE_LIMIT: '10000', AUTH_RATE_LIMIT: '10000', LOGIN_ATTEMPTS_PER_USERNAME: '3', LOGIN_ATTEMPT_WINDOW: '2s' })
+    await signup(app.url, 'erin')
+    for (let i = 0; i < 3; i++) expect((await login('127.0.0.1', 'erin', 'not-the-password')).status).toBe(401)
+    expectLimited(await login('127.0.0.2', 'erin', PASSWORD), 2)
+    await new Promise(resolve => setTimeout(resolve, 2100))
+    expect((await login('127.0.0.2', 'erin', PASSWORD)).status).toBe(200)
+  })
+
+  it('a successful login gives the attempts back', async () => {
+    app = await startTestApp({ RATE_LIMIT: '10000', AUTH_RATE_LIMIT: '10000', LOGIN_ATTEMPTS_PER_USERNAME: '3' })
+    await signup(app.url, 'finn')
+    for (let round = 0; round < 3; round++) {
+      for (let i = 0; i < 2; i++) expect((await login('127.0.0.1', 'finn', 'not-the-password')).status).toBe(401)
+      expect((await login('127.0.0.1', 'finn', PASSWORD)).status, `round ${round}`).toBe(200)
+    }
+  })
+
+  it('does not count a request the login route refuses as malformed (400)', async () => {
+    app = await startTestApp({ RATE_LIMIT: '10000', AUTH_RATE_LIMIT: '10000', LOGIN_ATTEMPTS_PER_USERNAME: '2' })
+    await signup(app.url, 'gus')
+    for (let i = 0; i < 5; i++) expect((await login('127.0.0.1', 'gus', 'short')).status).toBe(400)
+    expect((await login('127.0.0.1', 'gus', PASSWORD)).status).toBe(200)
+  })
+
+  it('LOGIN_ATTEMPTS_PER_USERNAME=0 turns it off', async () => {
+    app = await startTestApp({ RATE_LIMIT: '10000', AUTH_RATE_LIMIT: '10000', LOGIN_ATTEMPTS_PER_USERNAME: '0' })
+    await signup(app.url, 'hal')
+    for (let i = 0; i < 12; i++) expect((await login('127.0.0.1', 'hal', 'not-the-password')).status).toBe(401)
+    expect((await login('127.0.0.1', 'hal', PASSWORD)).status).toBe(200)
   })
 })

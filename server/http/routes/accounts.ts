@@ -8,8 +8,11 @@ import { identityOf, requireIdentity, requireSession } from '../auth-middleware.
 import { jsonBody } from '../body.js'
 import type { RouteScope } from '../route-table.js'
 
-/** `guessLimit`: the stricter per-IP limit on login and signup, against password guessing. */
-export function accountRoutes (api: RouteScope, accounts: Accounts, signupOpen: boolean, bodyLimitBytes: number, guessLimit: RequestHandler): void {
+/**
+ * `guessLimit`: the stricter per-IP limit on login and signup, against password guessing;
+ * `loginThrottle`: the per-username lock on login (runs once the body names the username).
+ */
+export function accountRoutes (api: RouteScope, accounts: Accounts, signupOpen: boolean, bodyLimitBytes: number, guessLimit: RequestHandler, loginThrottle: RequestHandler): void {
   const parseJson = jsonBody(bodyLimitBytes)
 
   api.post('/auth/signup', guessLimit, async (_req, _res, next) => {
@@ -20,7 +23,7 @@ export function accountRoutes (api: RouteScope, accounts: Accounts, signupOpen: 
     res.status(201).json(await accounts.signup(username, password))
   })
 
-  api.post('/auth/login', guessLimit, parseJson, async (req, res) => {
+  api.post('/auth/login', guessLimit, parseJson, loginThrottle, async (req, res) => {
     const { username, password } = parseBody(credentialsBody, req.body)
     res.json(await accounts.login(username, password))
   })

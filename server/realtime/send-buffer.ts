@@ -1,0 +1,45 @@
+// SOCKET_SEND_BUFFER: a client that does not read what it is sent (changes, snapshots) must
+// not make the server hold an ever-growing backlog for it. Engine.IO queues outgoing
+// packets in the connection's writeBuffer while its transport is busy (a WebSocket whose
+// previous frames have not been written out, a long-polling client that has not come back
+// for them), and the WebSocket itself holds what the kernel would not take yet
+// (`bufferedAmount`). When the two together pass the cap, the connection is dropped; the
+// client reconnects and re-subscribes if it is alive, and its memory is freed if not.
+import type { Socket as EngineConnection } from 'engine.io'
+
+/** What the connection's WebSocket holds unsent; 0 for long-polling. */
+function transportBacklog (connection: EngineConnection): number {
+  const ws = (connection.transport as unknown as { socket?: { bufferedAmount?: unknown } }).socket
+  return typeof ws?.bufferedAmount === 'number' ? ws.bufferedAmount : 0
+}
+
+function sizeOf (data: unknown): number {
+  if (typeof data === 'string') return Buffer.byteLength(data)
+  if (data instanceof ArrayBuffer || ArrayBuffer.isView(data)) return data.byteLength
+  return 0
+}
+
+/** Watches one connection; `onOverflow` is told once, right before the connection is dropped. */
+export function capSendBuffer (connection: EngineConnection, capBytes: number, onOverflow: (queuedBytes: number) => void): void {
+  // Bytes in writeBuffer: packets created since the last flush handed them to the transport.
+  let queued = 0
+  let dropping = false
+  connection.on('flush', () => { queued = 0 })
+  connection.on('packetCreate', (packet: { data?: unknown }) => {
+    queued += sizeOf(packet.data)
+    if (dropping) return
+    const backlog = queued + transportBacklog(connection)
+    if (backlog <= capBytes) return
+    dropping = true
+    // Not from inside the emit that queued the packet (it may be in the middle of a
+    // broadcast loop): right after it.
+    process.nextTick(() => {
+      onOverflow(backlog)
+      const ws = (connection.transport as unknown as { socket?: { terminate?: unknown } }).socket
+      connection.close(true)
+      // close() would start a WebSocket closing handshake that a peer that does not read
+      // never completes (ws then waits 30 s); end the TCP connection now.
+      if (typeof ws?.terminate === 'function') (ws.terminate as () => void).call(ws)
+    })
+  })
+}
