@@ -1,5 +1,5 @@
 // The live dashboard: plain ES modules, no build step. It uses only the public HTTP API and
-// the Socket.IO protocol (DESIGN.md §6-§7), and replays change events with the server's own
+// the Socket.IO protocol (docs/design.md §6-§7), and replays change events with the server's own
 // operation code (served from /shared/), so what it shows is exactly the stored content.
 import { io } from '/socket.io/socket.io.esm.min.js'
 import { EVENTS, operationOfChange } from '/shared/events.js'

@@ -1,4 +1,4 @@
-// Configuration, read once from the environment and validated (DESIGN.md §8). This is the
+// Configuration, read once from the environment and validated (docs/design.md §8). This is the
 // only module that reads process.env; everything else receives a Config.
 import { z } from 'zod'
 

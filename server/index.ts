@@ -76,7 +76,7 @@ async function main (): Promise<void> {
     const { port } = server.address() as AddressInfo
     logger.info({ port, host: config.host, store: config.store }, 'contentd listening')
     // The same news for people: a plain line on stdout next to the JSON logs (log shippers
-    // keep a non-JSON line as a raw message). It is info-level news (DESIGN.md §13), so it
+    // keep a non-JSON line as a raw message). It is info-level news (docs/design.md §13), so it
     // shows exactly when info logs do: LOG_LEVEL=warn, error or silent keep stdout quiet.
     if (logger.isLevelEnabled('info')) process.stdout.write(listeningLine(config, port) + '\n')
   })

@@ -1,5 +1,5 @@
 // One Redis connection for the node's own commands (shared rate limits, readiness). At start
-// an unreachable Redis is an error (the process exits with one clear line, DESIGN.md §8);
+// an unreachable Redis is an error (the process exits with one clear line, docs/design.md §8);
 // once running, a lost connection is retried with backoff and logged, never fatal.
 import { createClient } from 'redis'
 import type { Logger } from './logger.js'

@@ -1,5 +1,5 @@
 // The one error catalogue. Every error contentd returns is one of these codes, with its
-// HTTP status and default message; every error body is {message, code}. The README lists
+// HTTP status and default message; every error body is {message, code}. docs/errors.md lists
 // them all (a test checks it), and clients can rely on the codes never changing meaning.
 
 export const ERRORS = {

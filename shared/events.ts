@@ -1,4 +1,4 @@
-// The realtime protocol's payloads (DESIGN.md §7), shared by the server, the dashboard and
+// The realtime protocol's payloads (docs/design.md §7), shared by the server, the dashboard and
 // any client. A client replays `change` events over its subscribe snapshot with the very
 // same applyOperation the server uses, so both always agree on the content.
 import type { ErrorBody } from './errors.js'

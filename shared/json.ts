@@ -1,5 +1,5 @@
 // The JSON value model of project content, and the rules every written value obeys
-// (DESIGN.md §3): nesting at most 64 levels, keys 1-768 UTF-8 bytes without ".", without a
+// (docs/design.md §3): nesting at most 64 levels, keys 1-768 UTF-8 bytes without ".", without a
 // leading "$", not "__proto__", no control characters.
 import { ContentdError } from './errors.js'
 import { keyProblem } from './path.js'

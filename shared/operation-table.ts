@@ -1,4 +1,4 @@
-// The content operations as the API offers them (DESIGN.md §3): for each name under
+// The content operations as the API offers them (docs/design.md §3): for each name under
 // `POST …/content/<name>`, the body schema it is validated with, the Operation it becomes
 // and its exact success message. Defined once: the routes, the API reference and the tests
 // all read this table.

@@ -1,4 +1,4 @@
-// The content operations as pure functions on a JSON document (DESIGN.md §2-§3). No HTTP, no
+// The content operations as pure functions on a JSON document (docs/design.md §2-§3). No HTTP, no
 // storage: the server applies them inside a store transaction, clients apply broadcast
 // changes with the very same code.
 //
@@ -32,7 +32,7 @@ type Location =
 
 // What a walk does when the path runs past an array's end or through a scalar: writing
 // operations refuse (400); delete treats past-the-end as missing but still refuses to walk
-// through a scalar (a conflict for every writing operation, DESIGN.md §2); reads see missing.
+// through a scalar (a conflict for every writing operation, docs/design.md §2); reads see missing.
 const WALK_MODES = {
   write: { pastEnd: 'throw', throughScalar: 'throw' },
   delete: { pastEnd: 'missing', throughScalar: 'throw' },

@@ -1,10 +1,10 @@
-// Dot paths (DESIGN.md §2). Shared by the server and clients, so that a client can reject a
+// Dot paths (docs/design.md §2). Shared by the server and clients, so that a client can reject a
 // bad path before sending it and apply change events with exactly the server's rules.
 import { ContentdError } from './errors.js'
 
 export const MAX_PATH_LENGTH = 1024
 export const MAX_PATH_SEGMENTS = 32
-/** A segment names a key, and keys are at most this many UTF-8 bytes (DESIGN.md §3). */
+/** A segment names a key, and keys are at most this many UTF-8 bytes (docs/design.md §3). */
 export const MAX_KEY_BYTES = 768
 
 // C0 controls, DEL and C1 controls.
@@ -35,7 +35,7 @@ export function parsePath (path: unknown): string[] {
 }
 
 /**
- * The rules of DESIGN.md §2 for a path already split into segments (what operations, change
+ * The rules of docs/design.md §2 for a path already split into segments (what operations, change
  * events and stores carry): 1 to 32 segments, each a valid key without ".", at most 1024
  * characters joined. Throws INVALID_PATH naming the first problem.
  */

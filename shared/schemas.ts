@@ -1,5 +1,5 @@
 // Request body schemas (zod), shared by the server's routes, clients and the API reference.
-// Every body is a strict object: a member the schema does not name is refused (DESIGN.md
+// Every body is a strict object: a member the schema does not name is refused (docs/design.md
 // §13), so a misspelt field is an error instead of silently meaning its default.
 // parseBody turns the first problem into a catalogued 400: an unknown member or a bad shape
 // is INVALID_BODY, a bad `path` INVALID_PATH, a bad `value` INVALID_VALUE.

@@ -1,7 +1,7 @@
-// The checks of an operation that need no document (DESIGN.md §2-§3): the path's segments,
+// The checks of an operation that need no document (docs/design.md §2-§3): the path's segments,
 // a finite amount, a non-negative integer index, the value rules of json.ts, and update's
 // content being a JSON object. One function for every caller: the HTTP routes run it as
-// request validation (DESIGN.md §4 step 5, before If-Match), applyOperation runs it before
+// request validation (docs/design.md §4 step 5, before If-Match), applyOperation runs it before
 // touching the document (so the SQLite store and clients applying change events get it),
 // and the MongoDB store runs it before translating, since its writes never call
 // applyOperation.

@@ -1,4 +1,4 @@
-// Configuration from the environment (DESIGN.md §8): defaults, every variable, and bad
+// Configuration from the environment (docs/design.md §8): defaults, every variable, and bad
 // values refused with one line naming the variable.
 import { describe, expect, it } from 'vitest'
 import { ConfigError, loadConfig, parseDuration } from '../server/config.js'

@@ -1,4 +1,4 @@
-// Who may do what to a project (DESIGN.md §5). Pure: the HTTP layer and the realtime layer
+// Who may do what to a project (docs/design.md §5). Pure: the HTTP layer and the realtime layer
 // load the facts, this decides. A key's rights are the user's rights intersected with the
 // key's permission and project scope.
 import type { ErrorCode } from '../../shared/errors.js'

@@ -1,5 +1,5 @@
 // The project named in the URL, checked against the caller: 400 for a username without "@",
-// 404 for a missing user or project, 403 without the needed access (DESIGN.md §4 order:
+// 404 for a missing user or project, 403 without the needed access (docs/design.md §4 order:
 // identity first, then the project, then access). Leaves project and role in the context.
 import type { RequestHandler } from 'express'
 import type { Access } from '../auth/rights.js'

@@ -74,7 +74,7 @@ export class RouteTable {
    * answers any other method with 405 METHOD_NOT_ALLOWED and `Allow`. For such a method it
    * is the only handler that runs (no identity, access or rate limit before it), so for a
    * path the API knows, a wrong method is 405 whoever calls, before any 401: the answer
-   * reveals nothing the public API reference does not (DESIGN.md §13), and a 401 would send
+   * reveals nothing the public API reference does not (docs/design.md §13), and a 401 would send
    * the client after a credential that cannot help. A URL that matches no path falls
    * through to the app's 404.
    * Express tries routes in the order they are added and the first whose path matches takes

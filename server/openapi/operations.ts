@@ -78,7 +78,7 @@ const pathOperation = (op: PathOperationName, { summary, description, errors }: 
 }
 
 // Update's body is free-form content: validateOperation checks it is a JSON object that
-// follows the value rules of DESIGN.md §3.
+// follows the value rules of docs/design.md §3.
 const contentBody = z.record(z.string(), z.unknown()).meta({ description: 'The new content: any JSON object' })
 
 export const API_OPERATIONS: ApiOperation[] = [

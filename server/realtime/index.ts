@@ -1,4 +1,4 @@
-// The realtime layer (DESIGN.md §7): Socket.IO on the HTTP server's own port. Every
+// The realtime layer (docs/design.md §7): Socket.IO on the HTTP server's own port. Every
 // committed change goes to the project's subscribers on this node and, with Redis, to the
 // other nodes, which deliver it to theirs; access events end subscriptions on every node.
 import type { Server as HttpServer } from 'node:http'

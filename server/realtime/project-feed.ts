@@ -5,7 +5,7 @@
 // earlier one committed elsewhere is still on its way through Redis; and a subscriber's
 // snapshot may be newer or older than the last change the room has seen. So:
 // - changes are held until the one before them has been delivered (a short timeout skips a
-//   change lost in transit; clients see the gap and re-subscribe, DESIGN.md §7);
+//   change lost in transit; clients see the gap and re-subscribe, docs/design.md §7);
 // - a subscriber joins the room exactly when the room reaches its snapshot's version:
 //   at once when equal, after catching up from recent history when the snapshot is older,
 //   or later, right before the first change after its snapshot, when the snapshot is newer.

@@ -19,7 +19,7 @@ export async function connectRedisAdapter (base: RedisConnection, logger: Logger
   await Promise.all([pub.connect(), sub.connect()])
   // The adapter publishes without awaiting the result. While Redis is away a publish can
   // fail, and an unhandled rejection would end the process: log it instead. Broadcasts lost
-  // that way show up to clients as a version gap, and they re-subscribe (DESIGN.md §7).
+  // that way show up to clients as a version gap, and they re-subscribe (docs/design.md §7).
   const publish = pub.publish.bind(pub)
   const safePublish = (...args: Parameters<typeof publish>) => publish(...args).catch((e: unknown) => {
     logger.warn({ err: e }, 'redis publish failed; a broadcast to other nodes was lost')

@@ -1,5 +1,5 @@
 // Every status of the spec's error table (§7) for each of the five operations, the success
-// messages, insert/get/update, ETags and the order of checks of DESIGN.md §4 — one table,
+// messages, insert/get/update, ETags and the order of checks of docs/design.md §4 — one table,
 // one runner. A failing row leaves the content and the version as they were.
 import { afterAll, beforeAll, describe, it } from 'vitest'
 import { manualClock } from '../support/clock.js'
@@ -180,7 +180,7 @@ const CONDITIONAL: Row[] = [
   { name: 'update with a stale If-Match is 412', method: 'POST', url: content, token: f => f.writeKey, body: { gone: true }, headers: (_f, v) => ({ 'if-match': `"${v + 1}"` }), expectStatus: 412, expectCode: 'PRECONDITION_FAILED' }
 ]
 
-// DESIGN.md §13: a path the API knows, with a method it does not serve, is 405 with Allow,
+// docs/design.md §13: a path the API knows, with a method it does not serve, is 405 with Allow,
 // whoever calls (no credential, a stranger's, the owner's): the table of routes is public.
 // A path it does not know is 404, also before authentication.
 const METHODS: Row[] = [
@@ -215,7 +215,7 @@ const MESSAGES_EXACT: Row[] = [
   { name: 'update with an array', method: 'POST', url: content, token: f => f.writeKey, body: [1], ...exact('INVALID_BODY', 'The request body is not valid: the content must be a JSON object') }
 ]
 
-// DESIGN.md §4: with several faults at once, the earliest check decides.
+// docs/design.md §4: with several faults at once, the earliest check decides.
 const ORDER: Row[] = [
   { name: 'no auth + invalid body → 401', method: 'POST', url: url('increment'), token: () => undefined, raw: '{not json', expectStatus: 401, expectCode: 'AUTH_REQUIRED' },
   { name: 'invalid key + unknown project → 401', method: 'POST', url: '/api/@nobody/x/content/set', token: () => 'cdk_bogus', body: { path: 'a', value: 1 }, expectStatus: 401, expectCode: 'INVALID_TOKEN' },

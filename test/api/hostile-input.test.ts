@@ -74,7 +74,7 @@ describe('hostile input', () => {
       await expectRejected(() => call(app.url, 'GET', `${project}/content?path=${encodeURIComponent(path)}`, { token: key }), 400, 'INVALID_PATH')
     })
 
-    // DESIGN.md §2: constructor and prototype are ordinary keys; they are stored as data
+    // docs/design.md §2: constructor and prototype are ordinary keys; they are stored as data
     // and never reach a real prototype.
     it('constructor.prototype.x is stored as plain data', async () => {
       await send(null, { body: {} })

@@ -1,4 +1,4 @@
-// The management API of DESIGN.md §6, row by row with its statuses: accounts, projects,
+// The management API of docs/design.md §6, row by row with its statuses: accounts, projects,
 // members, keys, health, and the cross-cutting HTTP behaviour (404 JSON, request ids, CORS,
 // security headers).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
@@ -324,7 +324,7 @@ describe('management API', () => {
     })
   })
 
-  // DESIGN.md §13: every JSON body of the management API refuses members it does not know,
+  // docs/design.md §13: every JSON body of the management API refuses members it does not know,
   // naming them; a known path with a method it does not serve is 405 with Allow, before
   // authentication (no credential needed to learn what the public reference says).
   describe('unknown members and wrong methods', () => {

@@ -1,4 +1,4 @@
-// DESIGN.md §4.8: anything unexpected is a 500 (or 503 for the store) with a generic
+// docs/design.md §4.8: anything unexpected is a 500 (or 503 for the store) with a generic
 // {message, code}; details go to the log, never to the client.
 import { rmSync } from 'node:fs'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'

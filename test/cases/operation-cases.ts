@@ -1,4 +1,4 @@
-// The canonical table of content-operation cases (DESIGN.md §2-§3). One table, many runners:
+// The canonical table of content-operation cases (docs/design.md §2-§3). One table, many runners:
 // the pure core (test/core/operations.test.ts) and every store's contract suite replay it,
 // so all of them agree on every rule to the letter.
 //
@@ -85,7 +85,7 @@ function fails (name: string, before: JsonObject, operation: OperationRequest, c
   cases.push({ name, before, operation, expect: { code } })
 }
 
-/** `levels` nested arrays: 1 is `[]`, 2 is `[[]]` (a container is one level, DESIGN.md §3). */
+/** `levels` nested arrays: 1 is `[]`, 2 is `[[]]` (a container is one level, docs/design.md §3). */
 export function nestedArrays (levels: number): Json[] {
   let value: Json[] = []
   for (let i = 1; i < levels; i++) value = [value]

@@ -1,4 +1,4 @@
-// The JSON value rules for written values (DESIGN.md §3): assertWritableValue and helpers.
+// The JSON value rules for written values (docs/design.md §3): assertWritableValue and helpers.
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
 import { ContentdError } from '../../shared/errors.js'

@@ -1,5 +1,5 @@
 // Properties of the pure core over random operation sequences with hostile keys and paths
-// (DESIGN.md §2-§4). Seeds are fixed so a failure replays; fast-check prints the
+// (docs/design.md §2-§4). Seeds are fixed so a failure replays; fast-check prints the
 // counterexample, shrunk.
 //
 // Operations are applied two ways: as requests (string paths through toOperation, as over

@@ -1,4 +1,4 @@
-// Dot paths (DESIGN.md §2): parsePath, isCanonicalIndex, keyProblem, utf8ByteLength.
+// Dot paths (docs/design.md §2): parsePath, isCanonicalIndex, keyProblem, utf8ByteLength.
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
 import { ContentdError } from '../../shared/errors.js'

@@ -1,5 +1,5 @@
 // Bad configuration stops the process before it listens: a non-zero exit and one line on
-// stderr that names the variable, with no stack trace (DESIGN.md §8).
+// stderr that names the variable, with no stack trace (docs/design.md §8).
 import { rmSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { afterAll, describe, expect, it } from 'vitest'
@@ -76,7 +76,7 @@ describe('start-up with good configuration', () => {
   })
 })
 
-describe('the start-up line (DESIGN.md §13)', () => {
+describe('the start-up line (docs/design.md §13)', () => {
   const humanLines = (stdout: string) => stdout.split('\n').filter(line => line !== '' && !line.startsWith('{'))
 
   it('at LOG_LEVEL=info: one plain line on stdout with the URL, the pages and the data directory, besides the JSON logs', async () => {

@@ -1,4 +1,4 @@
-// Rate limits at the boundary (DESIGN.md §8): N requests pass, request N+1 is 429 with
+// Rate limits at the boundary (docs/design.md §8): N requests pass, request N+1 is 429 with
 // Retry-After and {message, code: RATE_LIMITED}, and changes nothing. Per user (all their
 // sessions and keys), per IP when anonymous; login and signup share a stricter per-IP limit;
 // RATE_LIMIT=0 is off. Login is also locked per username after failed attempts.

@@ -1,4 +1,4 @@
-// The realtime protocol (DESIGN.md §7) against a real server on a free port, with
+// The realtime protocol (docs/design.md §7) against a real server on a free port, with
 // socket.io-client: handshake, subscribe acks, one change per committed operation, order
 // and consistency under concurrent writers, revocation, limits.
 import type { Socket } from 'socket.io-client'

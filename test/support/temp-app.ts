@@ -36,7 +36,7 @@ export interface TestAppOptions {
   clock?: ManualClock
 }
 
-/** `env` uses the variable names of DESIGN.md §8 (e.g. { BODY_LIMIT: '2048' }). */
+/** `env` uses the variable names of docs/design.md §8 (e.g. { BODY_LIMIT: '2048' }). */
 export async function startTestApp (env: Record<string, string> = {}, options: TestAppOptions = {}): Promise<TestApp> {
   const dataDir = mkdtempSync(join(tmpdir(), 'contentd-test-'))
   const config = loadConfig({ DATA_DIR: dataDir, RATE_LIMIT: '0', LOG_LEVEL: 'silent', ...env })

@@ -26,7 +26,7 @@ export function contentRoutes (api: RouteScope, store: Store, projects: Projects
 
   const commit = async (req: Request, res: Response, operation: Operation, reply: (res: Response) => void) => {
     const project = projectOf(res)
-    // The checks that need no document are request validation (DESIGN.md §4 step 5), so
+    // The checks that need no document are request validation (docs/design.md §4 step 5), so
     // they answer before an If-Match mismatch (step 6) would.
     validateOperation(operation)
     const options: ApplyOptions = {}

@@ -1,5 +1,5 @@
 // From one content operation to ONE MongoDB findOneAndUpdate on the project document:
-// a filter (the project, the If-Match versions, and an `$expr` guard stating DESIGN.md §2-§3
+// a filter (the project, the If-Match versions, and an `$expr` guard stating docs/design.md §2-§3
 // where MongoDB's own behaviour differs), an update that changes the content and adds 1 to
 // the version, and options returning the new version. Pure: no driver calls, so every
 // translation is unit-tested (test/mongodb/translate.test.ts).
@@ -124,7 +124,7 @@ export function updateFor (operation: Operation): Document | Document[] {
     case 'set':
       return { $set: { [fieldPath(operation.path)]: operation.value }, $inc: bump }
     case 'push':
-      // Without $each a pushed array stays one element, as DESIGN.md §3 wants.
+      // Without $each a pushed array stays one element, as docs/design.md §3 wants.
       return { $push: { [fieldPath(operation.path)]: operation.value }, $inc: bump }
     case 'insert':
       return {
