@@ -259,20 +259,29 @@ export class ContentLog {
   /** A checkpoint (or the implicit `{}` at 0) with the entries after it, up to `version`, applied. */
   private replay (projectId: string, checkpoint: Row | undefined, version: number): Materialized {
     const from = checkpoint ? Number(checkpoint.version) : 0
-    let base: string
-    if (!checkpoint) base = EMPTY_CONTENT
-    else if (checkpoint.content !== null) base = String(checkpoint.content)
-    else base = JSON.stringify((JSON.parse(this.statements.entryAt.get(projectId, from) as string) as { value: JsonObject }).value)
+    // The content at `from` as JSON, unless the checkpoint is a marker: then the entry at
+    // `from` (an update or revert) holds it, parsed once as part of its entry.
+    const base = !checkpoint ? EMPTY_CONTENT : checkpoint.content !== null ? String(checkpoint.content) : undefined
     const entries = from === version ? [] : this.statements.entriesBetween.all(projectId, from, version) as string[]
     // Retention never deletes what an answerable version needs; a gap means a broken file.
     if (entries.length !== version - from) throw new Error(`change log of ${projectId}: ${entries.length} entries between versions ${from} and ${version}`)
-    let doc = JSON.parse(base) as JsonObject
+    let doc: JsonObject
+    let checkpointBytes: number
+    if (base !== undefined) {
+      doc = JSON.parse(base) as JsonObject
+      checkpointBytes = base.length
+    } else {
+      const replacement = this.statements.entryAt.get(projectId, from) as string
+      doc = (JSON.parse(replacement) as { value: JsonObject }).value
+      checkpointBytes = replacement.length
+    }
     let tailBytes = 0
     for (const entry of entries) {
       tailBytes += entry.length
       doc = applyOperation(doc, replayOperationOf(entry))
     }
-    // After a replay the checkpoint's text is stale; serialize once for an exact size.
-    return { doc, json: entries.length === 0 ? base : JSON.stringify(doc), tailCount: entries.length, tailBytes, checkpointBytes: base.length }
+    // Unchanged since a stored checkpoint: its text is the JSON; otherwise serialize once.
+    const json = entries.length === 0 && base !== undefined ? base : JSON.stringify(doc)
+    return { doc, json, tailCount: entries.length, tailBytes, checkpointBytes }
   }
 }
