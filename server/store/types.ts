@@ -160,9 +160,10 @@ export interface Store {
 
   readContent (projectId: string): Promise<ContentSnapshot | null>
   /**
-   * Takes the operation's value over: the caller must not change it afterwards (the store
-   * may keep it as its document). Applies one operation atomically, bumps the version and appends the change to the
+   * Applies one operation atomically, bumps the version and appends the change to the
    * project's log in the same atomic step (docs/design.md §9); resolves with the new version.
+   * Takes the operation's value over: the caller must not change it afterwards (the store
+   * may keep it as its document).
    * Throws ContentdError (PRECONDITION_FAILED, CONTENT_TOO_LARGE, an operation's 400s,
    * PROJECT_NOT_FOUND; for a revert VERSION_NOT_FOUND or HISTORY_EXPIRED, after
    * PRECONDITION_FAILED) having changed nothing.

@@ -16,9 +16,9 @@
 // the log.
 //
 // Retention (HISTORY_LIMIT = L > 0): logically, versions from max(history_floor, version − L)
-// on are answerable (history-policy.ts): exactly the newest L entries. Physically, whenever a checkpoint is written, everything older than the latest checkpoint
-// at or below that bound is deleted and history_floor raised to it: pruning is lazy and
-// batched, the answers exact. history_floor also covers what was never recorded (history
+// on are answerable (history-policy.ts): exactly the newest L entries. Physically, whenever a
+// checkpoint is written, everything older than the latest checkpoint at or below that bound
+// is deleted and history_floor raised to it: pruning is lazy and batched, the answers exact. history_floor also covers what was never recorded (history
 // before the change log existed, see migrations.ts) and a changed HISTORY_LIMIT.
 //
 // Parsed current documents are kept in a DocumentCache tagged with their version, so most
