@@ -14,17 +14,20 @@ import * as http from './scenarios/http.mjs'
 import { peer } from './scenarios/peer.mjs'
 import { memory } from './scenarios/memory.mjs'
 import { fanout } from './scenarios/fanout.mjs'
+import { history } from './scenarios/history.mjs'
 
 const SCENARIOS = {
   ceiling: http.ceiling,
   increment1k: http.incrementSmall,
   increment1m: http.incrementLarge,
+  increment1kNoHistory: http.incrementSmallNoHistory,
   set: http.setValue,
   push: http.push,
   get: http.getLarge,
   hot: http.hotCounter,
   peer,
   fanout,
+  history,
   memory
 }
 

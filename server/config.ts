@@ -42,6 +42,11 @@ const schema = z.object({
   // heap growth of heap-growth.ts) a server with 10,000 touched projects stays near 190 MiB
   // RSS (npm run bench). 32 MiB also holds one document at the default CONTENT_LIMIT.
   CACHE_BYTES: integer(0).default(32 * 1024 * 1024),
+  // Change log entries kept per project (docs/design.md §9); 0 keeps all.
+  HISTORY_LIMIT: integer(0).default(10_000),
+  // Benchmark reference only: `off` records no history at all, to measure what the log costs
+  // (npm run bench). Never for real use: changes, ?version= and revert then answer 410.
+  HISTORY: z.enum(['on', 'off']).default('on'),
   RATE_LIMIT: integer(0).default(6000),
   // 1 per second per IP: a brake on password guessing that a setup script creating a few
   // dozen users in a burst does not hit.
@@ -75,6 +80,9 @@ const schema = z.object({
   if (env.STORE === 'mongodb' && !env.MONGODB_URI) {
     ctx.addIssue({ code: 'custom', path: ['MONGODB_URI'], message: 'is required when STORE=mongodb' })
   }
+  if (env.STORE === 'mongodb' && env.HISTORY === 'off') {
+    ctx.addIssue({ code: 'custom', path: ['HISTORY'], message: 'off is a benchmark reference of the embedded store only' })
+  }
   if (env.SOCKET_SEND_BUFFER !== undefined && env.SOCKET_SEND_BUFFER <= env.CONTENT_LIMIT) {
     ctx.addIssue({ code: 'custom', path: ['SOCKET_SEND_BUFFER'], message: `must be larger than CONTENT_LIMIT (${env.CONTENT_LIMIT})` })
   }
@@ -93,6 +101,8 @@ export interface Config {
   bodyLimitBytes: number
   contentLimitBytes: number
   cacheBytes: number
+  /** The change log: entries kept per project (0: all), and HISTORY=off (benchmark reference). */
+  history: { limit: number, enabled: boolean }
   /** Requests (and Socket.IO handshakes and events) per minute per user, per IP when anonymous; 0 disables. */
   rateLimitPerMinute: number
   /** Express's `trust proxy`: false, true (any) or the number of proxy hops to trust. */
@@ -154,6 +164,7 @@ export function loadConfig (source: Record<string, string | undefined> = process
     bodyLimitBytes: env.BODY_LIMIT,
     contentLimitBytes: env.CONTENT_LIMIT,
     cacheBytes: env.CACHE_BYTES,
+    history: { limit: env.HISTORY_LIMIT, enabled: env.HISTORY === 'on' },
     rateLimitPerMinute: env.RATE_LIMIT,
     trustProxy: env.TRUST_PROXY === 'true' ? true : env.TRUST_PROXY === 'false' ? false : Number(env.TRUST_PROXY),
     authRateLimitPerMinute: env.AUTH_RATE_LIMIT,

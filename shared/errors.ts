@@ -15,6 +15,7 @@ export const ERRORS = {
   INVALID_ARRAY_INDEX: { status: 400, message: 'An array index must be a non-negative integer without leading zeros' },
   INDEX_OUT_OF_RANGE: { status: 400, message: 'The array index is out of range' },
   NON_FINITE_RESULT: { status: 400, message: 'The result is not a finite number' },
+  INVALID_VERSION: { status: 400, message: 'The version must be a non-negative integer, at most the current version' },
   // 401: who are you?
   AUTH_REQUIRED: { status: 401, message: 'Authentication required: send Authorization: Bearer <token or API key>' },
   INVALID_TOKEN: { status: 401, message: 'The session token or API key is invalid, revoked or expired' },
@@ -33,6 +34,7 @@ export const ERRORS = {
   PATH_NOT_FOUND: { status: 404, message: 'Nothing is stored at this path' },
   KEY_NOT_FOUND: { status: 404, message: 'API key not found' },
   MEMBER_NOT_FOUND: { status: 404, message: 'That user is not a member of this project' },
+  VERSION_NOT_FOUND: { status: 404, message: 'The project has no such version yet' },
   // 405: the path exists, the method does not (the Allow header lists the ones that do)
   METHOD_NOT_ALLOWED: { status: 405, message: 'This endpoint does not accept that method' },
   UNKNOWN_EVENT: { status: 404, message: 'No such realtime event' },
@@ -40,6 +42,8 @@ export const ERRORS = {
   USERNAME_TAKEN: { status: 409, message: 'That username is taken' },
   PROJECT_EXISTS: { status: 409, message: 'A project with that slug already exists' },
   SUBSCRIPTION_CANCELLED: { status: 409, message: 'An unsubscribe ended this subscription before it was ready' },
+  // 410: history no longer kept (HISTORY_LIMIT); take a fresh snapshot
+  HISTORY_EXPIRED: { status: 410, message: 'That version is older than the history this project keeps' },
   // 412, 413, 429
   PRECONDITION_FAILED: { status: 412, message: 'The content has changed: If-Match does not match the current version' },
   BODY_TOO_LARGE: { status: 413, message: 'The request body is larger than the server accepts' },

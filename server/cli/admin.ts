@@ -7,9 +7,12 @@ import { parseDuration } from '../config.js'
 import { displayName, type Identity } from '../services/identity.js'
 import { createServices, type Services } from '../services/index.js'
 import { splitProjectRef } from '../../shared/project-ref.js'
-import type { Store, UserRecord } from '../store/types.js'
+import type { Actor, Store, UserRecord } from '../store/types.js'
 import { parseContentFromStdin, parseInput } from './input.js'
 import { UsageError } from './usage.js'
+
+/** Who the change log records for content the operator imports (docs/design.md §9). */
+export const CLI_ACTOR: Actor = { type: 'system', name: 'cli' }
 
 export class Admin {
   private readonly services: Services
@@ -81,7 +84,8 @@ export class Admin {
   async importContent (ref: string, text: string): Promise<string> {
     const project = await this.services.projects.find(...refArgs(ref))
     const content = parseContentFromStdin(text)
-    const { version } = await this.store.applyOperation(project, { op: 'update', value: content })
+    // An operator's action outside the API: its log entry names the CLI (docs/design.md §9).
+    const { version } = await this.store.applyOperation(project, { op: 'update', value: content }, { actor: CLI_ACTOR })
     return `Imported content into ${displayName(project.ownerName)}/${project.slug} (version ${version})`
   }
 

@@ -2,6 +2,7 @@
 // request bodies (which come from shared/schemas.ts, the schemas the routes validate with).
 import { z } from 'zod'
 import { ERRORS, type ErrorCode } from '../../shared/errors.js'
+import { OPERATION_NAMES } from '../../shared/operations.js'
 
 const isoTime = z.string().meta({ format: 'date-time' })
 const displayName = z.string().regex(/^@[a-z0-9-]+$/).meta({ description: 'The user with "@", e.g. "@alice"' })
@@ -21,6 +22,24 @@ const apiKey = z.object({
 })
 const member = z.object({ username: displayName, role: z.enum(['viewer', 'editor']) })
 
+const actor = z.union([
+  z.object({ type: z.literal('user'), name: displayName }),
+  z.object({ type: z.literal('key'), id: z.string(), name: z.string().meta({ description: "The key's name (never its secret)" }) }),
+  z.object({ type: z.literal('system'), name: z.string().meta({ description: '"cli": content imported by the operator' }) })
+]).meta({ description: 'Who made the change: a user (session), an API key, or the operator (system). Never a secret.' })
+
+const change = z.object({
+  project: z.string().meta({ description: 'The project, e.g. "@alice/demo"' }),
+  version: z.number().int().min(1).meta({ description: "The project's version right after this change" }),
+  op: z.enum([...OPERATION_NAMES, 'revert']),
+  path: z.string().optional().meta({ description: 'Dot path; absent for update and revert' }),
+  value: z.unknown().optional().meta({ description: 'increment/decrement: the amount; set/push/insert: the value; update: the new content; revert: the content restored. Absent for delete.' }),
+  index: z.number().int().optional().meta({ description: 'insert only' }),
+  revertedTo: z.number().int().optional().meta({ description: 'revert only: the version whose content was restored' }),
+  at: isoTime.meta({ description: 'Commit time' }),
+  actor
+}).meta({ description: 'One entry of the change log (the same object as the Socket.IO `change` event).' })
+
 export const RESPONSE_SCHEMAS = {
   Error: z.object({
     message: z.string().meta({ description: 'For people; may add detail to the catalogue message. Never holds internals.' }),
@@ -38,6 +57,13 @@ export const RESPONSE_SCHEMAS = {
   MemberList: z.object({ members: z.array(member) }),
   Health: z.object({ status: z.literal('ok') }),
   Ready: z.object({ status: z.literal('ready'), checks: z.record(z.string(), z.literal('ok')) }),
+  Actor: actor,
+  Change: change,
+  ChangesPage: z.object({
+    version: z.number().int().min(0).meta({ description: "The project's current version" }),
+    changes: z.array(change).meta({ description: 'Entries with a version above `since`, ascending' }),
+    more: z.boolean().meta({ description: 'More entries follow: ask again with the last version as `since`' })
+  }),
   Content: z.record(z.string(), z.unknown()).meta({ description: "The project's whole content: a JSON object" }),
   JsonValue: z.unknown().meta({ description: 'Any JSON value' })
 } satisfies Record<string, z.ZodType>

@@ -3,14 +3,13 @@
 // other nodes, which deliver it to theirs; access events end subscriptions on every node.
 import type { Server as HttpServer } from 'node:http'
 import { Server } from 'socket.io'
-import { EVENTS, changeEventOf } from '../../shared/events.js'
+import { EVENTS } from '../../shared/events.js'
 import type { Config } from '../config.js'
 import { createLimits, type Limits } from '../http/rate-limit.js'
 import type { Logger } from '../logger.js'
 import type { Metrics } from '../observability/metrics.js'
 import type { RedisConnection } from '../redis-connection.js'
 import type { Services } from '../services/index.js'
-import { projectRef } from '../services/projects.js'
 import type { Store } from '../store/types.js'
 import { ConnectionSlots } from './connection-slots.js'
 import { engineGate } from './engine-gate.js'
@@ -108,9 +107,10 @@ export async function attachRealtime (deps: RealtimeDependencies): Promise<Realt
     if (closed) return
     const projectId = committed.project.id
     if (!multiNode && !subscriptions.hasSubscribers(projectId)) return
-    const change = changeEventOf(projectRef(committed.project), committed.version, committed.operation, committed.at)
+    // The `change` event is the change log's entry, actor included (docs/design.md §9).
+    const change = committed.entry
     subscriptions.deliver(projectId, change)
-    metrics?.broadcastLag.observe(Math.max(0, Date.now() - Date.parse(committed.at)) / 1000)
+    metrics?.broadcastLag.observe(Math.max(0, Date.now() - Date.parse(change.at)) / 1000)
     if (multiNode) io.serverSideEmit('contentd:change', projectId, change)
   })
   services.accessEvents.on(event => {

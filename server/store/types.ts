@@ -1,8 +1,11 @@
 // The storage interface. Every store (embedded SQLite, MongoDB) implements it, and one
 // contract suite (test/store-contract.test.ts) runs against each, so they behave alike.
 // Records carry hashes of secrets only, never the secrets.
+import type { Actor, ChangeEntry } from '../../shared/events.js'
 import type { JsonObject } from '../../shared/json.js'
 import type { Operation } from '../../shared/operations.js'
+
+export type { Actor, ChangeEntry } from '../../shared/events.js'
 
 export type Permission = 'read' | 'write'
 export type MemberRole = 'viewer' | 'editor'
@@ -56,8 +59,41 @@ export interface MemberRecord {
 /** `*` matches any version; otherwise one of the listed versions must be current. */
 export type VersionCondition = '*' | number[]
 
+/**
+ * Makes the content what it was at `version`, as one new change (docs/design.md §9). Not a
+ * pure operation on a document (it needs the history), so it is a store operation only.
+ */
+export interface RevertOperation {
+  op: 'revert'
+  version: number
+}
+
+/** What applyOperation takes: a content operation, or a revert. */
+export type StoreOperation = Operation | RevertOperation
+
 export interface ApplyOptions {
   ifMatch?: VersionCondition
+  /** Who makes the change: recorded in its log entry (docs/design.md §9). */
+  actor: Actor
+}
+
+/**
+ * How much history a store keeps (docs/design.md §9). `limit`: the newest entries answerable
+ * per project (HISTORY_LIMIT; 0 keeps all). `enabled: false` (HISTORY=off, the embedded
+ * store only) records no history at all: the benchmark's reference for what the log costs.
+ */
+export interface HistoryOptions {
+  limit: number
+  enabled: boolean
+}
+
+/** A page of a project's change log: entries after `since`, ascending. */
+export interface ChangesPage {
+  /** The project's current version when the page was read. */
+  version: number
+  changes: ChangeEntry[]
+  /** More entries follow the last one of this page (ask again with its version as `since`). */
+  more: boolean
 }
 
 export interface ContentSnapshot {
@@ -74,9 +110,11 @@ export interface ContentSnapshot {
 /** Emitted synchronously, in version order per project, right after a change commits. */
 export interface CommittedChange {
   project: ProjectRecord
-  version: number
-  operation: Operation
-  at: string
+  /**
+   * The change exactly as its log entry (`project` included): what the realtime layer sends
+   * on. Its values are the listener's own; later changes never alter them.
+   */
+  entry: ChangeEntry
 }
 
 export type CommitListener = (change: CommittedChange) => void
@@ -122,9 +160,29 @@ export interface Store {
 
   readContent (projectId: string): Promise<ContentSnapshot | null>
   /**
-   * Applies one operation atomically and bumps the version; resolves with the new version.
+   * Applies one operation atomically, bumps the version and appends the change to the
+   * project's log in the same atomic step (docs/design.md §9); resolves with the new version.
+   * Takes the operation's value over: the caller must not change it afterwards (the store
+   * may keep it as its document).
    * Throws ContentdError (PRECONDITION_FAILED, CONTENT_TOO_LARGE, an operation's 400s,
-   * PROJECT_NOT_FOUND) having changed nothing.
+   * PROJECT_NOT_FOUND; for a revert VERSION_NOT_FOUND or HISTORY_EXPIRED, after
+   * PRECONDITION_FAILED) having changed nothing.
    */
-  applyOperation (project: ProjectRecord, operation: Operation, options?: ApplyOptions): Promise<{ version: number }>
+  applyOperation (project: ProjectRecord, operation: StoreOperation, options: ApplyOptions): Promise<{ version: number }>
+
+  /**
+   * The log entries after version `since`, ascending, at most `limit` (>= 1) of them. Throws
+   * INVALID_VERSION when `since` is above the current version, HISTORY_EXPIRED when an entry
+   * after `since` is no longer kept (the oldest kept version − 1 is answerable),
+   * PROJECT_NOT_FOUND. Streaming readers catch up with it, then follow onCommit.
+   */
+  readChanges (project: ProjectRecord, since: number, limit: number): Promise<ChangesPage>
+
+  /**
+   * The content as it was at `version`, at a bounded cost (checkpoints; never a replay of
+   * the whole log). Throws VERSION_NOT_FOUND above the current version, HISTORY_EXPIRED
+   * below the oldest answerable one (the same bound as readChanges' `since`),
+   * PROJECT_NOT_FOUND. The snapshot is the caller's own (no live cached document).
+   */
+  readContentAt (projectId: string, version: number): Promise<ContentSnapshot>
 }

@@ -84,6 +84,12 @@ describe('contentd admin CLI', { timeout: 120_000 }, () => {
     expect(content).toMatchObject({ status: 200, body: { title: 'Hi', list: [1, 2] } })
     expect(content.headers.get('etag')).toBe('"1"')
     expect((await call(server.url, 'POST', '/api/@alice/demo/content/increment', { token: key, body: { path: 'n' } })).status).toBe(200)
+    // The change log names the CLI for the import, the key for the increment (docs/change-log.md).
+    const log = await call(server.url, 'GET', '/api/@alice/demo/content/changes', { token: key })
+    expect(log.body.changes.map((change: any) => [change.op, change.actor])).toEqual([
+      ['update', { type: 'system', name: 'cli' }],
+      ['increment', { type: 'key', id: keyId, name: 'ci' }]
+    ])
 
     const listed = await call(server.url, 'GET', '/api/keys', { token: login.body.token })
     const view = listed.body.keys.find((k: any) => k.id === keyId)

@@ -162,7 +162,7 @@ export class SqliteRecords {
       .map(row => ({ ...(toProject(row) as ProjectRecord), role: row.role as ProjectRole }))
   }
 
-  /** Its members and content log go with it (foreign keys cascade). */
+  /** Its members, change log and checkpoints go with it (foreign keys cascade). */
   deleteProject (id: string): void {
     this.lookups.forgetAfterOwnWrite()
     this.statements.deleteProject.run(id)

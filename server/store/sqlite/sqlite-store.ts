@@ -3,14 +3,16 @@
 // - database.ts opens the file (WAL, synchronous=FULL, migrations);
 // - records.ts keeps users, sessions, keys, projects and members, through the
 //   lookup-cache.ts memory every request's look-ups use;
-// - content-writer.ts applies content operations with group commit;
-// - content-log.ts lays the content out as snapshot + log, with the document cache.
+// - content-writer.ts applies content operations with group commit, each with its change
+//   log entry in the same transaction;
+// - content-log.ts lays content and history out as checkpoints + change log (docs/design.md
+//   §9), with the document cache.
 import type Database from 'better-sqlite3'
-import type { Operation } from '../../../shared/operations.js'
+import { projectRefOf } from '../change-entry.js'
 import { CommitEmitter } from '../commit-emitter.js'
 import type {
-  ApiKeyRecord, ApplyOptions, CommitListener, ContentSnapshot, MemberRecord, MemberRole, ProjectRecord,
-  ProjectRole, SessionRecord, Store, UserRecord
+  ApiKeyRecord, ApplyOptions, ChangesPage, CommitListener, ContentSnapshot, HistoryOptions, MemberRecord, MemberRole, ProjectRecord,
+  ProjectRole, SessionRecord, Store, StoreOperation, UserRecord
 } from '../types.js'
 import { ContentLog } from './content-log.js'
 import { ContentWriter } from './content-writer.js'
@@ -22,6 +24,8 @@ export interface SqliteStoreOptions {
   dataDir: string
   contentLimitBytes: number
   cacheBytes: number
+  /** HISTORY_LIMIT, and HISTORY=off for the benchmark's reference (see HistoryOptions). */
+  history: HistoryOptions
   /** The process's one counter, shared by every store it opens (see lookup-cache.ts). */
   commits: CommitCounter
   busyTimeoutMs?: number
@@ -41,7 +45,7 @@ export class SqliteStore implements Store {
     const dataVersion = this.db.prepare('PRAGMA data_version').pluck()
     const lookups = new LookupCache(() => dataVersion.get() as number, options.commits)
     this.records = new SqliteRecords(this.db, lookups)
-    this.content = new ContentLog(this.db, options.cacheBytes)
+    this.content = new ContentLog(this.db, options.cacheBytes, options.history)
     this.writer = new ContentWriter({ db: this.db, log: this.content, lookups, commitListeners: this.commitListeners, contentLimitBytes: options.contentLimitBytes })
     this.pingStatement = this.db.prepare('SELECT 1 AS ok')
   }
@@ -100,7 +104,15 @@ export class SqliteStore implements Store {
     return this.content.read(projectId)
   }
 
-  applyOperation (project: ProjectRecord, operation: Operation, options: ApplyOptions = {}): Promise<{ version: number }> {
+  applyOperation (project: ProjectRecord, operation: StoreOperation, options: ApplyOptions): Promise<{ version: number }> {
     return this.writer.apply(project, operation, options)
+  }
+
+  async readChanges (project: ProjectRecord, since: number, limit: number): Promise<ChangesPage> {
+    return this.content.changes(project.id, projectRefOf(project), since, limit)
+  }
+
+  async readContentAt (projectId: string, version: number): Promise<ContentSnapshot> {
+    return this.content.readAt(projectId, version)
   }
 }
