@@ -16,7 +16,7 @@ export const ERRORS = {
   INDEX_OUT_OF_RANGE: { status: 400, message: 'The array index is out of range' },
   NON_FINITE_RESULT: { status: 400, message: 'The result is not a finite number' },
   INVALID_QUERY: { status: 400, message: 'A query parameter is not valid' },
-  PASSWORD_TOO_COMMON: { status: 400, message: 'This password is on a list of common passwords; choose another one' },
+  PASSWORD_TOO_COMMON: { status: 400, message: 'This password is too easy to guess; choose another one' },
   // 401: who are you?
   AUTH_REQUIRED: { status: 401, message: 'Authentication required: send Authorization: Bearer <token or API key>' },
   INVALID_TOKEN: { status: 401, message: 'The session token or API key is invalid, revoked or expired' },

@@ -54,6 +54,19 @@ describe('management API', () => {
       expectError(await call(url, 'POST', '/api/auth/signup', { body }), 400, 'INVALID_BODY')
     })
 
+    it.each([
+      ['12345678', 'one of the most common passwords'],
+      ['password1', 'one of the most common passwords'],
+      ['PassWord1', 'one of the most common passwords'],
+      ['qwertyuiop', 'one of the most common passwords'],
+      ['Common-Pw-User', 'the username']
+    ])('400 PASSWORD_TOO_COMMON for %s (NIST SP 800-63B), and no user is made', async (password, why) => {
+      const r = await call(url, 'POST', '/api/auth/signup', { body: { username: 'common-pw-user', password } })
+      expectError(r, 400, 'PASSWORD_TOO_COMMON')
+      expect(r.body.message).toBe(`This password is too easy to guess; choose another one: it is ${why}`)
+      expectError(await call(url, 'POST', '/api/auth/login', { body: { username: 'common-pw-user', password } }), 401, 'WRONG_CREDENTIALS')
+    })
+
     it('accepts 39-character names and 1024-character passwords', async () => {
       const r = await call(url, 'POST', '/api/auth/signup', { body: { username: 'b'.repeat(39), password: 'p'.repeat(1024) } })
       expect(r.status).toBe(201)

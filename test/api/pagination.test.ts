@@ -2,7 +2,7 @@
 // …/members answer `{<items>, nextCursor}`, a page of at most `limit` (1–100, default 100),
 // every item exactly once across the pages, and 400 INVALID_QUERY for a bad limit or cursor.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { call, createKey, createProject, signup } from '../support/http.js'
+import { call, createKey, createProject, signup, type CallResult } from '../support/http.js'
 import { startTestApp, type TestApp } from '../support/temp-app.js'
 import { expectErrorShape } from './scenario.js'
 
@@ -30,8 +30,8 @@ async function pages (path: string, field: string, token: string, limit?: number
   const sizes: number[] = []
   let cursor: string | null = null
   do {
-    const query = new URLSearchParams({ ...(limit !== undefined ? { limit: String(limit) } : {}), ...(cursor !== null ? { cursor } : {}) })
-    const r = await call(app.url, 'GET', `${path}${query.size > 0 ? `?${query}` : ''}`, { token })
+    const query: URLSearchParams = new URLSearchParams({ ...(limit !== undefined ? { limit: String(limit) } : {}), ...(cursor !== null ? { cursor } : {}) })
+    const r: CallResult = await call(app.url, 'GET', `${path}${query.size > 0 ? `?${query}` : ''}`, { token })
     expect(r.status, r.text).toBe(200)
     expect(Object.keys(r.body).sort()).toEqual([field, 'nextCursor'].sort())
     items.push(...r.body[field])

@@ -10,7 +10,7 @@
 // failure. Another user's latency is checked too, against a generous bound over a quiet
 // baseline.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { call, signup } from '../support/http.js'
+import { call, signup, type CallResult } from '../support/http.js'
 import { startServerProcess, type ServerProcess } from '../support/server-process.js'
 
 const METRICS_TOKEN = 'metrics-token-for-the-fairness-tests'
@@ -90,7 +90,7 @@ describe('listing one account\'s keys does not stall anyone (issue 12, finding 1
       let cursor: string | null = null
       let pages = 0
       do {
-        const r = await call(server.url, 'GET', `/api/keys?limit=100${cursor ? `&cursor=${cursor}` : ''}`, { token: alice })
+        const r: CallResult = await call(server.url, 'GET', `/api/keys?limit=100${cursor ? `&cursor=${cursor}` : ''}`, { token: alice })
         expect(r.status, r.text).toBe(200)
         for (const key of r.body.keys as Array<{ id: string, projects: string[] }>) seen.set(key.id, key.projects.length)
         cursor = (r.body.nextCursor as string | null | undefined) ?? null
@@ -118,7 +118,7 @@ describe('listing one account\'s keys does not stall anyone (issue 12, finding 1
   it('the keys quota holds: past MAX_KEYS_PER_USER a new key is 403 QUOTA_EXCEEDED and nothing is added', async () => {
     const refused = await call(server.url, 'POST', '/api/keys', { token: alice, body: { name: 'one too many', permission: 'read' } })
     expect(refused.status, refused.text).toBe(403)
-    expect(refused.body).toEqual({ code: 'QUOTA_EXCEEDED', message: expect.stringContaining('1000 API keys') })
+    expect(refused.body).toEqual({ code: 'QUOTA_EXCEEDED', message: expect.stringContaining('at most 1000 API keys') })
     const names = await allKeyNames()
     expect(names).toHaveLength(KEYS)
     expect(names).not.toContain('one too many')

@@ -5,7 +5,7 @@
 import { rmSync } from 'node:fs'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { expectErrorShape } from '../api/scenario.js'
-import { call, createKey, createProject, signup } from '../support/http.js'
+import { call, createKey, createProject, signup, type CallResult } from '../support/http.js'
 import { makeDataDir, startServerProcess, type ServerProcess } from '../support/server-process.js'
 import { startTestApp, type TestApp } from '../support/temp-app.js'
 
@@ -13,7 +13,7 @@ async function all (url: string, token: string, list: 'keys' | 'projects'): Prom
   const items = []
   let cursor: string | null = null
   do {
-    const r = await call(url, 'GET', `/api/${list}${cursor ? `?cursor=${cursor}` : ''}`, { token })
+    const r: CallResult = await call(url, 'GET', `/api/${list}${cursor ? `?cursor=${cursor}` : ''}`, { token })
     expect(r.status).toBe(200)
     items.push(...r.body[list])
     cursor = r.body.nextCursor
@@ -36,7 +36,7 @@ describe('quotas over HTTP', () => {
     const refused = await call(app.url, 'POST', '/api/projects', { token: owner, body: { slug: 'three' } })
     expect(refused.status).toBe(403)
     expectErrorShape(refused, 'QUOTA_EXCEEDED')
-    expect(refused.body.message).toBe('This account has reached its limit: at most 2 projects per user')
+    expect(refused.body.message).toBe('This account has reached its limit: a user may have at most 2 projects')
     expect((await call(app.url, 'GET', '/api/@quota-owner/three', { token: owner })).body.code).toBe('PROJECT_NOT_FOUND')
     expect((await all(app.url, owner, 'projects')).map(p => p.slug).sort()).toEqual(['one', 'theirs', 'two'])
     expect((await call(app.url, 'DELETE', '/api/@quota-owner/one', { token: owner })).status).toBe(200)
@@ -50,7 +50,7 @@ describe('quotas over HTTP', () => {
     const refused = await call(app.url, 'POST', '/api/keys', { token: session, body: { name: 'k3', permission: 'read' } })
     expect(refused.status).toBe(403)
     expectErrorShape(refused, 'QUOTA_EXCEEDED')
-    expect(refused.body.message).toBe('This account has reached its limit: at most 3 API keys per user')
+    expect(refused.body.message).toBe('This account has reached its limit: a user may have at most 3 API keys')
     expect((await all(app.url, session, 'keys')).map(k => k.name)).toEqual(['k0', 'k1', 'k2'])
     await createKey(app.url, await signup(app.url, 'quota-other'), { name: 'theirs', permission: 'read' })
     expect((await call(app.url, 'DELETE', `/api/keys/${made[0]?.id}`, { token: session })).status).toBe(200)

@@ -9,6 +9,7 @@
 // can create one fewer) — never one too low, which would let the quota be passed.
 import type { Collection } from 'mongodb'
 import { ContentdError } from '../../../shared/errors.js'
+import { quotaExceeded } from '../quota-exceeded.js'
 
 export type QuotaField = 'keyCount' | 'projectCount'
 
@@ -18,7 +19,7 @@ export interface CountedUserDoc {
   projectCount?: number
 }
 
-const WHAT: Record<QuotaField, string> = { keyCount: 'API keys', projectCount: 'projects' }
+const WHAT = { keyCount: 'API key', projectCount: 'project' } as const
 
 export class QuotaCounters {
   constructor (private readonly users: Collection<CountedUserDoc>) {}
@@ -32,7 +33,7 @@ export class QuotaCounters {
       await this.users.updateOne({ _id: userId, [field]: { $exists: false } }, { $set: { [field]: existing } })
     }
     const taken = await this.users.updateOne({ _id: userId, [field]: { $lt: max } }, { $inc: { [field]: 1 } })
-    if (taken.matchedCount === 0) throw new ContentdError('QUOTA_EXCEEDED', `at most ${max} ${WHAT[field]} per user`)
+    if (taken.matchedCount === 0) throw quotaExceeded(max, WHAT[field])
   }
 
   /** Gives a slot back (after a delete, or an insert that failed). */

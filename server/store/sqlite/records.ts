@@ -8,6 +8,7 @@ import type {
   ApiKeyRecord, KeyPosition, ListedApiKey, MemberRecord, MemberRole, PageRequest, ProjectName, ProjectPosition, ProjectRecord,
   ProjectRole, SessionRecord, UserRecord
 } from '../types.js'
+import { quotaExceeded } from '../quota-exceeded.js'
 import type { LookupCache } from './lookup-cache.js'
 
 type Row = Record<string, unknown>
@@ -91,12 +92,12 @@ export class SqliteRecords {
   constructor (db: Database.Database, private readonly lookups: LookupCache) {
     const statements = this.statements = prepareStatements(db)
     this.insertKeyWithinQuota = db.transaction((k: ApiKeyRecord, max: number) => {
-      if ((statements.countKeys.get(k.userId) as number) >= max) throw new ContentdError('QUOTA_EXCEEDED', `at most ${max} API keys per user`)
+      if ((statements.countKeys.get(k.userId) as number) >= max) throw quotaExceeded(max, 'API key')
       statements.insertKey.run(k.id, k.userId, k.name, k.prefix, k.keyHash, k.permission,
         k.projectIds === null ? null : JSON.stringify(k.projectIds), k.expiresAt, k.createdAt)
     })
     this.insertProjectWithinQuota = db.transaction((p: Omit<ProjectRecord, 'version'>, max: number) => {
-      if ((statements.countOwnedProjects.get(p.ownerId) as number) >= max) throw new ContentdError('QUOTA_EXCEEDED', `at most ${max} projects per user`)
+      if ((statements.countOwnedProjects.get(p.ownerId) as number) >= max) throw quotaExceeded(max, 'project')
       statements.insertProject.run(p.id, p.ownerId, p.slug, p.name, p.createdAt)
     })
   }
