@@ -5,6 +5,7 @@
 //   BENCH_ONLY=a,b      run only these scenarios (names below)
 //   BENCH_NO_WRITE=1    print only, leave BENCHMARKS.md alone
 //   BENCH_ROUNDS=5      rounds the ceiling and increment scenarios alternate in
+//   BENCH_FAIRNESS_ROUNDS=3  quiet/flooded rounds of the fairness scenario (BENCH_DURATION s each)
 import { readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { describeMachine } from './lib/machine.mjs'
@@ -14,6 +15,7 @@ import * as http from './scenarios/http.mjs'
 import { peer } from './scenarios/peer.mjs'
 import { memory } from './scenarios/memory.mjs'
 import { fanout } from './scenarios/fanout.mjs'
+import { fairness } from './scenarios/fairness.mjs'
 
 const SCENARIOS = {
   ceiling: http.ceiling,
@@ -25,6 +27,7 @@ const SCENARIOS = {
   hot: http.hotCounter,
   peer,
   fanout,
+  fairness,
   memory
 }
 

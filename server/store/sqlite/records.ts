@@ -33,14 +33,20 @@ function prepareStatements (db: Database.Database) {
     keyById: db.prepare('SELECT * FROM api_keys WHERE id = ?'),
     countKeys: db.prepare('SELECT count(*) FROM api_keys WHERE user_id = ?').pluck(),
     // Each key with the names of its scoped projects, in the key's order, that still exist.
+    // One statement: the page of keys, and on every row the same JSON object naming each
+    // project the page scopes (id -> [owner, slug]), each looked up once however many keys
+    // share it. A deleted project is absent from it, so the key lists what remains.
     keysPage: db.prepare(`
-      SELECT k.*, CASE WHEN k.project_ids IS NULL THEN NULL ELSE (
-        SELECT json_group_array(json_array(u.username, p.slug) ORDER BY j.key)
-        FROM json_each(k.project_ids) j JOIN projects p ON p.id = j.value JOIN users u ON u.id = p.owner_id
-      ) END AS project_names
-      FROM api_keys k
-      WHERE k.user_id = ? AND (k.created_at, k.id) > (?, ?)
-      ORDER BY k.created_at, k.id LIMIT ?`),
+      WITH page AS (
+        SELECT * FROM api_keys
+        WHERE user_id = ? AND (created_at, id) > (?, ?)
+        ORDER BY created_at, id LIMIT ?
+      ), names AS (
+        SELECT json_group_object(p.id, json_array(u.username, p.slug)) AS project_names
+        FROM projects p JOIN users u ON u.id = p.owner_id
+        WHERE p.id IN (SELECT j.value FROM page, json_each(page.project_ids) j WHERE page.project_ids IS NOT NULL)
+      )
+      SELECT page.*, names.project_names FROM page, names ORDER BY page.created_at, page.id`),
     deleteKey: db.prepare('DELETE FROM api_keys WHERE user_id = ? AND id = ?'),
     insertProject: db.prepare('INSERT INTO projects (id, owner_id, slug, name, created_at) VALUES (?, ?, ?, ?, ?)'),
     projectByName: db.prepare(`SELECT ${PROJECT_COLUMNS} FROM projects p JOIN users u ON u.id = p.owner_id WHERE u.username = ? AND p.slug = ?`),
@@ -169,12 +175,15 @@ export class SqliteRecords {
 
   listApiKeys (userId: string, page: PageRequest<KeyPosition>): ListedApiKey[] {
     const after = page.after ?? { createdAt: '', id: '' }
-    return (this.statements.keysPage.all(userId, after.createdAt, after.id, page.limit) as Row[]).map(row => ({
-      ...toKey(row),
-      projectNames: row.project_names === null
-        ? null
-        : (JSON.parse(String(row.project_names)) as Array<[string, string]>).map(([ownerName, slug]): ProjectName => ({ ownerName, slug }))
-    }))
+    const rows = this.statements.keysPage.all(userId, after.createdAt, after.id, page.limit) as Row[]
+    if (rows.length === 0) return []
+    const names = new Map(Object.entries(JSON.parse(String(rows[0]?.project_names)) as Record<string, [string, string]>)
+      .map(([id, [ownerName, slug]]): [string, ProjectName] => [id, { ownerName, slug }]))
+    return rows.map(row => {
+      const key = toKey(row)
+      const projectNames = key.projectIds === null ? null : key.projectIds.flatMap(id => { const name = names.get(id); return name ? [name] : [] })
+      return { ...key, projectNames }
+    })
   }
 
   deleteApiKey (userId: string, id: string): boolean {
