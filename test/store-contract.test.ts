@@ -226,6 +226,27 @@ describe.each(storeFactories)('store contract: $name', (factory) => {
       expect(first?.projectNames).toEqual([{ ownerName: other.username, slug: shared.slug }, { ownerName: alice.username, slug: a.slug }])
     })
 
+    it('with a cost budget a page of keys may stop early, but only past the budget and never before the second key', async () => {
+      const alice = await newUser()
+      const projects = [await newProject(alice), await newProject(alice), await newProject(alice)]
+      const start = Date.parse('2031-01-01T00:00:00.000Z')
+      const scopes = [3, 3, 0, 3, 1, 3, 3, 0, 2]
+      const keys = scopes.map((n, i) => keyRecord(alice.id, { createdAt: new Date(start + i * 1000).toISOString(), projectIds: n === 0 ? null : projects.slice(0, n).map(p => p.id) }))
+      for (const key of keys) await store.createApiKey(key)
+      const ids = keys.map(k => k.id)
+      for (const budget of [0, 1, 4, 5, 6, 7, 100]) {
+        for (const limit of [1, 2, 4, 10]) {
+          const page = await store.listApiKeys(alice.id, { after: null, limit, costBudget: budget })
+          const m = page.length
+          expect(page.map(k => k.id), `budget ${budget}, limit ${limit}`).toEqual(ids.slice(0, m))
+          if (m < Math.min(limit, ids.length)) {
+            expect(m, `budget ${budget}, limit ${limit}`).toBeGreaterThanOrEqual(2)
+            expect(scopes.slice(0, m).reduce((a, b) => a + b, 0), `budget ${budget}, limit ${limit}`).toBeGreaterThan(budget)
+          }
+        }
+      }
+    })
+
     it('refuses a key past the quota with QUOTA_EXCEEDED, adding nothing; a revoked key frees its place', async () => {
       const alice = await newUser()
       const bob = await newUser()

@@ -32,6 +32,15 @@ export interface NewKeyRequest {
 
 const keyPosition: z.ZodType<KeyPosition> = z.object({ createdAt: z.string(), id: z.string() })
 
+/**
+ * Scoped projects named on one page of keys, at most (a page still holds at least one key):
+ * a page of 100 keys scoped to 100 projects each took ~10-35 ms of the event loop to look up
+ * and send, and a few clients listing in a loop held everyone else up (issue 12). This
+ * bounds a page to ~1 ms of work, whatever the keys' scopes.
+ */
+export const KEY_PAGE_SCOPE_BUDGET = 1000
+const scopeCost = { of: (k: ListedApiKey) => k.projectIds?.length ?? 0, budget: KEY_PAGE_SCOPE_BUDGET }
+
 export class Keys {
   /**
    * `accessEvents` hears of revoked keys, to end the connections using them; `maxPerUser` is
@@ -76,7 +85,7 @@ export class Keys {
 
   /** One page of the user's keys, oldest first: one store query, whatever the keys' scopes. */
   async list (userId: string, query: PageQuery): Promise<Page<KeyView>> {
-    const page = await readPage(query, keyPosition, p => this.store.listApiKeys(userId, p), k => ({ createdAt: k.createdAt, id: k.id }))
+    const page = await readPage(query, keyPosition, p => this.store.listApiKeys(userId, p), k => ({ createdAt: k.createdAt, id: k.id }), scopeCost)
     return { items: page.items.map(view), nextCursor: page.nextCursor }
   }
 

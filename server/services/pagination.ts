@@ -40,20 +40,45 @@ export function decodeCursor<P> (cursor: string, position: z.ZodType<P>): P {
 }
 
 /**
- * One page: `read` gets the store's page request (limit + 1 items after the decoded cursor),
- * `positionOf` gives an item's sort key, which becomes the next cursor.
+ * A page may also be cut by the work its items take (a key scoped to 100 projects costs 100
+ * names to look up and send): the longest run of items whose costs total at most `budget`,
+ * and always at least one item. Such a page holds fewer than `limit` items although more
+ * follow; only `nextCursor: null` means the end.
+ */
+export interface PageCost<Item> {
+  of: (item: Item) => number
+  budget: number
+}
+
+/**
+ * One page: `read` gets the store's page request (limit + 1 items after the decoded cursor,
+ * and the cost budget if any), `positionOf` gives an item's sort key, which becomes the next
+ * cursor. The store may stop early under a budget, as long as it returns at least one item
+ * past what fits (see `listApiKeys` in server/store/types.ts).
  */
 export async function readPage<Item, Position> (
   query: PageQuery,
   position: z.ZodType<Position>,
   read: (page: PageRequest<Position>) => Promise<Item[]>,
-  positionOf: (item: Item) => Position
+  positionOf: (item: Item) => Position,
+  cost?: PageCost<Item>
 ): Promise<Page<Item>> {
   const after = query.cursor === undefined ? null : decodeCursor(query.cursor, position)
-  const items = await read({ after, limit: query.limit + 1 })
-  if (items.length <= query.limit) return { items, nextCursor: null }
-  const shown = items.slice(0, query.limit)
+  const items = await read({ after, limit: query.limit + 1, ...(cost ? { costBudget: cost.budget } : {}) })
+  const shown = cost ? withinBudget(items.slice(0, query.limit), cost) : items.slice(0, query.limit)
+  if (shown.length === items.length) return { items: shown, nextCursor: null }
   return { items: shown, nextCursor: encodeCursor(positionOf(shown[shown.length - 1] as Item)) }
+}
+
+function withinBudget<Item> (items: Item[], cost: PageCost<Item>): Item[] {
+  let total = 0
+  let count = 0
+  for (const item of items) {
+    total += cost.of(item)
+    if (count > 0 && total > cost.budget) break
+    count++
+  }
+  return items.slice(0, count)
 }
 
 /** Every item of a list, page by page (the operator's CLI; never a request handler). */

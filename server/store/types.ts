@@ -62,6 +62,12 @@ export interface MemberRecord {
 export interface PageRequest<Position> {
   after: Position | null
   limit: number
+  /**
+   * For lists whose items cost unequal work (keys: the projects they scope). The store may
+   * then stop before `limit`, at an item before which the items it returns cost more than
+   * `costBudget` in total, and never before the second item; it may also ignore it.
+   */
+  costBudget?: number
 }
 
 /** Keys are listed oldest first: by creation time, then id. */
@@ -131,7 +137,10 @@ export interface Store {
   findApiKeyByHash (keyHash: string): Promise<ApiKeyRecord | null>
   /** One key by id, whoever owns it (the caller checks ownership). */
   findApiKeyById (id: string): Promise<ApiKeyRecord | null>
-  /** One page of the user's keys, each with its scoped projects' names: one query. */
+  /**
+   * One page of the user's keys, each with its scoped projects' names: one query. A key's
+   * cost (`costBudget`) is the number of projects it is scoped to.
+   */
   listApiKeys (userId: string, page: PageRequest<KeyPosition>): Promise<ListedApiKey[]>
   /** Removes the key; false when the user has no key with that id. */
   deleteApiKey (userId: string, id: string): Promise<boolean>

@@ -1,7 +1,9 @@
-// The paginated lists (docs/api.md#pages): GET /api/keys, GET /api/projects and GET
-// …/members answer `{<items>, nextCursor}`, a page of at most `limit` (1–100, default 100),
-// every item exactly once across the pages, and 400 INVALID_QUERY for a bad limit or cursor.
+// The paginated lists (docs/api.md#lists-a-page-at-a-time): GET /api/keys, GET /api/projects
+// and GET …/members answer `{<items>, nextCursor}`, a page of at most `limit` (1–100, default
+// 100; keys: also at most KEY_PAGE_SCOPE_BUDGET scoped projects named), every item exactly
+// once across the pages, and 400 INVALID_QUERY for a bad limit or cursor.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { KEY_PAGE_SCOPE_BUDGET } from '../../server/services/keys.js'
 import { call, createKey, createProject, signup, type CallResult } from '../support/http.js'
 import { startTestApp, type TestApp } from '../support/temp-app.js'
 import { expectErrorShape } from './scenario.js'
@@ -64,6 +66,32 @@ describe('GET /api/keys', () => {
     await createKey(app.url, session, { name: 'scoped', permission: 'write', projects: ['@scoper/y', '@scoper/x'] })
     expect((await call(app.url, 'DELETE', '/api/@scoper/y', { token: session })).status).toBe(200)
     expect((await call(app.url, 'GET', '/api/keys', { token: session })).body.keys[0].projects).toEqual(['@scoper/x'])
+  })
+})
+
+describe('GET /api/keys with widely scoped keys', () => {
+  it(`a page names at most ${KEY_PAGE_SCOPE_BUDGET} scoped projects: shorter pages, yet every key once, in order`, async () => {
+    const session = await signup(app.url, 'wide')
+    const refs: string[] = []
+    for (let i = 0; i < 100; i++) {
+      await createProject(app.url, session, `w${i}`)
+      refs.push(`@wide/w${i}`)
+    }
+    // 100 projects each for 13 keys, then 3 unscoped and 2 scoped to one project.
+    const made: string[] = []
+    for (let i = 0; i < 18; i++) {
+      const projects = i < 13 ? refs : i < 16 ? undefined : [refs[i] as string]
+      made.push((await createKey(app.url, session, { name: `w${i}`, permission: 'read', ...(projects ? { projects } : {}) })).id)
+    }
+    const { items, sizes } = await pages('/api/keys', 'keys', session, 100)
+    expect(items.map(k => k.id)).toEqual(made)
+    expect(sizes).toEqual([10, 8])
+    for (const limit of [1, 3, 7, 12]) {
+      const paged = await pages('/api/keys', 'keys', session, limit)
+      expect(paged.items.map(k => k.id), `limit ${limit}`).toEqual(made)
+      expect(paged.sizes.every(size => size <= Math.min(limit, 10)), `limit ${limit}: ${paged.sizes.join(',')}`).toBe(true)
+    }
+    for (const key of items.slice(0, 13)) expect(key.projects).toEqual(refs)
   })
 })
 

@@ -37,10 +37,14 @@ function prepareStatements (db: Database.Database) {
     // project the page scopes (id -> [owner, slug]), each looked up once however many keys
     // share it. A deleted project is absent from it, so the key lists what remains.
     keysPage: db.prepare(`
-      WITH page AS (
-        SELECT * FROM api_keys
-        WHERE user_id = ? AND (created_at, id) > (?, ?)
-        ORDER BY created_at, id LIMIT ?
+      WITH candidates AS (
+        SELECT *,
+          row_number() OVER (ORDER BY created_at, id) AS position,
+          coalesce(sum(json_array_length(project_ids)) OVER (ORDER BY created_at, id ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING), 0) AS cost_before
+        FROM (SELECT * FROM api_keys WHERE user_id = ? AND (created_at, id) > (?, ?) ORDER BY created_at, id LIMIT ?)
+      ), page AS (
+        -- The keys the caller can show under the budget, and one past them (it tells that more follow).
+        SELECT * FROM candidates WHERE position <= 2 OR cost_before <= ?
       ), names AS (
         SELECT json_group_object(p.id, json_array(u.username, p.slug)) AS project_names
         FROM projects p JOIN users u ON u.id = p.owner_id
@@ -175,7 +179,7 @@ export class SqliteRecords {
 
   listApiKeys (userId: string, page: PageRequest<KeyPosition>): ListedApiKey[] {
     const after = page.after ?? { createdAt: '', id: '' }
-    const rows = this.statements.keysPage.all(userId, after.createdAt, after.id, page.limit) as Row[]
+    const rows = this.statements.keysPage.all(userId, after.createdAt, after.id, page.limit, page.costBudget ?? Number.MAX_SAFE_INTEGER) as Row[]
     if (rows.length === 0) return []
     const names = new Map(Object.entries(JSON.parse(String(rows[0]?.project_names)) as Record<string, [string, string]>)
       .map(([id, [ownerName, slug]]): [string, ProjectName] => [id, { ownerName, slug }]))
