@@ -5,6 +5,7 @@
 //   BENCH_ONLY=a,b      run only these scenarios (names below)
 //   BENCH_NO_WRITE=1    print only, leave BENCHMARKS.md alone
 //   BENCH_ROUNDS=5      rounds the ceiling and increment scenarios alternate in
+//   BENCH_FAIRNESS_ROUNDS=3  quiet/flooded rounds of the fairness scenario (BENCH_DURATION s each)
 import { readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { describeMachine } from './lib/machine.mjs'
@@ -15,6 +16,7 @@ import { peer } from './scenarios/peer.mjs'
 import { memory } from './scenarios/memory.mjs'
 import { fanout } from './scenarios/fanout.mjs'
 import { history } from './scenarios/history.mjs'
+import { fairness } from './scenarios/fairness.mjs'
 
 const SCENARIOS = {
   ceiling: http.ceiling,
@@ -28,6 +30,7 @@ const SCENARIOS = {
   peer,
   fanout,
   history,
+  fairness,
   memory
 }
 

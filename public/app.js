@@ -99,8 +99,20 @@ async function enterWorkspace () {
 
 // ---- projects -----------------------------------------------------------------------
 
+/** Every item of a paginated list (docs/api.md#pages), page after page. */
+async function everyPage (path, field) {
+  const items = []
+  let cursor = null
+  do {
+    const page = await api('GET', cursor ? `${path}?cursor=${encodeURIComponent(cursor)}` : path)
+    items.push(...page[field])
+    cursor = page.nextCursor ?? null
+  } while (cursor !== null)
+  return items
+}
+
 async function loadProjects () {
-  const { projects } = await api('GET', '/api/projects')
+  const projects = await everyPage('/api/projects', 'projects')
   const list = $('project-list')
   list.replaceChildren()
   if (projects.length === 0) list.append(item('No projects yet.'))
@@ -291,7 +303,7 @@ function item (text) {
 // ---- API keys -----------------------------------------------------------------------
 
 async function loadKeys () {
-  const { keys } = await api('GET', '/api/keys')
+  const keys = await everyPage('/api/keys', 'keys')
   const list = $('key-list')
   list.replaceChildren()
   if (keys.length === 0) list.append(item('No API keys.'))

@@ -55,7 +55,9 @@ const schema = z.object({
   TRUST_PROXY: z.string().trim().regex(/^(false|true|\d{1,2})$/, 'must be false, true or a number of proxy hops').default('false'),
   AUTH_RATE_LIMIT: integer(0).default(60),
   REQUEST_TIMEOUT: duration.default(30_000),
-  METRICS: z.enum(['on', 'off']).default('on'),
+  // on: /metrics needs METRICS_TOKEN (without one it answers 401 to everyone); open: no
+  // token needed (a private network scraping it); off: no /metrics at all.
+  METRICS: z.enum(['on', 'open', 'off']).default('on'),
   METRICS_TOKEN: z.string().trim().min(16, 'must be at least 16 characters').optional(),
   SESSION_TTL: duration.default(30 * DURATION_UNITS_MS.d),
   CORS_ORIGINS: z.string().trim().refine(value => value === '*' || value.split(',').some(o => o.trim() !== ''), 'must be * or a comma-separated list of origins').default('*'),
@@ -75,6 +77,10 @@ const schema = z.object({
   // LOGIN_ATTEMPT_WINDOW; the next answers 429 until the window has passed. 0 turns it off.
   LOGIN_ATTEMPTS_PER_USERNAME: integer(0).default(10),
   LOGIN_ATTEMPT_WINDOW: duration.default(15 * 60_000),
+  // Quotas: one account cannot grow the server's tables (and the cost of listing them) without
+  // bound. Beyond them a create answers 403 QUOTA_EXCEEDED.
+  MAX_KEYS_PER_USER: integer(1).default(1000),
+  MAX_PROJECTS_PER_USER: integer(1).default(1000),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info')
 }).superRefine((env, ctx) => {
   if (env.STORE === 'mongodb' && !env.MONGODB_URI) {
@@ -82,6 +88,9 @@ const schema = z.object({
   }
   if (env.STORE === 'mongodb' && env.HISTORY === 'off') {
     ctx.addIssue({ code: 'custom', path: ['HISTORY'], message: 'off is a benchmark reference of the embedded store only' })
+  }
+  if (env.METRICS === 'open' && env.METRICS_TOKEN !== undefined) {
+    ctx.addIssue({ code: 'custom', path: ['METRICS'], message: 'is open, so METRICS_TOKEN would never be asked for: unset one of them' })
   }
   if (env.SOCKET_SEND_BUFFER !== undefined && env.SOCKET_SEND_BUFFER <= env.CONTENT_LIMIT) {
     ctx.addIssue({ code: 'custom', path: ['SOCKET_SEND_BUFFER'], message: `must be larger than CONTENT_LIMIT (${env.CONTENT_LIMIT})` })
@@ -111,8 +120,11 @@ export interface Config {
   authRateLimitPerMinute: number
   /** Longest time a client may take to send a whole request (headers and body). */
   requestTimeoutMs: number
-  /** Whether GET /metrics is served, and the bearer token it then requires (if any). */
-  metrics: { enabled: boolean, token: string | undefined }
+  /**
+   * GET /metrics: off (not served), open (no credentials) or token (Authorization: Bearer
+   * <METRICS_TOKEN>; with no token configured nobody gets in).
+   */
+  metrics: { access: 'off' | 'open' | 'token', token: string | undefined }
   sessionTtlMs: number
   /** '*' or an explicit list of allowed origins. */
   corsOrigins: '*' | string[]
@@ -128,7 +140,14 @@ export interface Config {
   /** Failed login attempts per username per window before it answers 429; 0 disables. */
   loginAttemptsPerUsername: number
   loginAttemptWindowMs: number
+  /** Most API keys and owned projects per user (docs/design.md §13). */
+  quotas: Quotas
   logLevel: Env['LOG_LEVEL']
+}
+
+export interface Quotas {
+  keysPerUser: number
+  projectsPerUser: number
 }
 
 export class ConfigError extends Error {}
@@ -169,7 +188,7 @@ export function loadConfig (source: Record<string, string | undefined> = process
     trustProxy: env.TRUST_PROXY === 'true' ? true : env.TRUST_PROXY === 'false' ? false : Number(env.TRUST_PROXY),
     authRateLimitPerMinute: env.AUTH_RATE_LIMIT,
     requestTimeoutMs: env.REQUEST_TIMEOUT,
-    metrics: { enabled: env.METRICS === 'on', token: env.METRICS_TOKEN },
+    metrics: { access: env.METRICS === 'on' ? 'token' : env.METRICS, token: env.METRICS_TOKEN },
     sessionTtlMs: env.SESSION_TTL,
     corsOrigins: env.CORS_ORIGINS === '*' ? '*' : env.CORS_ORIGINS.split(',').map(o => o.trim()).filter(Boolean),
     socketConnectionsPerIdentity: env.SOCKET_CONNECTIONS_PER_IDENTITY,
@@ -179,6 +198,7 @@ export function loadConfig (source: Record<string, string | undefined> = process
     socketResubscribeBytes: env.SOCKET_RESUBSCRIBE_BYTES,
     loginAttemptsPerUsername: env.LOGIN_ATTEMPTS_PER_USERNAME,
     loginAttemptWindowMs: env.LOGIN_ATTEMPT_WINDOW,
+    quotas: { keysPerUser: env.MAX_KEYS_PER_USER, projectsPerUser: env.MAX_PROJECTS_PER_USER },
     logLevel: env.LOG_LEVEL
   }
 }

@@ -51,7 +51,7 @@ async function main (): Promise<void> {
     }
   }
   const metrics = new Metrics()
-  const services = createServices({ store, sessionTtlMs: config.sessionTtlMs })
+  const services = createServices({ store, sessionTtlMs: config.sessionTtlMs, quotas: config.quotas })
   // One set of rate limiters: HTTP requests and Socket.IO handshakes and events share budgets.
   const limits = createLimits(config, redis)
   const app = createApp({ config, store, logger, redis, metrics, services, limits })

@@ -16,6 +16,8 @@ export const ERRORS = {
   INDEX_OUT_OF_RANGE: { status: 400, message: 'The array index is out of range' },
   NON_FINITE_RESULT: { status: 400, message: 'The result is not a finite number' },
   INVALID_VERSION: { status: 400, message: 'The version must be a non-negative integer, at most the current version' },
+  INVALID_QUERY: { status: 400, message: 'A query parameter is not valid' },
+  PASSWORD_TOO_COMMON: { status: 400, message: 'This password is too easy to guess; choose another one' },
   // 401: who are you?
   AUTH_REQUIRED: { status: 401, message: 'Authentication required: send Authorization: Bearer <token or API key>' },
   INVALID_TOKEN: { status: 401, message: 'The session token or API key is invalid, revoked or expired' },
@@ -27,6 +29,7 @@ export const ERRORS = {
   OWNER_REQUIRED: { status: 403, message: 'Only the project owner can do this' },
   SIGNUP_DISABLED: { status: 403, message: 'Signup is disabled on this server' },
   ORIGIN_NOT_ALLOWED: { status: 403, message: 'This origin is not allowed (CORS_ORIGINS)' },
+  QUOTA_EXCEEDED: { status: 403, message: 'This account has reached its limit' },
   // 404
   NOT_FOUND: { status: 404, message: 'No such endpoint' },
   USER_NOT_FOUND: { status: 404, message: 'User not found' },

@@ -12,7 +12,10 @@ import { applyOperation, type Operation } from '../shared/operations.js'
 import { operationOfChange, type ChangeEntry } from '../shared/events.js'
 import { CommitCounter } from '../server/store/sqlite/lookup-cache.js'
 import { SqliteStore } from '../server/store/sqlite/sqlite-store.js'
-import type { ApiKeyRecord, ApplyOptions, CommittedChange, ProjectRecord, Store, StoreOperation, UserRecord } from '../server/store/types.js'
+import type {
+  ApiKeyRecord, ApplyOptions, CommittedChange, KeyPosition, ListedApiKey, MemberRecord, PageRequest, ProjectRecord, ProjectRole, Store,
+  StoreOperation, UserRecord
+} from '../server/store/types.js'
 import { isSameJson, OPERATION_CASES, toOperation, type OperationCase } from './cases/operation-cases.js'
 import { CONTRACT_CONTENT_LIMIT, DEFAULT_HISTORY, storeFactories, type StoreUnderTest } from './support/stores.js'
 
@@ -57,6 +60,27 @@ async function expectCode (promise: Promise<unknown>, code: ErrorCode, what = ''
 
 /** The actor of this suite's writes (a user's, as over HTTP with a session). */
 const AS_TEST: ApplyOptions = { actor: { type: 'user', name: '@contract-suite' } }
+
+/**
+ * Every item of a store list, read `pageSize` at a time as the services do (each page after
+ * the last item of the one before); checks no page is longer than asked for.
+ */
+async function readAllPages<T, P> (read: (page: PageRequest<P>) => Promise<T[]>, positionOf: (item: T) => P, pageSize = 2): Promise<T[]> {
+  const all: T[] = []
+  let after: P | null = null
+  for (let pages = 0; pages < 1000; pages++) {
+    const page = await read({ after, limit: pageSize })
+    expect(page.length).toBeLessThanOrEqual(pageSize)
+    all.push(...page)
+    if (page.length < pageSize) return all
+    after = positionOf(page[page.length - 1] as T)
+  }
+  throw new Error('more than 1000 pages: the position does not advance')
+}
+
+const keyPosition = (k: ApiKeyRecord): KeyPosition => ({ createdAt: k.createdAt, id: k.id })
+const projectPosition = (p: ProjectRecord) => ({ ownerName: p.ownerName, slug: p.slug })
+const FIRST = { after: null, limit: 100 }
 
 const byId = <T extends { id: string }>(items: T[]): T[] => [...items].sort((a, b) => a.id.localeCompare(b.id))
 
@@ -112,6 +136,16 @@ describe.each(storeFactories)('store contract: $name', (factory) => {
     const user = owner ?? await newUser()
     return store.createProject({ id: randomUUID(), ownerId: user.id, ownerName: user.username, slug: unique('p'), name: 'A project', createdAt: new Date().toISOString() })
   }
+
+  const allKeys = (userId: string, pageSize?: number): Promise<ListedApiKey[]> =>
+    readAllPages(page => store.listApiKeys(userId, page), keyPosition, pageSize)
+  const allProjects = (userId: string, scope: string[] | null = null, pageSize?: number): Promise<Array<ProjectRecord & { role: ProjectRole }>> =>
+    readAllPages(page => store.listProjectsForUser(userId, page, scope), projectPosition, pageSize)
+  const allMembers = (projectId: string, pageSize?: number): Promise<MemberRecord[]> =>
+    readAllPages<MemberRecord, string>(page => store.listMembers(projectId, page), m => m.username, pageSize)
+  /** A key as listed: with the names of its scoped projects. */
+  const listed = (key: ApiKeyRecord, projects: ProjectRecord[] | null = null): ListedApiKey =>
+    ({ ...key, projectNames: projects === null ? null : projects.map(p => ({ ownerName: p.ownerName, slug: p.slug })) })
 
   async function content (project: ProjectRecord): Promise<{ version: number, content: JsonObject }> {
     const snapshot = await store.readContent(project.id)
@@ -175,9 +209,77 @@ describe.each(storeFactories)('store contract: $name', (factory) => {
       expect(await store.findApiKeyByHash(scoped.keyHash)).toEqual(scoped)
       expect(await store.findApiKeyByHash(unscoped.keyHash)).toEqual(unscoped)
       expect(await store.findApiKeyByHash(randomUUID())).toBeNull()
-      expect(byId(await store.listApiKeys(alice.id))).toEqual(byId([scoped, unscoped]))
-      expect(await store.listApiKeys(bob.id)).toEqual([bobs])
-      expect(await store.listApiKeys(randomUUID())).toEqual([])
+      expect(byId(await allKeys(alice.id))).toEqual(byId([listed(scoped, [project]), listed(unscoped)]))
+      expect(await allKeys(bob.id)).toEqual([listed(bobs)])
+      expect(await allKeys(randomUUID())).toEqual([])
+    })
+
+    it('lists keys a page at a time, oldest first, each once, with its scoped projects by name in the key\'s order', async () => {
+      const alice = await newUser()
+      const other = await newUser()
+      const a = await newProject(alice)
+      const b = await newProject(alice)
+      const shared = await newProject(other)
+      await store.setMember(shared.id, alice.id, 'viewer')
+      const start = Date.parse('2030-01-01T00:00:00.000Z')
+      // Two keys share a creation time: the id breaks the tie, and paging must not skip either.
+      const times = [0, 1000, 1000, 2000, 3000, 4000, 5000].map(ms => new Date(start + ms).toISOString())
+      const keys = times.map((createdAt, i) => keyRecord(alice.id, { createdAt, projectIds: i % 2 === 0 ? [shared.id, b.id, a.id] : null }))
+      for (const key of [...keys].reverse()) await store.createApiKey(key)
+      const expected = [...keys].sort((x, y) => x.createdAt.localeCompare(y.createdAt) || (x.id < y.id ? -1 : 1))
+        .map(k => listed(k, k.projectIds === null ? null : [shared, b, a]))
+      for (const pageSize of [1, 2, 3, 7, 100]) {
+        expect(await allKeys(alice.id, pageSize), `pages of ${pageSize}`).toEqual(expected)
+      }
+      // A deleted project drops out of the names; the key keeps the rest, in order.
+      await store.deleteProject(b.id)
+      const [first] = await store.listApiKeys(alice.id, { after: null, limit: 1 })
+      expect(first?.projectNames).toEqual([{ ownerName: other.username, slug: shared.slug }, { ownerName: alice.username, slug: a.slug }])
+    })
+
+    it('with a cost budget a page of keys may stop early, but only past the budget and never before the second key', async () => {
+      const alice = await newUser()
+      const projects = [await newProject(alice), await newProject(alice), await newProject(alice)]
+      const start = Date.parse('2031-01-01T00:00:00.000Z')
+      const scopes = [3, 3, 0, 3, 1, 3, 3, 0, 2]
+      const keys = scopes.map((n, i) => keyRecord(alice.id, { createdAt: new Date(start + i * 1000).toISOString(), projectIds: n === 0 ? null : projects.slice(0, n).map(p => p.id) }))
+      for (const key of keys) await store.createApiKey(key)
+      const ids = keys.map(k => k.id)
+      for (const budget of [0, 1, 4, 5, 6, 7, 100]) {
+        for (const limit of [1, 2, 4, 10]) {
+          const page = await store.listApiKeys(alice.id, { after: null, limit, costBudget: budget })
+          const m = page.length
+          expect(page.map(k => k.id), `budget ${budget}, limit ${limit}`).toEqual(ids.slice(0, m))
+          if (m < Math.min(limit, ids.length)) {
+            expect(m, `budget ${budget}, limit ${limit}`).toBeGreaterThanOrEqual(2)
+            expect(scopes.slice(0, m).reduce((a, b) => a + b, 0), `budget ${budget}, limit ${limit}`).toBeGreaterThan(budget)
+          }
+        }
+      }
+    })
+
+    it('refuses a key past the quota with QUOTA_EXCEEDED, adding nothing; a revoked key frees its place', async () => {
+      const alice = await newUser()
+      const bob = await newUser()
+      const keys = [keyRecord(alice.id), keyRecord(alice.id), keyRecord(alice.id)]
+      await store.createApiKey(keys[0] as ApiKeyRecord, 2)
+      await store.createApiKey(keys[1] as ApiKeyRecord, 2)
+      await expectCode(store.createApiKey(keys[2] as ApiKeyRecord, 2), 'QUOTA_EXCEEDED', 'third key with a quota of 2')
+      expect(await store.findApiKeyByHash((keys[2] as ApiKeyRecord).keyHash)).toBeNull()
+      expect(await allKeys(alice.id)).toHaveLength(2)
+      // Per user: bob is not affected.
+      await store.createApiKey(keyRecord(bob.id), 2)
+      expect(await store.deleteApiKey(alice.id, (keys[0] as ApiKeyRecord).id)).toBe(true)
+      await store.createApiKey(keys[2] as ApiKeyRecord, 2)
+      expect(byId(await allKeys(alice.id))).toEqual(byId([listed(keys[1] as ApiKeyRecord), listed(keys[2] as ApiKeyRecord)]))
+    })
+
+    it('20 concurrent creates against a quota of 5: exactly 5 succeed, the rest are QUOTA_EXCEEDED', async () => {
+      const alice = await newUser()
+      const outcomes = await Promise.allSettled(Array.from({ length: 20 }, () => store.createApiKey(keyRecord(alice.id), 5)))
+      expect(outcomes.filter(o => o.status === 'fulfilled')).toHaveLength(5)
+      for (const o of outcomes) if (o.status === 'rejected') expect((o.reason as ContentdError).code).toBe('QUOTA_EXCEEDED')
+      expect(await allKeys(alice.id)).toHaveLength(5)
     })
 
     it('deletes only the owner\'s own key', async () => {
@@ -189,7 +291,7 @@ describe.each(storeFactories)('store contract: $name', (factory) => {
       expect(await store.findApiKeyByHash(key.keyHash)).toEqual(key)
       expect(await store.deleteApiKey(alice.id, key.id)).toBe(true)
       expect(await store.findApiKeyByHash(key.keyHash)).toBeNull()
-      expect(await store.listApiKeys(alice.id)).toEqual([])
+      expect(await allKeys(alice.id)).toEqual([])
       expect(await store.deleteApiKey(alice.id, key.id), 'deleting twice').toBe(false)
     })
   })
@@ -218,13 +320,37 @@ describe.each(storeFactories)('store contract: $name', (factory) => {
       expect(await store.findProject(alice.username, first.slug)).toEqual(first)
     })
 
-    it('finds projects by ids, skipping unknown ones, with their current versions', async () => {
+    it('finds projects by ids in the order asked for, skipping unknown ones, with their current versions', async () => {
       const a = await newProject()
       const b = await newProject()
       await apply(b, inc('n'))
-      const found = await store.findProjectsByIds([a.id, randomUUID(), b.id])
-      expect(byId(found)).toEqual(byId([a, { ...b, version: 1 }]))
+      expect(await store.findProjectsByIds([b.id, randomUUID(), a.id])).toEqual([{ ...b, version: 1 }, a])
+      expect(await store.findProjectsByIds([a.id, b.id])).toEqual([a, { ...b, version: 1 }])
       expect(await store.findProjectsByIds([])).toEqual([])
+    })
+
+    it('refuses a project past the quota with QUOTA_EXCEEDED; memberships do not count, a deleted project frees its place', async () => {
+      const owner = await newUser()
+      const other = await newUser()
+      const shared = await newProject(other)
+      await store.setMember(shared.id, owner.id, 'editor')
+      const make = (slug: string) => store.createProject({ id: randomUUID(), ownerId: owner.id, ownerName: owner.username, slug, name: slug, createdAt: new Date().toISOString() }, 2)
+      const first = await make('one')
+      await make('two')
+      await expectCode(make('three'), 'QUOTA_EXCEEDED', 'third project with a quota of 2')
+      expect(await store.findProject(owner.username, 'three')).toBeNull()
+      await store.deleteProject(first.id)
+      await make('three')
+      expect((await allProjects(owner.id)).map(p => p.slug).sort()).toEqual([shared.slug, 'three', 'two'].sort())
+    })
+
+    it('20 concurrent project creates against a quota of 5: exactly 5 succeed', async () => {
+      const owner = await newUser()
+      const outcomes = await Promise.allSettled(Array.from({ length: 20 }, (_, i) =>
+        store.createProject({ id: randomUUID(), ownerId: owner.id, ownerName: owner.username, slug: `race-${i}`, name: 'r', createdAt: new Date().toISOString() }, 5)))
+      expect(outcomes.filter(o => o.status === 'fulfilled')).toHaveLength(5)
+      for (const o of outcomes) if (o.status === 'rejected') expect((o.reason as ContentdError).code).toBe('QUOTA_EXCEEDED')
+      expect(await allProjects(owner.id)).toHaveLength(5)
     })
 
     it('lists the projects a user owns or is a member of, with the role in each', async () => {
@@ -236,14 +362,45 @@ describe.each(storeFactories)('store contract: $name', (factory) => {
       const unrelated = await newProject(other)
       await store.setMember(viewed.id, me.id, 'viewer')
       await store.setMember(edited.id, me.id, 'editor')
-      const listed = await store.listProjectsForUser(me.id)
-      expect(byId(listed)).toEqual(byId([
+      const projects = await allProjects(me.id)
+      expect(byId(projects)).toEqual(byId([
         { ...mine, role: 'owner' },
         { ...viewed, role: 'viewer' },
         { ...edited, role: 'editor' }
       ]))
-      expect(listed.map(p => p.id)).not.toContain(unrelated.id)
-      expect(await store.listProjectsForUser((await newUser()).id)).toEqual([])
+      expect(projects.map(p => p.id)).not.toContain(unrelated.id)
+      expect(await allProjects((await newUser()).id)).toEqual([])
+    })
+
+    it('lists projects a page at a time by owner then slug, owned and shared interleaved, each once', async () => {
+      // Names chosen so that owned and shared projects interleave in the order.
+      const tag = unique('o').replace(/[^a-z0-9]/g, '')
+      const names = ['a', 'm', 'z'].map(letter => `${letter}${tag}`)
+      const users: UserRecord[] = []
+      for (const username of names) { const user = userRecord(username); await store.createUser(user); users.push(user) }
+      const [ann, me, zed] = users as [UserRecord, UserRecord, UserRecord]
+      const make = (owner: UserRecord, slug: string) => store.createProject({ id: randomUUID(), ownerId: owner.id, ownerName: owner.username, slug, name: slug, createdAt: new Date().toISOString() })
+      const expected: Array<ProjectRecord & { role: ProjectRole }> = []
+      for (const slug of ['b', 'a-1', 'c']) expected.push({ ...(await make(me, slug)), role: 'owner' })
+      for (const [owner, slug, role] of [[ann, 'x', 'viewer'], [ann, 'a', 'editor'], [zed, 'q', 'viewer'], [zed, 'b', 'editor']] as const) {
+        const project = await make(owner, slug)
+        await store.setMember(project.id, me.id, role)
+        expected.push({ ...project, role })
+      }
+      await make(ann, 'not-mine')
+      expected.sort((x, y) => (x.ownerName < y.ownerName ? -1 : x.ownerName > y.ownerName ? 1 : x.slug < y.slug ? -1 : x.slug > y.slug ? 1 : 0))
+      for (const pageSize of [1, 2, 3, 7, 100]) {
+        expect(await allProjects(me.id, null, pageSize), `pages of ${pageSize}`).toEqual(expected)
+      }
+      // With a key's scope: only those, and only while the user can still reach them.
+      const scope = [expected[5]!.id, expected[0]!.id, expected[3]!.id, randomUUID()]
+      const scoped = expected.filter(p => scope.includes(p.id))
+      for (const pageSize of [1, 2, 100]) {
+        expect(await allProjects(me.id, scope, pageSize), `scoped, pages of ${pageSize}`).toEqual(scoped)
+      }
+      await store.removeMember(expected[0]!.id, me.id)
+      expect(await allProjects(me.id, scope)).toEqual(scoped.slice(1))
+      expect(await store.listProjectsForUser(me.id, { after: null, limit: 3 }, null)).toHaveLength(3)
     })
 
     it('deleting a project removes it, its content and its members; the slug can be used again from scratch', async () => {
@@ -257,12 +414,12 @@ describe.each(storeFactories)('store contract: $name', (factory) => {
       expect(await store.findProjectsByIds([project.id])).toEqual([])
       expect(await store.readContent(project.id)).toBeNull()
       expect(await store.findMemberRole(project.id, member.id)).toBeNull()
-      expect(await store.listMembers(project.id)).toEqual([])
-      expect(await store.listProjectsForUser(member.id)).toEqual([])
-      expect(await store.listProjectsForUser(owner.id)).toEqual([])
+      expect(await store.listMembers(project.id, FIRST)).toEqual([])
+      expect(await allProjects(member.id)).toEqual([])
+      expect(await allProjects(owner.id)).toEqual([])
       const reborn = await store.createProject({ id: randomUUID(), ownerId: owner.id, ownerName: owner.username, slug: project.slug, name: 'Again', createdAt: new Date().toISOString() })
       expect(await store.readContent(reborn.id)).toMatchObject({ version: 0, content: {} })
-      expect(await store.listMembers(reborn.id)).toEqual([])
+      expect(await store.listMembers(reborn.id, FIRST)).toEqual([])
     })
   })
 
@@ -276,7 +433,7 @@ describe.each(storeFactories)('store contract: $name', (factory) => {
       await store.setMember(project.id, ann.id, 'editor')
       expect(await store.findMemberRole(project.id, ann.id), 'role updated in place').toBe('editor')
       await store.setMember(project.id, ben.id, 'viewer')
-      const members = await store.listMembers(project.id)
+      const members = await allMembers(project.id)
       expect([...members].sort((a, b) => a.userId.localeCompare(b.userId))).toEqual([
         { userId: ann.id, username: ann.username, role: 'editor' },
         { userId: ben.id, username: ben.username, role: 'viewer' }
@@ -284,8 +441,30 @@ describe.each(storeFactories)('store contract: $name', (factory) => {
       expect(await store.removeMember(project.id, ann.id)).toBe(true)
       expect(await store.removeMember(project.id, ann.id), 'removing twice').toBe(false)
       expect(await store.findMemberRole(project.id, ann.id)).toBeNull()
-      expect(await store.listMembers(project.id)).toEqual([{ userId: ben.id, username: ben.username, role: 'viewer' }])
+      expect(await allMembers(project.id)).toEqual([{ userId: ben.id, username: ben.username, role: 'viewer' }])
       expect(await store.findMemberRole(project.id, (await newUser()).id)).toBeNull()
+    })
+
+    it('lists members a page at a time by username, each once', async () => {
+      const project = await newProject()
+      const users: UserRecord[] = []
+      for (let i = 0; i < 7; i++) users.push(await newUser())
+      for (const [i, user] of users.entries()) await store.setMember(project.id, user.id, i % 2 === 0 ? 'viewer' : 'editor')
+      const expected = users.map((u, i) => ({ userId: u.id, username: u.username, role: i % 2 === 0 ? 'viewer' : 'editor' }))
+        .sort((a, b) => (a.username < b.username ? -1 : 1))
+      for (const pageSize of [1, 3, 100]) expect(await allMembers(project.id, pageSize), `pages of ${pageSize}`).toEqual(expected)
+    })
+  })
+
+  describe('users', () => {
+    it('lists users a page at a time by username, each once', async () => {
+      const made: UserRecord[] = []
+      for (let i = 0; i < 5; i++) made.push(await newUser())
+      const all = await readAllPages<UserRecord, string>(page => store.listUsers(page), u => u.username, 3)
+      const names = all.map(u => u.username)
+      expect(names).toEqual([...names].sort())
+      expect(new Set(names).size).toBe(names.length)
+      for (const user of made) expect(all).toContainEqual(user)
     })
   })
 

@@ -13,7 +13,7 @@ function throughputTable (results) {
     '|---|---:|---:|---:|---:|---:|---:|---:|---|'
   ]
   for (const r of rows(results)) {
-    if (r.kind === 'fanout' || r.kind === 'memory' || r.kind === 'history') continue
+    if (r.kind === 'fanout' || r.kind === 'memory' || r.kind === 'history' || r.kind === 'fairness') continue
     if (r.error || r.pending) { lines.push(`| ${r.scenario} | — | — | — | — | — | — | — | ${r.pending ? 'pending' : 'FAILED'}: ${r.error ?? r.note} |`); continue }
     const status = r.failed ? 'FAILED' : 'ok'
     lines.push(`| ${r.scenario} | ${fmt(r.reqPerSec)} | ${fmt(r.p50)} | ${fmt(r.p99)} | ${fmt(r.cpuPerRequest, 2)} | ${fmt(r.ok)} | ${fmt(r.non2xx)} | ${fmt((r.errors ?? 0) + (r.timeouts ?? 0))} | ${status}${r.note ? ` (${r.note})` : ''} |`)
@@ -54,6 +54,22 @@ function historyTable (results) {
   return lines.join('\n')
 }
 
+function fairnessTable (results) {
+  const found = rows(results).filter(r => r.kind === 'fairness' || (r.scenario ?? '').startsWith('fairness'))
+  if (found.length === 0) return null
+  const lines = [
+    '| scenario | quiet p50 ms | quiet p99 ms | flooded p50 ms | flooded p99 ms | p99 flooded / quiet | samples quiet / flooded | what the flood got | result |',
+    '|---|---:|---:|---:|---:|---:|---:|---|---|'
+  ]
+  for (const r of found) {
+    if (r.error) { lines.push(`| ${r.scenario} | — | — | — | — | — | — | — | FAILED: ${r.error} |`); continue }
+    const f = r.flood
+    const got = `${fmt(f.keyPages)} key pages (${fmt(f.keyPagesLimited)} × 429), ${fmt(f.snapshots)} snapshots (${fmt(f.subscribesLimited)} × RATE_LIMITED), ${fmt(f.handshakes)} handshakes (${fmt(f.handshakesLimited)} × 429), ${fmt(f.errors)} errors`
+    lines.push(`| ${r.scenario} | ${fmt(r.quietP50, 1)} | ${fmt(r.quietP99, 1)} | ${fmt(r.floodedP50, 1)} | ${fmt(r.floodedP99, 1)} | ${fmt(r.ratio, 2)}× | ${r.samples} | ${got} | ${r.failed ? 'FAILED' : 'ok'}${r.note ? ` (${r.note})` : ''} |`)
+  }
+  return lines.join('\n')
+}
+
 function goals (results) {
   const ok = r => r && !r.failed && !r.error && !r.pending
   const rps = name => { const r = results[name]; return ok(r) ? r.reqPerSec : undefined }
@@ -75,7 +91,8 @@ function goals (results) {
     ['increment (1 MiB) / json-server PATCH (1 MiB)', ratio(rps('increment1m'), rps('peer')), '≥ 20×', v => v >= 20, v => `${fmt(v, 1)}×`],
     ['fan-out p99, one node', fanouts.find(r => r.nodes === 1 && ok(r))?.p99, '≤ 50 ms', v => v <= 50, v => `${fmt(v, 1)} ms`],
     ['fan-out p99, two nodes + Redis', fanouts.find(r => r.nodes === 2 && ok(r))?.p99, '≤ 100 ms', v => v <= 100, v => `${fmt(v, 1)} ms`],
-    ['RSS with 10,000 projects touched', ok(results.memory) ? results.memory.rssMiB : undefined, '≤ 300 MiB', v => v <= 300, v => `${fmt(v, 1)} MiB`]
+    ['RSS with 10,000 projects touched', ok(results.memory) ? results.memory.rssMiB : undefined, '≤ 300 MiB', v => v <= 300, v => `${fmt(v, 1)} MiB`],
+    ['another user\'s increment p99, flooded / quiet', ok(results.fairness) ? results.fairness.ratio : undefined, '≤ 2×', v => v <= 2, v => `${fmt(v, 2)}× (${fmt(results.fairness.floodedP99, 1)} / ${fmt(results.fairness.quietP99, 1)} ms)`]
   ]
   const lines = ['| goal | measured | target | met |', '|---|---:|---|---|']
   for (const [name, value, target, met, show] of list) {
@@ -109,6 +126,8 @@ export function renderResults ({ machine, results, date }) {
   if (fan) parts.push('', '### Fan-out (Socket.IO)', '', fan)
   const hist = historyTable(results)
   if (hist) parts.push('', '### Change log', '', hist)
+  const fair = fairnessTable(results)
+  if (fair) parts.push('', '### Fairness under abuse', '', fair)
   const mem = memoryTable(results)
   if (mem) parts.push('', '### Memory', '', mem)
   return parts.join('\n')

@@ -5,7 +5,7 @@
 // 2 for a wrong command or argument (with its usage line), 1 for a refused action.
 import { parseArgs, type ParseArgsConfig } from 'node:util'
 import { ContentdError } from '../../shared/errors.js'
-import { ConfigError, loadConfig } from '../config.js'
+import { ConfigError, loadConfig, type Config } from '../config.js'
 import type { Store } from '../store/types.js'
 import type { Admin } from './admin.js'
 import { commandHelp, COMMAND_USAGE, MAIN_USAGE, UsageError } from './usage.js'
@@ -68,13 +68,13 @@ async function passwordFromStdin (): Promise<string> {
   return text.split(/\r?\n/)[0] ?? ''
 }
 
-async function withStore<T> (work: (store: Store, sessionTtlMs: number) => Promise<T>): Promise<T> {
+async function withStore<T> (work: (store: Store, config: Config) => Promise<T>): Promise<T> {
   const config = loadConfig()
   const { createStore } = await import('../store/index.js')
   const store = await createStore(config)
   try {
     await store.init()
-    return await work(store, config.sessionTtlMs)
+    return await work(store, config)
   } finally {
     await store.close()
   }
@@ -114,7 +114,7 @@ async function main (argv: string[]): Promise<number> {
   }
   // Loaded only to act: help and usage errors need no native module (argon2, SQLite).
   const { Admin } = await import('./admin.js')
-  const output = await withStore((store, ttl) => command.run(new Admin(store, ttl), parsed.positionals, parsed.values))
+  const output = await withStore((store, config) => command.run(new Admin(store, config), parsed.positionals, parsed.values))
   process.stdout.write(output.endsWith('\n') ? output : output + '\n')
   return 0
 }

@@ -10,7 +10,7 @@ import { amountBody, apiKeyBody, credentialsBody, insertBody, memberBody, pathBo
 import { CHANGES_PAGE_DEFAULT, CHANGES_PAGE_MAX } from '../http/history-query.js'
 import type { ResponseSchemaName } from './response-schemas.js'
 
-/** none: public; any: session token or API key; session: session token only; metrics: METRICS_TOKEN when set. */
+/** none: public; any: session token or API key; session: session token only; metrics: METRICS_TOKEN unless METRICS=open. */
 export type AuthKind = 'none' | 'any' | 'session' | 'metrics'
 
 export interface ApiOperation {
@@ -36,6 +36,12 @@ const PROJECT: ErrorCode[] = ['INVALID_USERNAME', 'USER_NOT_FOUND', 'PROJECT_NOT
 const READ: ErrorCode[] = [...PROJECT, 'FORBIDDEN', 'KEY_PERMISSION_DENIED']
 const OWNER: ErrorCode[] = [...PROJECT, 'FORBIDDEN', 'SESSION_REQUIRED', 'OWNER_REQUIRED']
 const WRITE: ErrorCode[] = [...READ, ...JSON_BODY, 'INVALID_PATH', 'PATH_CONFLICT', 'INVALID_ARRAY_INDEX', 'PRECONDITION_FAILED', 'CONTENT_TOO_LARGE']
+
+/** ?limit=&cursor= of the paginated lists (docs/api.md#pages). */
+const PAGE_QUERY = [
+  { name: 'limit', description: 'How many items, 1 to 100 (default 100).' },
+  { name: 'cursor', description: 'The `nextCursor` of the previous page; absent for the first page.' }
+]
 
 const IF_MATCH = { name: 'If-Match', description: 'Apply only when the content is at this version, e.g. "7" (several may be listed, or *); otherwise 412 and nothing changes.' }
 const CONTENT = '/api/{username}/{projectSlug}/content'
@@ -84,21 +90,21 @@ const contentBody = z.record(z.string(), z.unknown()).meta({ description: 'The n
 
 export const API_OPERATIONS: ApiOperation[] = [
   // Accounts
-  { method: 'post', path: '/api/auth/signup', tag: 'Accounts', summary: 'Create a user and sign in', auth: 'none', body: { name: 'Credentials', schema: credentialsBody }, success: { status: 201, description: 'The user exists and this session token is valid.', schema: 'Session' }, errors: [...JSON_BODY, 'SIGNUP_DISABLED', 'USERNAME_TAKEN'] },
+  { method: 'post', path: '/api/auth/signup', tag: 'Accounts', summary: 'Create a user and sign in', auth: 'none', body: { name: 'Credentials', schema: credentialsBody }, success: { status: 201, description: 'The user exists and this session token is valid.', schema: 'Session' }, errors: [...JSON_BODY, 'PASSWORD_TOO_COMMON', 'SIGNUP_DISABLED', 'USERNAME_TAKEN'] },
   { method: 'post', path: '/api/auth/login', tag: 'Accounts', summary: 'Sign in', auth: 'none', body: { name: 'Credentials', schema: credentialsBody }, success: { status: 200, description: 'A new session token.', schema: 'Session' }, errors: [...JSON_BODY, 'WRONG_CREDENTIALS'] },
   { method: 'post', path: '/api/auth/logout', tag: 'Accounts', summary: 'End this session', description: 'The token stops working at once, and its live subscriptions end.', auth: 'session', success: { status: 200, description: 'Logged out.', schema: 'Message' }, errors: ['SESSION_REQUIRED'] },
   { method: 'get', path: '/api/me', tag: 'Accounts', summary: 'Who the credential belongs to', auth: 'any', success: { status: 200, description: 'The user.', schema: 'Me' }, errors: [] },
   // Projects and members
-  { method: 'post', path: '/api/projects', tag: 'Projects', summary: 'Create a project', description: 'Its content starts as `{}` at version 0.', auth: 'session', body: { name: 'NewProject', schema: projectBody }, success: { status: 201, description: 'The project.', schema: 'Project' }, errors: [...JSON_BODY, 'SESSION_REQUIRED', 'PROJECT_EXISTS'] },
-  { method: 'get', path: '/api/projects', tag: 'Projects', summary: 'Projects the caller owns or is a member of', description: "With an API key, narrowed to the key's projects.", auth: 'any', success: { status: 200, description: 'The projects, with the caller\'s role in each.', schema: 'ProjectList' }, errors: [] },
+  { method: 'post', path: '/api/projects', tag: 'Projects', summary: 'Create a project', description: 'Its content starts as `{}` at version 0.', auth: 'session', body: { name: 'NewProject', schema: projectBody }, success: { status: 201, description: 'The project.', schema: 'Project' }, errors: [...JSON_BODY, 'SESSION_REQUIRED', 'QUOTA_EXCEEDED', 'PROJECT_EXISTS'] },
+  { method: 'get', path: '/api/projects', tag: 'Projects', summary: 'Projects the caller owns or is a member of', description: "With an API key, narrowed to the key's projects. One page at a time, by owner and slug.", auth: 'any', success: { status: 200, description: 'A page of projects, with the caller\'s role in each, and the cursor of the next page (null after the last).', schema: 'ProjectList' }, errors: ['INVALID_QUERY'], query: PAGE_QUERY },
   { method: 'get', path: '/api/{username}/{projectSlug}', tag: 'Projects', summary: 'One project', auth: 'any', success: { status: 200, description: 'The project and the caller\'s role.', schema: 'Project' }, errors: READ },
   { method: 'delete', path: '/api/{username}/{projectSlug}', tag: 'Projects', summary: 'Delete a project and its content', auth: 'session', success: { status: 200, description: 'Deleted.', schema: 'Message' }, errors: OWNER },
-  { method: 'get', path: '/api/{username}/{projectSlug}/members', tag: 'Projects', summary: 'List members', auth: 'session', success: { status: 200, description: 'The members and their roles.', schema: 'MemberList' }, errors: OWNER },
+  { method: 'get', path: '/api/{username}/{projectSlug}/members', tag: 'Projects', summary: 'List members', description: 'One page at a time, by username.', auth: 'session', success: { status: 200, description: 'A page of members and their roles, and the cursor of the next page (null after the last).', schema: 'MemberList' }, errors: [...OWNER, 'INVALID_QUERY'], query: PAGE_QUERY },
   { method: 'put', path: '/api/{username}/{projectSlug}/members/{member}', tag: 'Projects', summary: 'Add a member or change their role', description: 'viewer reads; editor reads and changes content.', auth: 'session', body: { name: 'MemberRole', schema: memberBody }, success: { status: 200, description: 'The member.', schema: 'Member' }, errors: [...OWNER, ...JSON_BODY] },
   { method: 'delete', path: '/api/{username}/{projectSlug}/members/{member}', tag: 'Projects', summary: 'Remove a member', description: 'Their live subscriptions to the project end.', auth: 'session', success: { status: 200, description: 'Removed.', schema: 'Message' }, errors: [...OWNER, 'MEMBER_NOT_FOUND'] },
   // API keys
-  { method: 'post', path: '/api/keys', tag: 'API keys', summary: 'Create an API key', description: 'The secret is in this response only; the server keeps its SHA-256. Rights = your rights ∩ permission ∩ projects.', auth: 'session', body: { name: 'NewApiKey', schema: apiKeyBody }, success: { status: 201, description: 'The key, with its secret.', schema: 'NewApiKey' }, errors: [...JSON_BODY, 'SESSION_REQUIRED', 'USER_NOT_FOUND', 'PROJECT_NOT_FOUND', 'FORBIDDEN'] },
-  { method: 'get', path: '/api/keys', tag: 'API keys', summary: 'List your API keys (without secrets)', auth: 'session', success: { status: 200, description: 'The keys.', schema: 'ApiKeyList' }, errors: ['SESSION_REQUIRED'] },
+  { method: 'post', path: '/api/keys', tag: 'API keys', summary: 'Create an API key', description: 'The secret is in this response only; the server keeps its SHA-256. Rights = your rights ∩ permission ∩ projects.', auth: 'session', body: { name: 'NewApiKey', schema: apiKeyBody }, success: { status: 201, description: 'The key, with its secret.', schema: 'NewApiKey' }, errors: [...JSON_BODY, 'SESSION_REQUIRED', 'QUOTA_EXCEEDED', 'USER_NOT_FOUND', 'PROJECT_NOT_FOUND', 'FORBIDDEN'] },
+  { method: 'get', path: '/api/keys', tag: 'API keys', summary: 'List your API keys (without secrets)', description: 'One page at a time, oldest first.', auth: 'session', success: { status: 200, description: 'A page of keys, and the cursor of the next page (null after the last).', schema: 'ApiKeyList' }, errors: ['SESSION_REQUIRED', 'INVALID_QUERY'], query: PAGE_QUERY },
   { method: 'delete', path: '/api/keys/{id}', tag: 'API keys', summary: 'Revoke an API key', description: 'It stops working at once, and its live subscriptions end.', auth: 'session', success: { status: 200, description: 'Revoked.', schema: 'Message' }, errors: ['SESSION_REQUIRED', 'KEY_NOT_FOUND'] },
   // Content
   { method: 'get', path: CONTENT, tag: 'Content', summary: 'Read the content, or the value at a path, now or at a past version', auth: 'any', success: { status: 200, description: 'The whole content (a JSON object), or with `path` the value stored there; with `version`, as it was at that version. ETag is the version.', schema: 'JsonValue', etag: true }, errors: [...READ, 'INVALID_PATH', 'INVALID_ARRAY_INDEX', 'PATH_NOT_FOUND', 'INVALID_VERSION', 'VERSION_NOT_FOUND', 'HISTORY_EXPIRED'], query: [{ name: 'path', description: 'Dot path, e.g. `stats.visits` or `items.0.title`' }, { name: 'version', description: 'A past version (canonical non-negative integer): the content as it was then. 404 above the current version, 410 older than the history kept (HISTORY_LIMIT).' }], headers: [{ name: 'If-None-Match', description: 'A version, e.g. "7": 304 when the content is still at it.' }], notModified: true },
@@ -109,7 +115,7 @@ export const API_OPERATIONS: ApiOperation[] = [
   // Operations
   { method: 'get', path: '/healthz', tag: 'Operations', summary: 'Liveness: 200 when the store answers', auth: 'none', success: { status: 200, description: 'Healthy.', schema: 'Health' }, errors: ['STORE_UNAVAILABLE'] },
   { method: 'get', path: '/readyz', tag: 'Operations', summary: 'Readiness: the store (and Redis, when configured) answer', auth: 'none', success: { status: 200, description: 'Ready.', schema: 'Ready' }, errors: ['STORE_UNAVAILABLE'] },
-  { method: 'get', path: '/metrics', tag: 'Operations', summary: 'Prometheus metrics', description: 'Absent when METRICS=off; behind `Authorization: Bearer <METRICS_TOKEN>` when that is set.', auth: 'metrics', success: { status: 200, description: 'Prometheus text format.', contentType: 'text/plain' }, errors: [] },
+  { method: 'get', path: '/metrics', tag: 'Operations', summary: 'Prometheus metrics', description: 'Needs `Authorization: Bearer <METRICS_TOKEN>`; with no METRICS_TOKEN configured it answers 401 to everyone. METRICS=open serves it without credentials; METRICS=off removes it.', auth: 'metrics', success: { status: 200, description: 'Prometheus text format.', contentType: 'text/plain' }, errors: [] },
   { method: 'get', path: '/openapi.json', tag: 'Reference', summary: 'This OpenAPI 3.1 document', auth: 'none', success: { status: 200, description: 'The API reference, generated from the request schemas.', contentType: 'application/json' }, errors: [] },
   { method: 'get', path: '/docs', tag: 'Reference', summary: 'Interactive API reference page', auth: 'none', success: { status: 200, description: 'An HTML page rendering /openapi.json.', contentType: 'text/html' }, errors: [] },
   { method: 'get', path: '/docs/reference.js', tag: 'Reference', summary: 'Script of the reference page', auth: 'none', success: { status: 200, description: 'JavaScript.', contentType: 'text/javascript' }, errors: [] }

@@ -21,6 +21,7 @@ const apiKey = z.object({
   createdAt: isoTime
 })
 const member = z.object({ username: displayName, role: z.enum(['viewer', 'editor']) })
+const nextCursor = z.string().nullable().meta({ description: 'Pass as ?cursor= for the next page; null on the last page' })
 
 const actor = z.union([
   z.object({ type: z.literal('user'), name: displayName }),
@@ -49,12 +50,12 @@ export const RESPONSE_SCHEMAS = {
   Session: z.object({ token: z.string().meta({ description: 'Session token (prefix cds_); send as Authorization: Bearer <token>' }), username: displayName, expiresAt: isoTime }),
   Me: z.object({ username: displayName, createdAt: isoTime }),
   Project: project,
-  ProjectList: z.object({ projects: z.array(project) }),
+  ProjectList: z.object({ projects: z.array(project), nextCursor }),
   ApiKey: apiKey,
   NewApiKey: apiKey.extend({ key: z.string().meta({ description: 'The secret (prefix cdk_), shown only in this response' }) }),
-  ApiKeyList: z.object({ keys: z.array(apiKey) }),
+  ApiKeyList: z.object({ keys: z.array(apiKey), nextCursor }),
   Member: member,
-  MemberList: z.object({ members: z.array(member) }),
+  MemberList: z.object({ members: z.array(member), nextCursor }),
   Health: z.object({ status: z.literal('ok') }),
   Ready: z.object({ status: z.literal('ready'), checks: z.record(z.string(), z.literal('ok')) }),
   Actor: actor,

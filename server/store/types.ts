@@ -56,6 +56,36 @@ export interface MemberRecord {
   role: MemberRole
 }
 
+/**
+ * One page of a list, in the list's order: at most `limit` items strictly after `after` (the
+ * sort key of the last item of the previous page; null for the first page). Every list is
+ * read a page at a time, so no request costs more than a page, whoever owns the data
+ * (docs/design.md §13).
+ */
+export interface PageRequest<Position> {
+  after: Position | null
+  limit: number
+  /**
+   * For lists whose items cost unequal work (keys: the projects they scope). The store may
+   * then stop before `limit`, at an item before which the items it returns cost more than
+   * `costBudget` in total, and never before the second item; it may also ignore it.
+   */
+  costBudget?: number
+}
+
+/** Keys are listed oldest first: by creation time, then id. */
+export interface KeyPosition { createdAt: string, id: string }
+/** Projects are listed by owner, then slug. */
+export interface ProjectPosition { ownerName: string, slug: string }
+
+/** A project as people name it: `@ownerName/slug`. */
+export interface ProjectName { ownerName: string, slug: string }
+
+export interface ListedApiKey extends ApiKeyRecord {
+  /** The scoped projects that still exist, in the key's order; null: every project (projectIds null). */
+  projectNames: ProjectName[] | null
+}
+
 /** `*` matches any version; otherwise one of the listed versions must be current. */
 export type VersionCondition = '*' | number[]
 
@@ -135,28 +165,48 @@ export interface Store {
   findSession (tokenHash: string): Promise<SessionRecord | null>
   deleteSession (tokenHash: string): Promise<void>
 
-  createApiKey (key: ApiKeyRecord): Promise<void>
+  /**
+   * Adds the key unless the user already has `maxPerUser` keys: then QUOTA_EXCEEDED, nothing
+   * added. Counting and adding are one atomic step, so concurrent creates at the limit
+   * (from any number of processes) cannot both pass. The services always pass
+   * MAX_KEYS_PER_USER; without it there is no limit.
+   */
+  createApiKey (key: ApiKeyRecord, maxPerUser?: number): Promise<void>
   findApiKeyByHash (keyHash: string): Promise<ApiKeyRecord | null>
   /** One key by id, whoever owns it (the caller checks ownership). */
   findApiKeyById (id: string): Promise<ApiKeyRecord | null>
-  listApiKeys (userId: string): Promise<ApiKeyRecord[]>
+  /**
+   * One page of the user's keys, each with its scoped projects' names: one query. A key's
+   * cost (`costBudget`) is the number of projects it is scoped to.
+   */
+  listApiKeys (userId: string, page: PageRequest<KeyPosition>): Promise<ListedApiKey[]>
   /** Removes the key; false when the user has no key with that id. */
   deleteApiKey (userId: string, id: string): Promise<boolean>
 
-  /** Every user, by username (for the operator's CLI). */
-  listUsers (): Promise<UserRecord[]>
+  /** One page of all users, by username (for the operator's CLI); `after` is a username. */
+  listUsers (page: PageRequest<string>): Promise<UserRecord[]>
 
-  createProject (project: Omit<ProjectRecord, 'version'>): Promise<ProjectRecord>
+  /**
+   * Adds the project unless its owner already owns `maxPerOwner`: then QUOTA_EXCEEDED, nothing
+   * added (atomically, like createApiKey). A taken slug is PROJECT_EXISTS. The services always
+   * pass MAX_PROJECTS_PER_USER; without it there is no limit.
+   */
+  createProject (project: Omit<ProjectRecord, 'version'>, maxPerOwner?: number): Promise<ProjectRecord>
   findProject (ownerName: string, slug: string): Promise<ProjectRecord | null>
+  /** The projects that exist among `ids`, in that order: one query. */
   findProjectsByIds (ids: string[]): Promise<ProjectRecord[]>
-  /** Projects the user owns or is a member of, with the user's role in each. */
-  listProjectsForUser (userId: string): Promise<Array<ProjectRecord & { role: ProjectRole }>>
+  /**
+   * One page of the projects the user owns or is a member of, with the user's role in each;
+   * with `scope` (an API key's project ids), only those.
+   */
+  listProjectsForUser (userId: string, page: PageRequest<ProjectPosition>, scope: string[] | null): Promise<Array<ProjectRecord & { role: ProjectRole }>>
   deleteProject (id: string): Promise<void>
 
   setMember (projectId: string, userId: string, role: MemberRole): Promise<void>
   removeMember (projectId: string, userId: string): Promise<boolean>
   findMemberRole (projectId: string, userId: string): Promise<MemberRole | null>
-  listMembers (projectId: string): Promise<MemberRecord[]>
+  /** One page of the project's members, by username; `after` is a username. */
+  listMembers (projectId: string, page: PageRequest<string>): Promise<MemberRecord[]>
 
   readContent (projectId: string): Promise<ContentSnapshot | null>
   /**

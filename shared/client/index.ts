@@ -37,7 +37,7 @@ export interface ContentdClient {
   project (ref: string): ProjectClient
   /** Who the token belongs to. */
   me (): Promise<{ username: string, createdAt: string }>
-  /** The projects the token can see. */
+  /** The projects the token can see, all of them (the server sends them a page at a time). */
   projects (): Promise<ProjectSummary[]>
   /** Ends the realtime connection and every subscription. */
   close (): void
@@ -50,7 +50,17 @@ export function createClient (options: ClientOptions): ContentdClient {
   return {
     project: ref => new ProjectClient(http, live, parseProjectRef(ref)),
     me: async () => (await http.request<{ username: string, createdAt: string }>('GET', '/api/me')).body,
-    projects: async () => (await http.request<{ projects: ProjectSummary[] }>('GET', '/api/projects')).body.projects,
+    projects: async () => {
+      const all: ProjectSummary[] = []
+      let cursor: string | null = null
+      do {
+        const page: { projects: ProjectSummary[], nextCursor: string | null } =
+          (await http.request<{ projects: ProjectSummary[], nextCursor: string | null }>('GET', `/api/projects${cursor ? `?cursor=${encodeURIComponent(cursor)}` : ''}`)).body
+        all.push(...page.projects)
+        cursor = page.nextCursor ?? null
+      } while (cursor !== null)
+      return all
+    },
     close: () => live.close()
   }
 }

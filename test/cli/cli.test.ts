@@ -133,6 +133,17 @@ describe('contentd admin CLI', { timeout: 120_000 }, () => {
     }
   })
 
+  it('holds new users to the password list and users to their quotas, like the HTTP API', async () => {
+    const common = await cli(['user', 'create', '@carol', '--password', '12345678'])
+    expect(common.code).toBe(1)
+    expect(common.stderr).toBe('contentd: This password is too easy to guess; choose another one: it is one of the most common passwords (PASSWORD_TOO_COMMON)\n')
+    noStack(common)
+    const quota = await cli(['project', 'create', '@alice/one-too-many'], { env: { MAX_PROJECTS_PER_USER: '1' } })
+    expect(quota.code).toBe(1)
+    expect(quota.stderr).toMatch(/a user may have at most 1 project \(QUOTA_EXCEEDED\)/)
+    expect((await cli(['user', 'list'])).stdout).not.toContain('@carol')
+  })
+
   it('words invalid flags and arguments for a terminal: the flag or argument, never the request body', async () => {
     const usage = (command: string) => `usage: ${COMMAND_USAGE[command]}\n`
     const long = 'a'.repeat(201)

@@ -17,8 +17,9 @@ import type { Json, JsonObject } from '../../../shared/json.js'
 import { applyOperation, type Operation } from '../../../shared/operations.js'
 import { validateOperation } from '../../../shared/validate-operation.js'
 import type {
-  ApiKeyRecord, ApplyOptions, ChangesPage, CommitListener, CommittedChange, ContentSnapshot, HistoryOptions, MemberRecord, MemberRole,
-  Permission, ProjectRecord, ProjectRole, SessionRecord, Store, StoreOperation, UserRecord, VersionCondition
+  ApiKeyRecord, ApplyOptions, ChangesPage, CommitListener, CommittedChange, ContentSnapshot, HistoryOptions, KeyPosition, ListedApiKey,
+  MemberRecord, MemberRole, PageRequest, Permission, ProjectPosition, ProjectRecord, ProjectRole, SessionRecord, Store, StoreOperation,
+  UserRecord, VersionCondition
 } from '../types.js'
 import { changePartsOf, entryOf, projectRefOf, type ChangeParts } from '../change-entry.js'
 import { CommitEmitter } from '../commit-emitter.js'
@@ -32,6 +33,8 @@ import {
   changeDocOf, entryOfChangeDoc, supportsTransactions, withTailBookkeeping, WRITE_RESULT_PROJECTION, type ChangeDoc, type CheckpointDoc
 } from './history.js'
 import { contentBsonBytes, effectiveContentLimit, translateOperation, valueBsonBytes, type MongoWrite } from './translate.js'
+import { keysPagePipeline, membersPagePipeline, projectsPagePipeline } from './pages.js'
+import { QuotaCounters } from './quota-counters.js'
 
 export interface MongoStoreOptions {
   uri: string
@@ -44,7 +47,8 @@ export interface MongoStoreOptions {
   serverSelectionTimeoutMS?: number
 }
 
-interface UserDoc { _id: string, username: string, passwordHash: string, createdAt: string }
+/** keyCount and projectCount are the quota counters (quota-counters.ts). */
+interface UserDoc { _id: string, username: string, passwordHash: string, createdAt: string, keyCount?: number, projectCount?: number }
 /** _id is the token hash (unique by construction); expiresAt is a Date for the TTL index. */
 interface SessionDoc { _id: string, userId: string, createdAt: string, expiresAt: Date }
 interface ApiKeyDoc {
@@ -85,6 +89,7 @@ export class MongoStore implements Store {
   private readonly changes: Collection<ChangeDoc>
   private readonly checkpoints: Collection<CheckpointDoc>
   private readonly history: HistoryOptions
+  private readonly quotas: QuotaCounters
 
   constructor (private readonly options: MongoStoreOptions) {
     this.selectionTimeoutMs = options.serverSelectionTimeoutMS ?? 5000
@@ -104,6 +109,7 @@ export class MongoStore implements Store {
     this.changes = this.db.collection('changes')
     this.checkpoints = this.db.collection('checkpoints')
     this.history = { limit: options.historyLimit, enabled: true }
+    this.quotas = new QuotaCounters(this.db.collection('users'))
   }
 
   async init (): Promise<void> {
@@ -128,7 +134,7 @@ export class MongoStore implements Store {
         this.sessions.createIndex({ expiresAt: 1 }, { expireAfterSeconds: 0 }),
         this.sessions.createIndex({ userId: 1 }),
         this.apiKeys.createIndex({ keyHash: 1 }, { unique: true }),
-        this.apiKeys.createIndex({ userId: 1, createdAt: 1 }),
+        this.apiKeys.createIndex({ userId: 1, createdAt: 1, _id: 1 }),
         this.projects.createIndex({ ownerId: 1, slug: 1 }, { unique: true }),
         this.projects.createIndex({ ownerName: 1, slug: 1 }),
         this.members.createIndex({ projectId: 1, userId: 1 }, { unique: true }),
@@ -168,7 +174,7 @@ export class MongoStore implements Store {
 
   async createUser (user: UserRecord): Promise<void> {
     try {
-      await this.run(() => this.users.insertOne({ _id: user.id, username: user.username, passwordHash: user.passwordHash, createdAt: user.createdAt }))
+      await this.run(() => this.users.insertOne({ _id: user.id, username: user.username, passwordHash: user.passwordHash, createdAt: user.createdAt, keyCount: 0, projectCount: 0 }))
     } catch (e) {
       if (isDuplicateKey(e)) throw new ContentdError('USERNAME_TAKEN')
       throw e
@@ -183,8 +189,9 @@ export class MongoStore implements Store {
     return toUser(await this.run(() => this.users.findOne({ _id: id })))
   }
 
-  async listUsers (): Promise<UserRecord[]> {
-    const docs = await this.run(() => this.users.find({}).sort({ username: 1 }).toArray())
+  async listUsers (page: PageRequest<string>): Promise<UserRecord[]> {
+    const filter = page.after !== null ? { username: { $gt: page.after } } : {}
+    const docs = await this.run(() => this.users.find(filter).sort({ username: 1 }).limit(page.limit).toArray())
     return docs.map(doc => toUser(doc) as UserRecord)
   }
 
@@ -202,11 +209,17 @@ export class MongoStore implements Store {
     await this.run(() => this.sessions.deleteOne({ _id: tokenHash }))
   }
 
-  async createApiKey (k: ApiKeyRecord): Promise<void> {
-    await this.run(() => this.apiKeys.insertOne({
-      _id: k.id, userId: k.userId, name: k.name, prefix: k.prefix, keyHash: k.keyHash, permission: k.permission,
-      projectIds: k.projectIds, expiresAt: k.expiresAt, createdAt: k.createdAt
-    }))
+  async createApiKey (k: ApiKeyRecord, maxPerUser = Number.MAX_SAFE_INTEGER): Promise<void> {
+    await this.run(() => this.quotas.take(k.userId, 'keyCount', maxPerUser, () => this.apiKeys.countDocuments({ userId: k.userId })))
+    try {
+      await this.run(() => this.apiKeys.insertOne({
+        _id: k.id, userId: k.userId, name: k.name, prefix: k.prefix, keyHash: k.keyHash, permission: k.permission,
+        projectIds: k.projectIds, expiresAt: k.expiresAt, createdAt: k.createdAt
+      }))
+    } catch (e) {
+      await this.quotas.give(k.userId, 'keyCount').catch(() => undefined)
+      throw e
+    }
   }
 
   async findApiKeyById (id: string): Promise<ApiKeyRecord | null> {
@@ -219,25 +232,34 @@ export class MongoStore implements Store {
     return doc ? toKey(doc) : null
   }
 
-  async listApiKeys (userId: string): Promise<ApiKeyRecord[]> {
-    const docs = await this.run(() => this.apiKeys.find({ userId }).sort({ createdAt: 1, _id: 1 }).toArray())
-    return docs.map(toKey)
+  async listApiKeys (userId: string, page: PageRequest<KeyPosition>): Promise<ListedApiKey[]> {
+    type Listed = ApiKeyDoc & { scopedProjects: Array<{ _id: string, ownerName: string, slug: string }> }
+    const docs = await this.run(() => this.apiKeys.aggregate<Listed>(keysPagePipeline(userId, page)).toArray())
+    return docs.map(doc => {
+      const names = new Map(doc.scopedProjects.map(p => [p._id, { ownerName: p.ownerName, slug: p.slug }]))
+      const projectNames = doc.projectIds === null ? null : doc.projectIds.flatMap(id => { const name = names.get(id); return name ? [name] : [] })
+      return { ...toKey(doc), projectNames }
+    })
   }
 
   async deleteApiKey (userId: string, id: string): Promise<boolean> {
     const result = await this.run(() => this.apiKeys.deleteOne({ _id: id, userId }))
-    return result.deletedCount > 0
+    if (result.deletedCount === 0) return false
+    await this.run(() => this.quotas.give(userId, 'keyCount'))
+    return true
   }
 
   // ---- projects and members --------------------------------------------------------
 
-  async createProject (p: Omit<ProjectRecord, 'version'>): Promise<ProjectRecord> {
+  async createProject (p: Omit<ProjectRecord, 'version'>, maxPerOwner = Number.MAX_SAFE_INTEGER): Promise<ProjectRecord> {
+    await this.run(() => this.quotas.take(p.ownerId, 'projectCount', maxPerOwner, () => this.projects.countDocuments({ ownerId: p.ownerId })))
     try {
       await this.run(() => this.projects.insertOne({
         _id: p.id, ownerId: p.ownerId, ownerName: p.ownerName, slug: p.slug, name: p.name, createdAt: p.createdAt, version: 0, content: {},
         historyFloor: 0, tailCount: 0, tailBytes: 0
       }))
     } catch (e) {
+      await this.quotas.give(p.ownerId, 'projectCount').catch(() => undefined)
       if (isDuplicateKey(e)) throw new ContentdError('PROJECT_EXISTS')
       throw e
     }
@@ -248,6 +270,7 @@ export class MongoStore implements Store {
     return toProject(await this.run(() => this.projects.findOne({ ownerName, slug }, { projection: PROJECT_FIELDS })))
   }
 
+  /** One query; $in does not keep the order asked for, so it is restored here. */
   async findProjectsByIds (ids: string[]): Promise<ProjectRecord[]> {
     if (ids.length === 0) return []
     const docs = await this.run(() => this.projects.find({ _id: { $in: ids } }, { projection: PROJECT_FIELDS }).toArray())
@@ -256,30 +279,21 @@ export class MongoStore implements Store {
     return ids.flatMap(id => { const doc = byId.get(id); return doc ? [toProject(doc) as ProjectRecord] : [] })
   }
 
-  async listProjectsForUser (userId: string): Promise<Array<ProjectRecord & { role: ProjectRole }>> {
-    const [owned, memberships] = await Promise.all([
-      this.run(() => this.projects.find({ ownerId: userId }, { projection: PROJECT_FIELDS }).toArray()),
-      this.run(() => this.members.find({ userId }).toArray())
-    ])
-    const roles = new Map(memberships.map(m => [m.projectId, m.role]))
-    const shared = roles.size === 0
-      ? []
-      : await this.run(() => this.projects.find({ _id: { $in: [...roles.keys()] } }, { projection: PROJECT_FIELDS }).toArray())
-    const all: Array<ProjectRecord & { role: ProjectRole }> = [
-      ...owned.map(doc => ({ ...(toProject(doc) as ProjectRecord), role: 'owner' as const })),
-      ...shared.map(doc => ({ ...(toProject(doc) as ProjectRecord), role: roles.get(doc._id) as MemberRole }))
-    ]
-    return all.sort((a, b) => compare(a.ownerName, b.ownerName) || compare(a.slug, b.slug))
+  async listProjectsForUser (userId: string, page: PageRequest<ProjectPosition>, scope: string[] | null): Promise<Array<ProjectRecord & { role: ProjectRole }>> {
+    type Listed = Omit<ProjectDoc, 'content'> & { role: ProjectRole }
+    const docs = await this.run(() => this.projects.aggregate<Listed>(projectsPagePipeline(userId, page, scope)).toArray())
+    return docs.map(doc => ({ ...(toProject(doc) as ProjectRecord), role: doc.role }))
   }
 
   async deleteProject (id: string): Promise<void> {
-    await this.run(() => this.projects.deleteOne({ _id: id }))
+    const deleted = await this.run(() => this.projects.findOneAndDelete({ _id: id }, { projection: { ownerId: 1 } }))
     // The embedded store cascades; here the memberships and the history go right after the
     // project. A project created again under the same name has a new id: whatever a crash
     // between these deletes left behind is never read.
     await this.run(() => this.members.deleteMany({ projectId: id }))
     await this.run(() => this.changes.deleteMany({ projectId: id }))
     await this.run(() => this.checkpoints.deleteMany({ projectId: id }))
+    if (deleted) await this.run(() => this.quotas.give(deleted.ownerId, 'projectCount'))
   }
 
   async setMember (projectId: string, userId: string, role: MemberRole): Promise<void> {
@@ -300,15 +314,9 @@ export class MongoStore implements Store {
     return doc ? doc.role : null
   }
 
-  async listMembers (projectId: string): Promise<MemberRecord[]> {
-    const docs = await this.run(() => this.members.find({ projectId }).toArray())
-    if (docs.length === 0) return []
-    const users = await this.run(() => this.users.find({ _id: { $in: docs.map(d => d.userId) } }).toArray())
-    const names = new Map(users.map(u => [u._id, u.username]))
-    return docs
-      .filter(d => names.has(d.userId))
-      .map(d => ({ userId: d.userId, username: names.get(d.userId) as string, role: d.role }))
-      .sort((a, b) => compare(a.username, b.username))
+  async listMembers (projectId: string, page: PageRequest<string>): Promise<MemberRecord[]> {
+    const docs = await this.run(() => this.members.aggregate<MemberRecord>(membersPagePipeline(projectId, page)).toArray())
+    return docs.map(d => ({ userId: d.userId, username: d.username, role: d.role }))
   }
 
   // ---- content ---------------------------------------------------------------------
@@ -534,11 +542,6 @@ function contiguous (docs: ChangeDoc[], after: number, count: number): boolean {
 
 function memberId (projectId: string, userId: string): string {
   return `${projectId}/${userId}`
-}
-
-/** Code-unit order, like SQLite's BINARY collation for the ASCII names used here. */
-function compare (a: string, b: string): number {
-  return a < b ? -1 : a > b ? 1 : 0
 }
 
 function toUser (doc: UserDoc | null): UserRecord | null {

@@ -111,5 +111,23 @@ export const MIGRATIONS: readonly Migration[] = [
     PRIMARY KEY (project_id, version)
   ) WITHOUT ROWID;
   `,
-  changeLog
+  changeLog,
+  // Lists are read a page at a time in the order people see them (docs/design.md §13): each
+  // page must be one index range, not a sort of everything a user can see, since other users
+  // decide how many projects one is a member of. Usernames and slugs never change, so a
+  // membership keeps copies of the names it is listed by.
+  `
+  ALTER TABLE members ADD COLUMN member_name TEXT NOT NULL DEFAULT '';
+  ALTER TABLE members ADD COLUMN project_owner TEXT NOT NULL DEFAULT '';
+  ALTER TABLE members ADD COLUMN project_slug TEXT NOT NULL DEFAULT '';
+  UPDATE members SET
+    member_name = (SELECT username FROM users WHERE users.id = members.user_id),
+    project_owner = (SELECT u.username FROM projects p JOIN users u ON u.id = p.owner_id WHERE p.id = members.project_id),
+    project_slug = (SELECT slug FROM projects WHERE projects.id = members.project_id);
+  DROP INDEX members_by_user;
+  CREATE INDEX members_by_user_project ON members(user_id, project_owner, project_slug);
+  CREATE INDEX members_by_project_name ON members(project_id, member_name);
+  DROP INDEX api_keys_by_user;
+  CREATE INDEX api_keys_by_user_age ON api_keys(user_id, created_at, id);
+  `
 ]
