@@ -17,6 +17,9 @@ import { engineGate } from './engine-gate.js'
 import { routeEvents } from './event-router.js'
 import { atTime } from './expiry.js'
 import { handshake } from './handshake.js'
+import { Presence } from './presence.js'
+import { RedisPresenceShare } from './presence-redis.js'
+import { LocalPresenceShare, type PresenceShare } from './presence-share.js'
 import { connectRedisAdapter, type RedisAdapter } from './redis-adapter.js'
 import { capSendBuffer } from './send-buffer.js'
 import { closeConnections } from './shutdown.js'
@@ -80,10 +83,22 @@ export async function attachRealtime (deps: RealtimeDependencies): Promise<Realt
     resubscribeWindowMs: config.socketResubscribeWindowMs,
     resubscribeBytes: config.socketResubscribeBytes
   }, logger)
+  // Presence (docs/design.md §14): members on every node through Redis, else in memory.
+  const redisShare = deps.redis
+    ? new RedisPresenceShare({ redis: deps.redis, ttlMs: config.presenceTtlMs, logger, announce: (entry, type) => presence.announce(entry, type) })
+    : null
+  const share: PresenceShare = redisShare ?? new LocalPresenceShare()
+  const presence = new Presence({ io, share, subscriptions, projects: services.projects, identities: services.identities, logger }, {
+    stateBytes: config.presenceStateLimitBytes,
+    members: config.presenceMembersLimit
+  })
+  await redisShare?.start()
+  subscriptions.observe(presence)
   const slots = new ConnectionSlots(config.socketConnectionsPerIdentity, held => metrics?.connectionSlots.set(held))
   const handlers = {
     [EVENTS.subscribe]: subscriptions.subscribe.bind(subscriptions),
-    [EVENTS.unsubscribe]: subscriptions.unsubscribe.bind(subscriptions)
+    [EVENTS.unsubscribe]: subscriptions.unsubscribe.bind(subscriptions),
+    ...presence.handlers()
   }
 
   io.use(handshake({ identities: services.identities, slots, limiter: limits.api, trustProxy: config.trustProxy, logger }))
@@ -100,6 +115,7 @@ export async function attachRealtime (deps: RealtimeDependencies): Promise<Realt
       metrics?.activeSockets.dec()
       cancelExpiry?.()
       subscriptions.forget(socket)
+      presence.forget(socket)
     })
   })
 
@@ -130,6 +146,8 @@ export async function attachRealtime (deps: RealtimeDependencies): Promise<Realt
       // Not io.close(): that would also close the HTTP server, which the caller owns.
       await closeConnections(io, SHUTDOWN_FLUSH_GRACE_MS)
       subscriptions.close()
+      // The leaves of this node's members reach Redis and the other nodes before the adapter closes.
+      await presence.close()
       await redisAdapter?.close()
     }
   }
