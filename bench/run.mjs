@@ -5,6 +5,7 @@
 //   BENCH_ONLY=a,b      run only these scenarios (names below)
 //   BENCH_NO_WRITE=1    print only, leave BENCHMARKS.md alone
 //   BENCH_ROUNDS=5      rounds the ceiling and increment scenarios alternate in
+//   BENCH_PRESENCE_MEMBERS=1000,250, BENCH_PRESENCE_SECONDS=10   the presence fan-out's sizes (a row each) and length
 import { readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { describeMachine } from './lib/machine.mjs'
@@ -14,6 +15,7 @@ import * as http from './scenarios/http.mjs'
 import { peer } from './scenarios/peer.mjs'
 import { memory } from './scenarios/memory.mjs'
 import { fanout } from './scenarios/fanout.mjs'
+import { presence } from './scenarios/presence.mjs'
 
 const SCENARIOS = {
   ceiling: http.ceiling,
@@ -25,6 +27,7 @@ const SCENARIOS = {
   hot: http.hotCounter,
   peer,
   fanout,
+  presence,
   memory
 }
 

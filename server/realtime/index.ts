@@ -22,6 +22,7 @@ import { RedisPresenceShare } from './presence-redis.js'
 import { LocalPresenceShare, type PresenceShare } from './presence-share.js'
 import { connectRedisAdapter, type RedisAdapter } from './redis-adapter.js'
 import { capSendBuffer } from './send-buffer.js'
+import { batchWebSocketWrites } from './write-batching.js'
 import { closeConnections } from './shutdown.js'
 import { Subscriptions } from './subscriptions.js'
 import type { RealtimeServer } from './types.js'
@@ -67,6 +68,7 @@ export async function attachRealtime (deps: RealtimeDependencies): Promise<Realt
   // Origin and the per-IP handshake budget, before Engine.IO allocates a session.
   io.engine.use(engineGate({ corsOrigins: config.corsOrigins, limiter: limits.api, trustProxy: config.trustProxy, logger }))
   io.engine.on('connection', (connection: Parameters<typeof capSendBuffer>[0]) => {
+    batchWebSocketWrites(connection)
     capSendBuffer(connection, config.socketSendBufferBytes, queuedBytes => {
       metrics?.slowConsumers.inc()
       logger.warn({ queuedBytes, limit: config.socketSendBufferBytes }, 'dropping a Socket.IO connection that does not read what it is sent')

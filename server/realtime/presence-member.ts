@@ -23,8 +23,11 @@ export interface MemberContext {
   share: PresenceShare
   membersLimit: number
   logger: Logger
-  /** Sends a presence event to the project's subscribers on every node. */
-  announce (entry: SharedMember, type: PresenceChangeType): void
+  /**
+   * Sends a presence event to the project's subscribers on every node, then calls `then`
+   * (the member's acks: a client sees its own event before the ack of what it set).
+   */
+  announce (entry: SharedMember, type: PresenceChangeType, then?: () => void): void
 }
 
 const OK = { ok: true } as const
@@ -67,8 +70,7 @@ export class LocalMember {
       // Left while the share was answering: the leave queued behind this takes it out unseen.
       if (this.gone) { reply(OK); return }
       this.announced = true
-      context.announce(this.entry, 'join')
-      reply(OK)
+      context.announce(this.entry, 'join', () => reply(OK))
       this.openWindow()
     })
   }
@@ -117,8 +119,7 @@ export class LocalMember {
         return
       }
       this.entry = entry
-      this.context.announce(entry, 'update')
-      for (const reply of replies) reply(OK)
+      this.context.announce(entry, 'update', () => { for (const reply of replies) reply(OK) })
     })
   }
 
