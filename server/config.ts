@@ -73,6 +73,13 @@ const schema = z.object({
   // `retryAfter`. Small documents can be re-subscribed freely, large ones about once a window.
   SOCKET_RESUBSCRIBE_WINDOW: duration.default(2000),
   SOCKET_RESUBSCRIBE_BYTES: integer(0).default(1_048_576),
+  // Presence (docs/design.md §14): the largest state one member may show, in bytes of JSON
+  // (a Socket.IO message is at most 16 KiB, so more could never arrive); how long a node
+  // that vanished without saying goodbye keeps its members listed on the others; and how
+  // many members one project shows.
+  PRESENCE_STATE_LIMIT: integer(2, 12_288).default(1024),
+  PRESENCE_TTL: duration.default(30_000),
+  PRESENCE_MEMBERS_LIMIT: integer(1).default(1000),
   // Login attempts per username (from any IP, existing or not) that may fail within
   // LOGIN_ATTEMPT_WINDOW; the next answers 429 until the window has passed. 0 turns it off.
   LOGIN_ATTEMPTS_PER_USERNAME: integer(0).default(10),
@@ -91,6 +98,9 @@ const schema = z.object({
   }
   if (env.METRICS === 'open' && env.METRICS_TOKEN !== undefined) {
     ctx.addIssue({ code: 'custom', path: ['METRICS'], message: 'is open, so METRICS_TOKEN would never be asked for: unset one of them' })
+  }
+  if (env.PRESENCE_TTL < 1000) {
+    ctx.addIssue({ code: 'custom', path: ['PRESENCE_TTL'], message: 'must be at least 1s' })
   }
   if (env.SOCKET_SEND_BUFFER !== undefined && env.SOCKET_SEND_BUFFER <= env.CONTENT_LIMIT) {
     ctx.addIssue({ code: 'custom', path: ['SOCKET_SEND_BUFFER'], message: `must be larger than CONTENT_LIMIT (${env.CONTENT_LIMIT})` })
@@ -137,6 +147,10 @@ export interface Config {
   /** Re-subscribe budget: snapshot bytes of one project per connection per window, after the first. */
   socketResubscribeWindowMs: number
   socketResubscribeBytes: number
+  /** Presence: bytes of one member's state, how soon a vanished node's members leave, members shown per project. */
+  presenceStateLimitBytes: number
+  presenceTtlMs: number
+  presenceMembersLimit: number
   /** Failed login attempts per username per window before it answers 429; 0 disables. */
   loginAttemptsPerUsername: number
   loginAttemptWindowMs: number
@@ -196,6 +210,9 @@ export function loadConfig (source: Record<string, string | undefined> = process
     socketSendBufferBytes: env.SOCKET_SEND_BUFFER ?? 2 * env.CONTENT_LIMIT,
     socketResubscribeWindowMs: env.SOCKET_RESUBSCRIBE_WINDOW,
     socketResubscribeBytes: env.SOCKET_RESUBSCRIBE_BYTES,
+    presenceStateLimitBytes: env.PRESENCE_STATE_LIMIT,
+    presenceTtlMs: env.PRESENCE_TTL,
+    presenceMembersLimit: env.PRESENCE_MEMBERS_LIMIT,
     loginAttemptsPerUsername: env.LOGIN_ATTEMPTS_PER_USERNAME,
     loginAttemptWindowMs: env.LOGIN_ATTEMPT_WINDOW,
     quotas: { keysPerUser: env.MAX_KEYS_PER_USER, projectsPerUser: env.MAX_PROJECTS_PER_USER },

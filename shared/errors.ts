@@ -45,15 +45,18 @@ export const ERRORS = {
   USERNAME_TAKEN: { status: 409, message: 'That username is taken' },
   PROJECT_EXISTS: { status: 409, message: 'A project with that slug already exists' },
   SUBSCRIPTION_CANCELLED: { status: 409, message: 'An unsubscribe ended this subscription before it was ready' },
+  NOT_SUBSCRIBED: { status: 409, message: 'Subscribe to the project on this connection first' },
   // 410: history no longer kept (HISTORY_LIMIT); take a fresh snapshot
   HISTORY_EXPIRED: { status: 410, message: 'That version is older than the history this project keeps' },
   // 412, 413, 429
   PRECONDITION_FAILED: { status: 412, message: 'The content has changed: If-Match does not match the current version' },
   BODY_TOO_LARGE: { status: 413, message: 'The request body is larger than the server accepts' },
   CONTENT_TOO_LARGE: { status: 413, message: 'The change would make the project content larger than its limit' },
+  PRESENCE_STATE_TOO_LARGE: { status: 413, message: 'The presence state is larger than the server accepts (PRESENCE_STATE_LIMIT)' },
   RATE_LIMITED: { status: 429, message: 'Too many requests; retry later' },
   TOO_MANY_CONNECTIONS: { status: 429, message: 'Too many realtime connections for this user' },
   TOO_MANY_SUBSCRIPTIONS: { status: 429, message: 'Too many subscriptions on this connection' },
+  PRESENCE_FULL: { status: 429, message: 'The project has as many presence members as it allows (PRESENCE_MEMBERS_LIMIT)' },
   // 5xx: never carry internals
   INTERNAL_ERROR: { status: 500, message: 'Internal server error' },
   STORE_UNAVAILABLE: { status: 503, message: 'The store is unavailable; retry later' }

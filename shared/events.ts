@@ -13,7 +13,12 @@ export const EVENTS = {
   unsubscribe: 'unsubscribe',
   change: 'change',
   revoked: 'revoked',
-  shutdown: 'shutdown'
+  shutdown: 'shutdown',
+  // Presence (docs/design.md §14; payloads in shared/presence.ts).
+  presence: 'presence',
+  presenceSet: 'presence:set',
+  presenceList: 'presence:list',
+  presenceLeave: 'presence:leave'
 } as const
 
 /** `emit('subscribe', { project: '@alice/demo' }, ack)`; `unsubscribe` takes the same. */

@@ -13,7 +13,7 @@ function throughputTable (results) {
     '|---|---:|---:|---:|---:|---:|---:|---:|---|'
   ]
   for (const r of rows(results)) {
-    if (r.kind === 'fanout' || r.kind === 'memory' || r.kind === 'history' || r.kind === 'fairness') continue
+    if (r.kind === 'fanout' || r.kind === 'memory' || r.kind === 'history' || r.kind === 'fairness' || r.kind === 'presence' || r.scenario === 'presence') continue
     if (r.error || r.pending) { lines.push(`| ${r.scenario} | — | — | — | — | — | — | — | ${r.pending ? 'pending' : 'FAILED'}: ${r.error ?? r.note} |`); continue }
     const status = r.failed ? 'FAILED' : 'ok'
     lines.push(`| ${r.scenario} | ${fmt(r.reqPerSec)} | ${fmt(r.p50)} | ${fmt(r.p99)} | ${fmt(r.cpuPerRequest, 2)} | ${fmt(r.ok)} | ${fmt(r.non2xx)} | ${fmt((r.errors ?? 0) + (r.timeouts ?? 0))} | ${status}${r.note ? ` (${r.note})` : ''} |`)
@@ -28,6 +28,18 @@ function fanoutTable (results) {
   for (const r of found) {
     if (r.error || r.pending) { lines.push(`| ${r.scenario} | — | — | — | — | — | — | — | ${r.pending ? 'pending' : 'FAILED'}: ${r.error ?? r.note} |`); continue }
     lines.push(`| ${r.scenario} | ${fmt(r.subscribers)} | ${fmt(r.changes)} | ${fmt(r.deliveries)} | ${fmt(r.p50, 1)} | ${fmt(r.p99, 1)} | ${fmt(r.requestP50, 1)} | ${fmt(r.requestP99, 1)} | ${r.failed ? 'FAILED' : 'ok'}${r.note ? ` (${r.note})` : ''} |`)
+  }
+  return lines.join('\n')
+}
+
+function presenceTable (results) {
+  const found = rows(results).filter(r => r.kind === 'presence' || (r.scenario ?? '').startsWith('presence'))
+  if (found.length === 0) return null
+  const lines = ['| scenario | members | updates/s | deliveries/s | of asked | delay p50 ms | p99 ms | max ms | server CPU (cores) | server CPU µs/delivery | result |', '|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|']
+  for (const r of found) {
+    if (r.error) { lines.push(`| ${r.scenario} | — | — | — | — | — | — | — | — | — | FAILED: ${r.error} |`); continue }
+    const share = r.asked > 0 ? `${fmt(100 * r.deliveriesPerSecond / r.asked)}%` : '—'
+    lines.push(`| ${r.scenario} | ${fmt(r.members)} | ${fmt(r.updatesPerSecond)} | ${fmt(r.deliveriesPerSecond)} | ${share} | ${fmt(r.p50, 1)} | ${fmt(r.p99, 1)} | ${fmt(r.max, 1)} | ${fmt(r.cpuCores, 2)} | ${fmt(r.cpuMicrosPerDelivery, 2)} | ${r.failed ? 'FAILED' : 'ok'}${r.note ? ` (${r.note})` : ''} |`)
   }
   return lines.join('\n')
 }
@@ -128,6 +140,8 @@ export function renderResults ({ machine, results, date }) {
   if (hist) parts.push('', '### Change log', '', hist)
   const fair = fairnessTable(results)
   if (fair) parts.push('', '### Fairness under abuse', '', fair)
+  const pres = presenceTable(results)
+  if (pres) parts.push('', '### Presence fan-out (Socket.IO)', '', pres)
   const mem = memoryTable(results)
   if (mem) parts.push('', '### Memory', '', mem)
   return parts.join('\n')

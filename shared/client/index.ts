@@ -4,6 +4,8 @@
 //   const demo = client.project('@alice/demo')
 //   await demo.increment('stats.visits')
 //   const live = demo.subscribe(content => render(content))
+//   demo.presence.on('change', members => showAvatars(members))
+//   await demo.presence.set({ path: 'title' })
 //   ...
 //   client.close()
 import type { Json } from '../json.js'
@@ -68,6 +70,9 @@ export function createClient (options: ClientOptions): ContentdClient {
 export { ContentdClientError, ContentdClientError as ContentdError, type ClientErrorCode } from './errors.js'
 export type { ProjectClient, WriteOptions, WriteResult, Snapshot } from './project.js'
 export type { Subscription, SubscribeOptions, ContentListener } from './subscription.js'
+export type { ProjectPresence, PresenceListener, PresenceErrorListener } from './presence.js'
+export type { PresenceMember, PresenceEvent } from '../presence.js'
+export type { Actor } from '../actor.js'
 export type { ChangeEvent } from '../events.js'
 export type { ErrorCode } from '../errors.js'
 export type { Json, JsonObject } from '../json.js'

@@ -3,6 +3,7 @@
 import type { Json, JsonObject } from '../json.js'
 import type { Http } from './http.js'
 import { versionOf } from './http.js'
+import type { ProjectPresence } from './presence.js'
 import type { ProjectRef } from './project-ref.js'
 import type { LiveContent } from './realtime.js'
 import type { Subscription, SubscribeOptions, ContentListener } from './subscription.js'
@@ -80,6 +81,15 @@ export class ProjectClient {
    */
   subscribe (onContent: ContentListener, options: SubscribeOptions = {}): Subscription {
     return this.live.subscribe(this.ref, onContent, options)
+  }
+
+  /**
+   * Who is looking at the project right now (docs/sdk.md#presence): `members`, a live list,
+   * `set(state)` to show this client with a state, `on('change', …)`. One per client and
+   * project, whichever ProjectClient asks.
+   */
+  get presence (): ProjectPresence {
+    return this.live.presence(this.ref)
   }
 
   private async write (suffix: string, body: unknown, options: WriteOptions = {}): Promise<WriteResult> {
