@@ -16,6 +16,7 @@ export const ERRORS = {
   INDEX_OUT_OF_RANGE: { status: 400, message: 'The array index is out of range' },
   NON_FINITE_RESULT: { status: 400, message: 'The result is not a finite number' },
   INVALID_VERSION: { status: 400, message: 'The version must be a non-negative integer, at most the current version' },
+  WEBHOOK_URL_FORBIDDEN: { status: 400, message: 'The webhook URL targets an address contentd does not deliver to (loopback, private, link-local, metadata or plain http:; see WEBHOOK_ALLOW_PRIVATE)' },
   // 401: who are you?
   AUTH_REQUIRED: { status: 401, message: 'Authentication required: send Authorization: Bearer <token or API key>' },
   INVALID_TOKEN: { status: 401, message: 'The session token or API key is invalid, revoked or expired' },
@@ -35,6 +36,7 @@ export const ERRORS = {
   KEY_NOT_FOUND: { status: 404, message: 'API key not found' },
   MEMBER_NOT_FOUND: { status: 404, message: 'That user is not a member of this project' },
   VERSION_NOT_FOUND: { status: 404, message: 'The project has no such version yet' },
+  WEBHOOK_NOT_FOUND: { status: 404, message: 'Webhook not found' },
   // 405: the path exists, the method does not (the Allow header lists the ones that do)
   METHOD_NOT_ALLOWED: { status: 405, message: 'This endpoint does not accept that method' },
   UNKNOWN_EVENT: { status: 404, message: 'No such realtime event' },
