@@ -13,6 +13,7 @@ import { operationOfChange, type ChangeEntry } from '../shared/events.js'
 import { CommitCounter } from '../server/store/sqlite/lookup-cache.js'
 import { SqliteStore } from '../server/store/sqlite/sqlite-store.js'
 import type { ApiKeyRecord, ApplyOptions, CommittedChange, ProjectRecord, Store, StoreOperation, UserRecord } from '../server/store/types.js'
+import { webhookContract } from './store/webhook-contract.js'
 import { isSameJson, OPERATION_CASES, toOperation, type OperationCase } from './cases/operation-cases.js'
 import { CONTRACT_CONTENT_LIMIT, DEFAULT_HISTORY, storeFactories, type StoreUnderTest } from './support/stores.js'
 
@@ -783,6 +784,8 @@ describe.each(storeFactories)('store contract: $name', (factory) => {
       expect(changesOf(project.id).map(c => c.entry.version)).toEqual([1, 2, 3, 4, 5, 6])
     })
   })
+
+  webhookContract({ store: () => store, newProject: () => newProject() })
 })
 
 describe('sqlite: two stores on one data directory (like two processes)', () => {

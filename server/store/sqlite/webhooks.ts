@@ -10,8 +10,10 @@ type Row = Record<string, unknown>
 
 function prepareStatements (db: Database.Database) {
   return {
-    insert: db.prepare(`INSERT INTO webhooks (id, project_id, url, paths, ops, description, secret_ciphertext, created_at, cursor)
-      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`),
+    insert: db.prepare(`INSERT INTO webhooks (id, project_id, url, paths, ops, description, secret_ciphertext, created_at, cursor,
+        failures, failing_since, next_attempt_at, disabled_at, disabled_reason, lease_owner, lease_until)
+      VALUES (@id, @projectId, @url, @paths, @ops, @description, @secretCiphertext, @createdAt, @cursor,
+        @failures, @failingSince, @nextAttemptAt, @disabledAt, @disabledReason, @leaseOwner, @leaseUntil)`),
     byId: db.prepare('SELECT * FROM webhooks WHERE id = ?'),
     byProject: db.prepare('SELECT * FROM webhooks WHERE project_id = ? ORDER BY created_at, id'),
     delete: db.prepare('DELETE FROM webhooks WHERE project_id = ? AND id = ?'),
@@ -58,7 +60,7 @@ export class SqliteWebhooks implements WebhookStore {
   }
 
   async create (w: WebhookRecord): Promise<void> {
-    this.statements.insert.run(w.id, w.projectId, w.url, jsonOrNull(w.paths), jsonOrNull(w.ops), w.description, w.secretCiphertext, w.createdAt, w.cursor)
+    this.statements.insert.run({ ...w, paths: jsonOrNull(w.paths), ops: jsonOrNull(w.ops) })
   }
 
   async find (id: string): Promise<WebhookRecord | null> {
