@@ -3,22 +3,26 @@
 // terminal I/O here: each action takes values and returns the text to print.
 import { ContentdError } from '../../shared/errors.js'
 import { apiKeyBody, credentialsBody, projectBody, usernameField } from '../../shared/schemas.js'
-import { parseDuration } from '../config.js'
+import { parseDuration, type Config } from '../config.js'
 import { displayName, type Identity } from '../services/identity.js'
 import { createServices, type Services } from '../services/index.js'
 import { splitProjectRef } from '../../shared/project-ref.js'
 import type { Actor, Store, UserRecord } from '../store/types.js'
 import { parseContentFromStdin, parseInput } from './input.js'
 import { UsageError } from './usage.js'
+import { WebhookAdmin } from './webhook-admin.js'
 
 /** Who the change log records for content the operator imports (docs/design.md §9). */
 export const CLI_ACTOR: Actor = { type: 'system', name: 'cli' }
 
 export class Admin {
   private readonly services: Services
+  /** `contentd webhook …` (webhook-admin.ts). */
+  readonly webhooks: WebhookAdmin
 
-  constructor (private readonly store: Store, sessionTtlMs: number) {
-    this.services = createServices({ store, sessionTtlMs })
+  constructor (private readonly store: Store, config: Config) {
+    this.services = createServices({ store, sessionTtlMs: config.sessionTtlMs })
+    this.webhooks = new WebhookAdmin(store, this.services.projects, config)
   }
 
   async createUser (name: string, password: string): Promise<string> {
