@@ -7,6 +7,7 @@ import { z } from 'zod'
 import type { ErrorCode } from '../../shared/errors.js'
 import { PATH_OPERATION_NAMES, PATH_OPERATIONS, UPDATE_MESSAGE, type PathOperationName } from '../../shared/operation-table.js'
 import { amountBody, apiKeyBody, credentialsBody, insertBody, memberBody, pathBody, projectBody, revertBody, valueBody } from '../../shared/schemas.js'
+import { webhookBody } from '../../shared/webhooks.js'
 import { CHANGES_PAGE_DEFAULT, CHANGES_PAGE_MAX } from '../http/history-query.js'
 import type { ResponseSchemaName } from './response-schemas.js'
 
@@ -96,6 +97,12 @@ export const API_OPERATIONS: ApiOperation[] = [
   { method: 'get', path: '/api/{username}/{projectSlug}/members', tag: 'Projects', summary: 'List members', auth: 'session', success: { status: 200, description: 'The members and their roles.', schema: 'MemberList' }, errors: OWNER },
   { method: 'put', path: '/api/{username}/{projectSlug}/members/{member}', tag: 'Projects', summary: 'Add a member or change their role', description: 'viewer reads; editor reads and changes content.', auth: 'session', body: { name: 'MemberRole', schema: memberBody }, success: { status: 200, description: 'The member.', schema: 'Member' }, errors: [...OWNER, ...JSON_BODY] },
   { method: 'delete', path: '/api/{username}/{projectSlug}/members/{member}', tag: 'Projects', summary: 'Remove a member', description: 'Their live subscriptions to the project end.', auth: 'session', success: { status: 200, description: 'Removed.', schema: 'Message' }, errors: [...OWNER, 'MEMBER_NOT_FOUND'] },
+  // Webhooks (docs/webhooks.md)
+  { method: 'post', path: '/api/{username}/{projectSlug}/webhooks', tag: 'Webhooks', summary: 'Add a webhook', description: 'Every later change matching `paths` and `ops` is POSTed, signed (Standard Webhooks), in version order, at least once. The secret is in this response only. Loopback, private, link-local, CGNAT and metadata targets, and http:, are refused unless WEBHOOK_ALLOW_PRIVATE=true.', auth: 'session', body: { name: 'NewWebhookRequest', schema: webhookBody }, success: { status: 201, description: 'The webhook, with its secret.', schema: 'NewWebhook' }, errors: [...OWNER, ...JSON_BODY, 'WEBHOOK_URL_FORBIDDEN'] },
+  { method: 'get', path: '/api/{username}/{projectSlug}/webhooks', tag: 'Webhooks', summary: "List the project's webhooks", description: 'Without secrets; a disabled webhook says why.', auth: 'session', success: { status: 200, description: 'The webhooks.', schema: 'WebhookList' }, errors: OWNER },
+  { method: 'delete', path: '/api/{username}/{projectSlug}/webhooks/{id}', tag: 'Webhooks', summary: 'Delete a webhook', auth: 'session', success: { status: 200, description: 'Deleted.', schema: 'Message' }, errors: [...OWNER, 'WEBHOOK_NOT_FOUND'] },
+  { method: 'get', path: '/api/{username}/{projectSlug}/webhooks/{id}/deliveries', tag: 'Webhooks', summary: 'The last 100 delivery attempts', auth: 'session', success: { status: 200, description: 'Newest first.', schema: 'DeliveryList' }, errors: [...OWNER, 'WEBHOOK_NOT_FOUND'] },
+  { method: 'post', path: '/api/{username}/{projectSlug}/webhooks/{id}/test', tag: 'Webhooks', summary: 'Send a signed ping now', description: 'Body `{type: "ping", webhook, project, at}`, outside the change order; the answer says how the receiver answered.', auth: 'session', success: { status: 200, description: 'How the ping went.', schema: 'PingResult' }, errors: [...OWNER, 'WEBHOOK_NOT_FOUND'] },
   // API keys
   { method: 'post', path: '/api/keys', tag: 'API keys', summary: 'Create an API key', description: 'The secret is in this response only; the server keeps its SHA-256. Rights = your rights ∩ permission ∩ projects.', auth: 'session', body: { name: 'NewApiKey', schema: apiKeyBody }, success: { status: 201, description: 'The key, with its secret.', schema: 'NewApiKey' }, errors: [...JSON_BODY, 'SESSION_REQUIRED', 'USER_NOT_FOUND', 'PROJECT_NOT_FOUND', 'FORBIDDEN'] },
   { method: 'get', path: '/api/keys', tag: 'API keys', summary: 'List your API keys (without secrets)', auth: 'session', success: { status: 200, description: 'The keys.', schema: 'ApiKeyList' }, errors: ['SESSION_REQUIRED'] },
