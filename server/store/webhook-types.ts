@@ -56,9 +56,9 @@ export interface WebhookStore {
   /** Removes the webhook and its deliveries; false when the project has no webhook with that id. */
   delete (projectId: string, id: string): Promise<boolean>
   /**
-   * Enabled webhooks that may have work at `now`: no retry pending after `now`, lease free or
-   * expired, and (where the store can tell cheaply) their project's version beyond the cursor.
-   * At most `limit`, soonest due first.
+   * Enabled webhooks with work at `now`: their project's version beyond the cursor, no retry
+   * pending after `now`, lease free or expired. At most `limit`, soonest due first (so idle
+   * webhooks never crowd out ones with work).
    */
   listDue (now: string, limit: number): Promise<WebhookRecord[]>
   /**

@@ -20,8 +20,8 @@ afterAll(async () => {
   for (const d of dataDirs) rmSync(d, { recursive: true, force: true })
 })
 
-async function start (dataDir: string): Promise<ServerProcess> {
-  const server = await startServerProcess({ dataDir, env })
+async function start (dataDir: string, extraEnv: Record<string, string> = {}): Promise<ServerProcess> {
+  const server = await startServerProcess({ dataDir, env: { ...env, ...extraEnv } })
   servers.push(server)
   return server
 }
@@ -33,7 +33,8 @@ describe('webhooks across processes', () => {
     const receiver = await startReceiver()
     receivers.push(receiver)
     await receiver.stop() // down: connections to its port are refused
-    let server = await start(dataDir)
+    // Everything logged, to show the secret never is.
+    let server = await start(dataDir, { LOG_LEVEL: 'trace' })
     const owner = await ownerWithProject(server.url, 'kim')
     const created = await call(server.url, 'POST', `${owner.path}/webhooks`, { token: owner.session, body: { url: receiver.url } })
     expect(created.status).toBe(201)
@@ -42,16 +43,20 @@ describe('webhooks across processes', () => {
     await eventually(async () => (await deliveries(server.url)).length >= 2, 'two failed attempts')
     expect((await deliveries(server.url)).every(d => d.outcome === 'failed' && /ECONNREFUSED/.test(d.error ?? ''))).toBe(true)
     for (let i = 0; i < 5; i++) expect((await call(server.url, 'POST', `${owner.path}/content/push`, { token: owner.key, body: { path: 'list', value: i } })).status).toBe(200)
+    const firstOutput = server.output()
     expect(await server.stop('SIGKILL')).toBeNull()
 
     await receiver.start()
-    server = await start(dataDir)
+    server = await start(dataDir, { LOG_LEVEL: 'trace' })
     await until(() => receiver.received.length >= 15, 'all 15 changes after the restart', 40_000)
     await new Promise(resolve => setTimeout(resolve, 1500))
     expect(receiver.entries().map(e => e.version)).toEqual(Array.from({ length: 15 }, (_, i) => i + 1))
     receiver.verifyAll(created.body.secret)
     const log = await call(server.url, 'GET', `${owner.path}/content/changes`, { token: owner.key })
     expect(receiver.entries()).toEqual(log.body.changes)
+    const secretBody = (created.body.secret as string).slice('whsec_'.length)
+    expect(firstOutput.length).toBeGreaterThan(0)
+    expect(firstOutput + server.output(), 'the secret is never logged').not.toContain(secretBody)
   }, 90_000)
 
   it('two nodes on one store: each change of each webhook is delivered once, in order', async () => {

@@ -50,16 +50,25 @@ export class MongoWebhooks implements WebhookStore {
     await this.run(() => this.webhooks.deleteMany({ projectId }))
   }
 
-  // Without a join, every due webhook is listed; the dispatcher compares the cursor with the
-  // project's version before it claims anything.
+  // Only webhooks whose project has moved past the cursor (its version looked up alone, not
+  // its content): an idle webhook costs nothing and cannot crowd out one with work.
   async listDue (now: string, limit: number): Promise<WebhookRecord[]> {
-    const docs = await this.run(() => this.webhooks.find({
-      disabledAt: null,
-      $and: [
-        { $or: [{ nextAttemptAt: null }, { nextAttemptAt: { $lte: now } }] },
-        { $or: [{ leaseUntil: null }, { leaseUntil: { $lte: now } }] }
-      ]
-    }, { projection: WITHOUT_DELIVERIES }).sort({ nextAttemptAt: 1, _id: 1 }).limit(limit).toArray())
+    const docs = await this.run(() => this.webhooks.aggregate<WebhookDoc>([
+      {
+        $match: {
+          disabledAt: null,
+          $and: [
+            { $or: [{ nextAttemptAt: null }, { nextAttemptAt: { $lte: now } }] },
+            { $or: [{ leaseUntil: null }, { leaseUntil: { $lte: now } }] }
+          ]
+        }
+      },
+      { $lookup: { from: 'projects', let: { projectId: '$projectId' }, pipeline: [{ $match: { $expr: { $eq: ['$_id', '$$projectId'] } } }, { $project: { _id: 0, version: 1 } }], as: 'project' } },
+      { $match: { $expr: { $gt: [{ $arrayElemAt: ['$project.version', 0] }, '$cursor'] } } },
+      { $sort: { nextAttemptAt: 1, _id: 1 } },
+      { $limit: limit },
+      { $project: { deliveries: 0, project: 0 } }
+    ]).toArray())
     return docs.map(doc => toWebhook(doc) as WebhookRecord)
   }
 
