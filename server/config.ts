@@ -88,7 +88,12 @@ const schema = z.object({
   // bound. Beyond them a create answers 403 QUOTA_EXCEEDED.
   MAX_KEYS_PER_USER: integer(1).default(1000),
   MAX_PROJECTS_PER_USER: integer(1).default(1000),
-  LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info')
+  LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  // Webhooks (docs/webhooks.md): plain http: and loopback/private targets only when true
+  // (tests, local development); the key that encrypts webhook secrets at rest, kept outside
+  // the database (without it, a key file in DATA_DIR: fine for one node, not for several).
+  WEBHOOK_ALLOW_PRIVATE: z.enum(['true', 'false']).default('false'),
+  WEBHOOK_SECRET_KEY: z.string().trim().min(32, 'must be at least 32 characters (e.g. openssl rand -base64 32)').optional()
 }).superRefine((env, ctx) => {
   if (env.STORE === 'mongodb' && !env.MONGODB_URI) {
     ctx.addIssue({ code: 'custom', path: ['MONGODB_URI'], message: 'is required when STORE=mongodb' })
@@ -157,6 +162,8 @@ export interface Config {
   /** Most API keys and owned projects per user (docs/design.md §13). */
   quotas: Quotas
   logLevel: Env['LOG_LEVEL']
+  /** Webhooks: whether http: and private targets are allowed, and the secrets' encryption key. */
+  webhooks: { allowPrivate: boolean, secretKey: string | undefined }
 }
 
 export interface Quotas {
@@ -167,7 +174,7 @@ export interface Quotas {
 export class ConfigError extends Error {}
 
 const KNOWN = Object.keys(schema.shape) as Array<keyof Env>
-const SECRET_VARIABLES = new Set(['MONGODB_URI', 'REDIS_URL', 'METRICS_TOKEN'])
+const SECRET_VARIABLES = new Set(['MONGODB_URI', 'REDIS_URL', 'METRICS_TOKEN', 'WEBHOOK_SECRET_KEY'])
 
 /** Reads the configuration from an environment (process.env by default). */
 export function loadConfig (source: Record<string, string | undefined> = process.env): Config {
@@ -216,6 +223,7 @@ export function loadConfig (source: Record<string, string | undefined> = process
     loginAttemptsPerUsername: env.LOGIN_ATTEMPTS_PER_USERNAME,
     loginAttemptWindowMs: env.LOGIN_ATTEMPT_WINDOW,
     quotas: { keysPerUser: env.MAX_KEYS_PER_USER, projectsPerUser: env.MAX_PROJECTS_PER_USER },
-    logLevel: env.LOG_LEVEL
+    logLevel: env.LOG_LEVEL,
+    webhooks: { allowPrivate: env.WEBHOOK_ALLOW_PRIVATE === 'true', secretKey: env.WEBHOOK_SECRET_KEY }
   }
 }

@@ -18,6 +18,7 @@ export const ERRORS = {
   INVALID_VERSION: { status: 400, message: 'The version must be a non-negative integer, at most the current version' },
   INVALID_QUERY: { status: 400, message: 'A query parameter is not valid' },
   PASSWORD_TOO_COMMON: { status: 400, message: 'This password is too easy to guess; choose another one' },
+  WEBHOOK_URL_FORBIDDEN: { status: 400, message: 'The webhook URL targets an address contentd does not deliver to (loopback, private, link-local, metadata or plain http:; see WEBHOOK_ALLOW_PRIVATE)' },
   // 401: who are you?
   AUTH_REQUIRED: { status: 401, message: 'Authentication required: send Authorization: Bearer <token or API key>' },
   INVALID_TOKEN: { status: 401, message: 'The session token or API key is invalid, revoked or expired' },
@@ -38,6 +39,7 @@ export const ERRORS = {
   KEY_NOT_FOUND: { status: 404, message: 'API key not found' },
   MEMBER_NOT_FOUND: { status: 404, message: 'That user is not a member of this project' },
   VERSION_NOT_FOUND: { status: 404, message: 'The project has no such version yet' },
+  WEBHOOK_NOT_FOUND: { status: 404, message: 'Webhook not found' },
   // 405: the path exists, the method does not (the Allow header lists the ones that do)
   METHOD_NOT_ALLOWED: { status: 405, message: 'This endpoint does not accept that method' },
   UNKNOWN_EVENT: { status: 404, message: 'No such realtime event' },

@@ -16,6 +16,7 @@ import type {
   ApiKeyRecord, ApplyOptions, CommittedChange, KeyPosition, ListedApiKey, MemberRecord, PageRequest, ProjectRecord, ProjectRole, Store,
   StoreOperation, UserRecord
 } from '../server/store/types.js'
+import { webhookContract } from './store/webhook-contract.js'
 import { isSameJson, OPERATION_CASES, toOperation, type OperationCase } from './cases/operation-cases.js'
 import { CONTRACT_CONTENT_LIMIT, DEFAULT_HISTORY, storeFactories, type StoreUnderTest } from './support/stores.js'
 
@@ -962,6 +963,8 @@ describe.each(storeFactories)('store contract: $name', (factory) => {
       expect(changesOf(project.id).map(c => c.entry.version)).toEqual([1, 2, 3, 4, 5, 6])
     })
   })
+
+  webhookContract({ store: () => store, newProject: () => newProject() })
 })
 
 describe('sqlite: two stores on one data directory (like two processes)', () => {

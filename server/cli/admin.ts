@@ -12,16 +12,20 @@ import { splitProjectRef } from '../../shared/project-ref.js'
 import type { Actor, Store, UserRecord } from '../store/types.js'
 import { parseContentFromStdin, parseInput } from './input.js'
 import { UsageError } from './usage.js'
+import { WebhookAdmin } from './webhook-admin.js'
 
 /** Who the change log records for content the operator imports (docs/design.md §9). */
 export const CLI_ACTOR: Actor = { type: 'system', name: 'cli' }
 
 export class Admin {
   private readonly services: Services
+  /** `contentd webhook …` (webhook-admin.ts). */
+  readonly webhooks: WebhookAdmin
 
   /** The operator is held to the same quotas as users (MAX_KEYS_PER_USER, MAX_PROJECTS_PER_USER). */
-  constructor (private readonly store: Store, config: Pick<Config, 'sessionTtlMs' | 'quotas'>) {
+  constructor (private readonly store: Store, config: Config) {
     this.services = createServices({ store, sessionTtlMs: config.sessionTtlMs, quotas: config.quotas })
+    this.webhooks = new WebhookAdmin(store, this.services.projects, config)
   }
 
   async createUser (name: string, password: string): Promise<string> {

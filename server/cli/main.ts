@@ -46,7 +46,17 @@ const COMMANDS: Record<string, Command> = {
   'key list': { positionals: 1, run: (admin, [user]) => admin.listKeys(user as string) },
   'key revoke': { positionals: 1, run: (admin, [id]) => admin.revokeKey(id as string) },
   export: { positionals: 1, run: (admin, [ref]) => admin.exportContent(ref as string) },
-  import: { positionals: 1, run: async (admin, [ref]) => admin.importContent(ref as string, await readStdin()) }
+  import: { positionals: 1, run: async (admin, [ref]) => admin.importContent(ref as string, await readStdin()) },
+  'webhook add': {
+    positionals: 2,
+    options: { path: { type: 'string', multiple: true }, op: { type: 'string', multiple: true }, description: { type: 'string' } },
+    run: (admin, [ref, url], values) => admin.webhooks.add(ref as string, url as string, {
+      paths: (values.path as string[] | undefined) ?? [], ops: (values.op as string[] | undefined) ?? [], description: str(values.description)
+    })
+  },
+  'webhook list': { positionals: 1, run: (admin, [ref]) => admin.webhooks.list(ref as string) },
+  'webhook rm': { positionals: 1, run: (admin, [id]) => admin.webhooks.remove(id as string) },
+  'webhook deliveries': { positionals: 1, run: (admin, [id]) => admin.webhooks.deliveries(id as string) }
 }
 
 async function readStdin (): Promise<string> {

@@ -41,6 +41,33 @@ const change = z.object({
   actor
 }).meta({ description: 'One entry of the change log (the same object as the Socket.IO `change` event).' })
 
+// Webhooks (docs/design.md §11).
+const webhookFields = {
+  id: z.string().meta({ description: 'whk_…' }),
+  url: z.string(),
+  paths: z.array(z.string()).nullable().meta({ description: 'Dot-path prefixes; null: every path' }),
+  ops: z.array(z.string()).nullable().meta({ description: 'Operation names; null: every operation' }),
+  createdAt: isoTime
+}
+const webhook = z.object({
+  ...webhookFields,
+  description: z.string().nullable(),
+  cursor: z.number().int().min(0).meta({ description: 'Every version up to this one is delivered, filtered out or reported lost' }),
+  enabled: z.boolean().meta({ description: 'false once disabled after 3 days of failures' }),
+  disabledReason: z.string().nullable(),
+  failingSince: isoTime.nullable(),
+  nextAttemptAt: isoTime.nullable()
+}).meta({ description: 'A webhook, never with its secret.' })
+const delivery = z.object({
+  version: z.number().int().min(1),
+  status: z.number().int().nullable().meta({ description: "The receiver's HTTP status; null without an answer" }),
+  outcome: z.enum(['delivered', 'failed', 'lost']).meta({ description: 'lost: the versions up to `version` left the retained history before delivery (see `error`)' }),
+  attempt: z.number().int().min(0),
+  error: z.string().optional(),
+  at: isoTime,
+  durationMs: z.number().int().min(0)
+})
+
 export const RESPONSE_SCHEMAS = {
   Error: z.object({
     message: z.string().meta({ description: 'For people; may add detail to the catalogue message. Never holds internals.' }),
@@ -66,7 +93,11 @@ export const RESPONSE_SCHEMAS = {
     more: z.boolean().meta({ description: 'More entries follow: ask again with the last version as `since`' })
   }),
   Content: z.record(z.string(), z.unknown()).meta({ description: "The project's whole content: a JSON object" }),
-  JsonValue: z.unknown().meta({ description: 'Any JSON value' })
+  JsonValue: z.unknown().meta({ description: 'Any JSON value' }),
+  NewWebhook: z.object({ ...webhookFields, secret: z.string().meta({ description: 'The signing secret (whsec_…), shown only in this response' }) }),
+  WebhookList: z.object({ webhooks: z.array(webhook) }),
+  DeliveryList: z.object({ deliveries: z.array(delivery).meta({ description: 'The last 100 attempts, newest first' }) }),
+  PingResult: z.object({ delivered: z.boolean(), status: z.number().int().nullable(), error: z.string().optional(), durationMs: z.number().int().min(0) })
 } satisfies Record<string, z.ZodType>
 
 export type ResponseSchemaName = keyof typeof RESPONSE_SCHEMAS

@@ -4,6 +4,7 @@
 import type { Actor, ChangeEntry } from '../../shared/events.js'
 import type { JsonObject } from '../../shared/json.js'
 import type { Operation } from '../../shared/operations.js'
+import type { WebhookStore } from './webhook-types.js'
 
 export type { Actor, ChangeEntry } from '../../shared/events.js'
 
@@ -156,6 +157,8 @@ export interface Store {
   ping (): Promise<void>
   close (): Promise<void>
   onCommit (listener: CommitListener): void
+  /** Webhooks: cursors, leases, deliveries (webhook-types.ts; docs/design.md §11). */
+  readonly webhooks: WebhookStore
 
   createUser (user: UserRecord): Promise<void>
   findUserByName (username: string): Promise<UserRecord | null>

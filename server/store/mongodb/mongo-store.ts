@@ -28,6 +28,7 @@ import { answerableFrom } from '../history-policy.js'
 import { versionMatches } from '../version-condition.js'
 import { standaloneMessage, startupFailureMessage } from './connection.js'
 import { databaseNameFrom } from './uri.js'
+import { MongoWebhooks } from './webhooks.js'
 import { isDuplicateKey, mapDriverError } from './driver-errors.js'
 import {
   changeDocOf, entryOfChangeDoc, supportsTransactions, withTailBookkeeping, WRITE_RESULT_PROJECTION, type ChangeDoc, type CheckpointDoc
@@ -90,6 +91,8 @@ export class MongoStore implements Store {
   private readonly checkpoints: Collection<CheckpointDoc>
   private readonly history: HistoryOptions
   private readonly quotas: QuotaCounters
+  /** Webhooks and their deliveries (webhooks.ts). */
+  readonly webhooks: MongoWebhooks
 
   constructor (private readonly options: MongoStoreOptions) {
     this.selectionTimeoutMs = options.serverSelectionTimeoutMS ?? 5000
@@ -110,6 +113,7 @@ export class MongoStore implements Store {
     this.checkpoints = this.db.collection('checkpoints')
     this.history = { limit: options.historyLimit, enabled: true }
     this.quotas = new QuotaCounters(this.db.collection('users'))
+    this.webhooks = new MongoWebhooks(this.db, call => this.run(call))
   }
 
   async init (): Promise<void> {
@@ -140,7 +144,8 @@ export class MongoStore implements Store {
         this.members.createIndex({ projectId: 1, userId: 1 }, { unique: true }),
         this.members.createIndex({ userId: 1 }),
         this.changes.createIndex({ projectId: 1, version: 1 }, { unique: true }),
-        this.checkpoints.createIndex({ projectId: 1, version: 1 }, { unique: true })
+        this.checkpoints.createIndex({ projectId: 1, version: 1 }, { unique: true }),
+        this.webhooks.createIndexes()
       ])
       await this.startHistoryOfOlderProjects()
     } catch (e) {
@@ -294,6 +299,7 @@ export class MongoStore implements Store {
     await this.run(() => this.changes.deleteMany({ projectId: id }))
     await this.run(() => this.checkpoints.deleteMany({ projectId: id }))
     if (deleted) await this.run(() => this.quotas.give(deleted.ownerId, 'projectCount'))
+    await this.webhooks.deleteOfProject(id)
   }
 
   async setMember (projectId: string, userId: string, role: MemberRole): Promise<void> {

@@ -129,5 +129,40 @@ export const MIGRATIONS: readonly Migration[] = [
   CREATE INDEX members_by_project_name ON members(project_id, member_name);
   DROP INDEX api_keys_by_user;
   CREATE INDEX api_keys_by_user_age ON api_keys(user_id, created_at, id);
+  `,
+  // Webhooks (docs/design.md §11): each with its durable cursor, retry state and lease, and
+  // its last deliveries. Deleting a project deletes its webhooks; a webhook, its deliveries.
+  `
+  CREATE TABLE webhooks (
+    id TEXT PRIMARY KEY,
+    project_id TEXT NOT NULL REFERENCES projects(id) ON DELETE CASCADE,
+    url TEXT NOT NULL,
+    paths TEXT,
+    ops TEXT,
+    description TEXT,
+    secret_ciphertext TEXT NOT NULL,
+    created_at TEXT NOT NULL,
+    cursor INTEGER NOT NULL,
+    failures INTEGER NOT NULL DEFAULT 0,
+    failing_since TEXT,
+    next_attempt_at TEXT,
+    disabled_at TEXT,
+    disabled_reason TEXT,
+    lease_owner TEXT,
+    lease_until TEXT
+  );
+  CREATE INDEX webhooks_by_project ON webhooks(project_id, created_at);
+  CREATE TABLE webhook_deliveries (
+    webhook_id TEXT NOT NULL REFERENCES webhooks(id) ON DELETE CASCADE,
+    seq INTEGER NOT NULL,
+    version INTEGER NOT NULL,
+    status INTEGER,
+    outcome TEXT NOT NULL,
+    attempt INTEGER NOT NULL,
+    error TEXT,
+    at TEXT NOT NULL,
+    duration_ms INTEGER NOT NULL,
+    PRIMARY KEY (webhook_id, seq)
+  ) WITHOUT ROWID;
   `
 ]

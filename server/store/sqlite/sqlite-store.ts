@@ -20,6 +20,8 @@ import { ContentWriter } from './content-writer.js'
 import { openDatabase } from './database.js'
 import { LookupCache, type CommitCounter } from './lookup-cache.js'
 import { SqliteRecords } from './records.js'
+import { SqliteWebhooks } from './webhooks.js'
+
 import { toStoreError } from './store-errors.js'
 
 /** Runs a synchronous store call; a full disk or an I/O error becomes STORE_UNAVAILABLE (store-errors.ts). */
@@ -50,6 +52,8 @@ export class SqliteStore implements Store {
   private readonly content: ContentLog
   private readonly writer: ContentWriter
   private readonly pingStatement: Database.Statement
+  /** Webhooks and their deliveries (webhooks.ts). */
+  readonly webhooks: SqliteWebhooks
 
   constructor (options: SqliteStoreOptions) {
     this.db = openDatabase(options.dataDir, options.busyTimeoutMs ?? 5000)
@@ -59,6 +63,7 @@ export class SqliteStore implements Store {
     this.content = new ContentLog(this.db, options.cacheBytes, options.history)
     this.writer = new ContentWriter({ db: this.db, log: this.content, lookups, commitListeners: this.commitListeners, contentLimitBytes: options.contentLimitBytes })
     this.pingStatement = this.db.prepare('SELECT 1 AS ok')
+    this.webhooks = new SqliteWebhooks(this.db)
   }
 
   async init (): Promise<void> {}
