@@ -18,7 +18,9 @@ import type { Store } from './store/types.js'
 import { createWebhooks } from './webhooks/index.js'
 
 const SHUTDOWN_GRACE_MS = 10_000
-const IDLE_CONNECTION_GRACE_MS = 250
+// Long enough for a loaded server to read a request a client wrote on a keep-alive connection
+// just before the signal; the sweep would otherwise take that connection for idle.
+const IDLE_CONNECTION_GRACE_MS = 1000
 // Called with the HTTP server as `this` (see shutdown).
 const netServerClose = NetServer.prototype.close
 
