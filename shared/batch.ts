@@ -1,15 +1,12 @@
 // `POST …/content/batch` (docs/design.md §10): the path operations of the operation table plus
-// `test`, validated as a request, and applied in order to one working copy, all or nothing.
-// Shared by the server (routes, stores) and clients (replaying `batch` change entries).
-import { z } from 'zod'
-import { ContentdError, isContentdError, OperationError } from './errors.js'
+// `test`, applied in order to one working copy, all or nothing. Shared by the server (stores)
+// and clients (replaying `batch` change entries); batch-request.ts validates requests.
+import { ContentdError, isContentdError } from './errors.js'
 import type { Json, JsonObject } from './json.js'
 import { jsonEqual } from './json-equal.js'
 import { getAt, type PathOperation } from './operations.js'
-import { PATH_OPERATION_NAMES, pathOperationFrom, type PathOperationName } from './operation-table.js'
+import type { PathOperationName } from './operation-table.js'
 import { formatPath, parsePath } from './path.js'
-import { parseBody, pathField } from './schemas.js'
-import { validateOperation } from './validate-operation.js'
 import { applyAtomically, applyInCopy } from './working-copy.js'
 
 /** `{op: "test", path, value}`: passes when the value at `path` deep-equals `value`. */
@@ -17,7 +14,7 @@ export interface TestOperation { op: 'test', path: string[], value: Json }
 
 export type BatchOperation = PathOperation | TestOperation
 export type BatchOperationName = PathOperationName | 'test'
-export const BATCH_OPERATION_NAMES: readonly BatchOperationName[] = [...PATH_OPERATION_NAMES, 'test']
+export const BATCH_OPERATION_NAMES: readonly BatchOperationName[] = ['increment', 'decrement', 'set', 'delete', 'push', 'insert', 'test']
 
 /** A batch operation as requests, change entries and the SDK spell it: a dot path. */
 export interface BatchOperationBody {
@@ -29,43 +26,6 @@ export interface BatchOperationBody {
 
 export const BATCH_MESSAGE = 'Batch applied successfully'
 export const DEFAULT_BATCH_LIMIT = 100
-
-const batchBody = z.strictObject({ operations: z.array(z.unknown(), { error: 'operations must be an array' }) })
-const testBody = z.strictObject({ path: pathField, value: z.unknown().refine(value => value !== undefined, { error: 'value is required' }) })
-
-/**
- * A batch request's operations, each checked as its single request would be (unknown members
- * refused, the document-free checks of validateOperation). A problem with one operation is an
- * OperationError naming its index; a batch that is empty or has more than `limit`, INVALID_BODY.
- */
-export function parseBatch (body: unknown, limit: number): BatchOperation[] {
-  const { operations } = parseBody(batchBody, body)
-  if (operations.length === 0 || operations.length > limit) {
-    throw new ContentdError('INVALID_BODY', `a batch has 1 to ${limit} operations, not ${operations.length}`)
-  }
-  return operations.map((item, i) => {
-    try {
-      return batchOperationFrom(item)
-    } catch (error) {
-      throw isContentdError(error) ? new OperationError(error, i) : error
-    }
-  })
-}
-
-function batchOperationFrom (item: unknown): BatchOperation {
-  if (item === null || typeof item !== 'object' || Array.isArray(item)) throw new ContentdError('INVALID_BODY', 'an operation must be a JSON object')
-  const { op, ...fields } = item as Record<string, unknown>
-  if (typeof op !== 'string' || !(BATCH_OPERATION_NAMES as readonly string[]).includes(op)) {
-    throw new ContentdError('INVALID_BODY', `op must be one of ${BATCH_OPERATION_NAMES.join(', ')}`)
-  }
-  if (op === 'test') {
-    const parsed = parseBody(testBody, fields)
-    return { op: 'test', path: parsed.path, value: parsed.value as Json }
-  }
-  const operation = pathOperationFrom(op as PathOperationName, fields) as PathOperation
-  validateOperation(operation)
-  return operation
-}
 
 /** Throws TEST_FAILED unless the value at `path` deep-equals `value` (a missing path fails). */
 export function assertTest (doc: JsonObject, path: readonly string[], value: Json): void {

@@ -9,6 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { ContentdError, type ErrorCode } from '../shared/errors.js'
 import type { JsonObject } from '../shared/json.js'
 import { applyOperation, type Operation } from '../shared/operations.js'
+import { applyContentOperation } from '../shared/compound.js'
 import { operationOfChange, type ChangeEntry } from '../shared/events.js'
 import { CommitCounter } from '../server/store/sqlite/lookup-cache.js'
 import { SqliteStore } from '../server/store/sqlite/sqlite-store.js'
@@ -469,7 +470,7 @@ describe.each(storeFactories)('store contract: $name', (factory) => {
       const contents: JsonObject[] = []
       let doc = structuredClone(start)
       for (const entry of entries) {
-        doc = applyOperation(doc, operationOfChange(structuredClone(entry)))
+        doc = applyContentOperation(doc, operationOfChange(structuredClone(entry)))
         contents.push(structuredClone(doc))
       }
       return contents

@@ -3,7 +3,8 @@
 // the dot-path operations. The public RFC 6902 suite runs in json-patch-suite.test.ts, random
 // batches in test/fuzz/batch.fuzz.test.ts.
 import { describe, expect, it } from 'vitest'
-import { applyBatch, parseBatch } from '../../shared/batch.js'
+import { applyBatch } from '../../shared/batch.js'
+import { parseBatch } from '../../shared/batch-request.js'
 import { applyContentOperation, compoundGrowthBound } from '../../shared/compound.js'
 import { ContentdError, OperationError } from '../../shared/errors.js'
 import type { JsonObject } from '../../shared/json.js'

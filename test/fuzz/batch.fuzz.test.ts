@@ -5,7 +5,8 @@
 // (all or nothing). Seeds as in arbitraries.ts.
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
-import { applyBatch, assertTest, parseBatch, type BatchOperation } from '../../shared/batch.js'
+import { applyBatch, assertTest, type BatchOperation } from '../../shared/batch.js'
+import { parseBatch } from '../../shared/batch-request.js'
 import { ContentdError, OperationError } from '../../shared/errors.js'
 import type { Json, JsonObject } from '../../shared/json.js'
 import { jsonEqual } from '../../shared/json-equal.js'

@@ -5,18 +5,20 @@
 //   lookup-cache.ts memory every request's look-ups use;
 // - content-writer.ts applies content operations with group commit, each with its change
 //   log entry in the same transaction;
+// - idempotency.ts keeps Idempotency-Key records (docs/design.md §10);
 // - content-log.ts lays content and history out as checkpoints + change log (docs/design.md
 //   §9), with the document cache.
 import type Database from 'better-sqlite3'
 import { projectRefOf } from '../change-entry.js'
 import { CommitEmitter } from '../commit-emitter.js'
 import type {
-  ApiKeyRecord, ApplyOptions, ChangesPage, CommitListener, ContentSnapshot, HistoryOptions, MemberRecord, MemberRole, ProjectRecord,
-  ProjectRole, SessionRecord, Store, StoreOperation, UserRecord
+  ApiKeyRecord, ApplyOptions, ChangesPage, CommitListener, ContentSnapshot, HistoryOptions, IdempotencyClaim, IdempotencyId, IdempotencyState,
+  MemberRecord, MemberRole, ProjectRecord, ProjectRole, SessionRecord, Store, StoreOperation, StoredResponse, UserRecord
 } from '../types.js'
 import { ContentLog } from './content-log.js'
 import { ContentWriter } from './content-writer.js'
 import { openDatabase } from './database.js'
+import { SqliteIdempotency } from './idempotency.js'
 import { LookupCache, type CommitCounter } from './lookup-cache.js'
 import { SqliteRecords } from './records.js'
 
@@ -39,6 +41,7 @@ export class SqliteStore implements Store {
   private readonly content: ContentLog
   private readonly writer: ContentWriter
   private readonly pingStatement: Database.Statement
+  private readonly idempotency: SqliteIdempotency
 
   constructor (options: SqliteStoreOptions) {
     this.db = openDatabase(options.dataDir, options.busyTimeoutMs ?? 5000)
@@ -48,6 +51,7 @@ export class SqliteStore implements Store {
     this.content = new ContentLog(this.db, options.cacheBytes, options.history)
     this.writer = new ContentWriter({ db: this.db, log: this.content, lookups, commitListeners: this.commitListeners, contentLimitBytes: options.contentLimitBytes })
     this.pingStatement = this.db.prepare('SELECT 1 AS ok')
+    this.idempotency = new SqliteIdempotency(this.db)
   }
 
   async init (): Promise<void> {}
@@ -115,4 +119,10 @@ export class SqliteStore implements Store {
   async readContentAt (projectId: string, version: number): Promise<ContentSnapshot> {
     return this.content.readAt(projectId, version)
   }
+
+  // ---- Idempotency-Key records (idempotency.ts) --------------------------------------
+
+  async claimIdempotencyKey (claim: IdempotencyClaim): Promise<IdempotencyState> { return this.idempotency.claim(claim) }
+  async finishIdempotencyKey (id: IdempotencyId, response: StoredResponse | null): Promise<void> { this.idempotency.finish(id, response) }
+  async deleteExpiredIdempotencyKeys (now: string): Promise<number> { return this.idempotency.deleteExpired(now) }
 }
