@@ -12,3 +12,22 @@ import { translateOperation, type MongoWrite } from './translate.js'
 export function computedWrite (projectId: string, content: JsonObject, readVersion: number, contentLimitBytes: number): MongoWrite {
   return translateOperation(projectId, { op: 'update', value: content }, { contentLimitBytes, expectVersion: readVersion })
 }
+
+/**
+ * Runs the computed writes of one project one after another on this node. A compare-and-set
+ * loses to every change that commits between its read and its write; without this, a burst
+ * of batches on one node would mostly lose to each other. Across nodes they still race, and
+ * the store retries (its MAX_WRITE_ATTEMPTS).
+ */
+export class SerialPerProject {
+  private readonly tails = new Map<string, Promise<unknown>>()
+
+  run<T> (projectId: string, task: () => Promise<T>): Promise<T> {
+    const previous = this.tails.get(projectId) ?? Promise.resolve()
+    const result = previous.then(task, task)
+    const tail = result.catch(() => undefined)
+    this.tails.set(projectId, tail)
+    void tail.then(() => { if (this.tails.get(projectId) === tail) this.tails.delete(projectId) })
+    return result
+  }
+}

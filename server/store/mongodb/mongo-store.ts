@@ -29,7 +29,7 @@ import { answerableFrom } from '../history-policy.js'
 import { versionMatches } from '../version-condition.js'
 import { standaloneMessage, startupFailureMessage } from './connection.js'
 import { databaseNameFrom } from './uri.js'
-import { computedWrite } from './computed-write.js'
+import { computedWrite, SerialPerProject } from './computed-write.js'
 import { MongoIdempotency } from './idempotency.js'
 import { isDuplicateKey, mapDriverError } from './driver-errors.js'
 import {
@@ -90,6 +90,7 @@ export class MongoStore implements Store {
   private readonly checkpoints: Collection<CheckpointDoc>
   private readonly history: HistoryOptions
   private readonly idempotency: MongoIdempotency
+  private readonly computedWrites = new SerialPerProject()
 
   constructor (private readonly options: MongoStoreOptions) {
     this.selectionTimeoutMs = options.serverSelectionTimeoutMS ?? 5000
@@ -328,7 +329,7 @@ export class MongoStore implements Store {
 
   async applyOperation (project: ProjectRecord, operation: StoreOperation, options: ApplyOptions): Promise<{ version: number }> {
     if (operation.op === 'revert') return this.revert(project, operation.version, options)
-    if (isCompound(operation)) return this.commitComputed(project, operation, options)
+    if (isCompound(operation)) return this.computedWrites.run(project.id, () => this.commitComputed(project, operation, options))
     validateOperation(operation)
     return this.commit(project, operation, changePartsOf(operation), 'value' in operation ? operation.value : undefined, options)
   }
