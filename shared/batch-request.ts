@@ -46,3 +46,24 @@ function batchOperationFrom (item: unknown): BatchOperation {
   return operation
 }
 
+
+/**
+ * The batch body as the API reference describes it (parseBatch checks each operation with
+ * its own request's schema, which is stricter per op).
+ */
+export const batchBodySchema = z.strictObject({
+  operations: z.array(z.strictObject({
+    op: z.enum(BATCH_OPERATION_NAMES as [string, ...string[]]),
+    path: z.string().meta({ description: 'Dot path (docs/design.md §2)' }),
+    value: z.unknown().optional().meta({ description: 'As the single operation takes it; required for set, push, insert and test' }),
+    index: z.number().int().optional().meta({ description: 'insert only' })
+  })).min(1).meta({ description: '1 to BATCH_LIMIT (default 100) operations, applied in order, all or nothing' })
+})
+
+/** An RFC 6902 JSON Patch as the API reference describes it (parsePatch validates). */
+export const patchBodySchema = z.array(z.object({
+  op: z.enum(['add', 'remove', 'replace', 'move', 'copy', 'test']),
+  path: z.string().meta({ description: 'JSON Pointer (RFC 6901), not the root ""' }),
+  from: z.string().optional().meta({ description: 'move and copy' }),
+  value: z.unknown().optional().meta({ description: 'add, replace and test' })
+})).min(1).meta({ description: 'RFC 6902 JSON Patch: 1 to BATCH_LIMIT operations, atomic' })
