@@ -58,6 +58,8 @@ export function createClient (options: ClientOptions): ContentdClient {
 export { ContentdClientError, ContentdClientError as ContentdError, type ClientErrorCode } from './errors.js'
 export type { ProjectClient, WriteOptions, WriteResult, Snapshot } from './project.js'
 export type { Subscription, SubscribeOptions, ContentListener } from './subscription.js'
+export type { BatchOperationBody } from '../batch.js'
+export type { PatchOperation } from '../json-patch.js'
 export type { ChangeEvent } from '../events.js'
 export type { ErrorCode } from '../errors.js'
 export type { Json, JsonObject } from '../json.js'
