@@ -1,7 +1,9 @@
 // The operator's actions, done with the same services as the HTTP API (so passwords and
 // keys are hashed, validated and scoped exactly as over HTTP). No argument parsing and no
 // terminal I/O here: each action takes values and returns the text to print.
+import { DEFAULT_BATCH_LIMIT } from '../../shared/batch.js'
 import { ContentdError } from '../../shared/errors.js'
+import { parsePatch } from '../../shared/json-patch.js'
 import { apiKeyBody, credentialsBody, projectBody, usernameField } from '../../shared/schemas.js'
 import { parseDuration } from '../config.js'
 import { displayName, type Identity } from '../services/identity.js'
@@ -17,7 +19,7 @@ export const CLI_ACTOR: Actor = { type: 'system', name: 'cli' }
 export class Admin {
   private readonly services: Services
 
-  constructor (private readonly store: Store, sessionTtlMs: number) {
+  constructor (private readonly store: Store, sessionTtlMs: number, private readonly batchLimit = DEFAULT_BATCH_LIMIT) {
     this.services = createServices({ store, sessionTtlMs })
   }
 
@@ -87,6 +89,19 @@ export class Admin {
     // An operator's action outside the API: its log entry names the CLI (docs/design.md §9).
     const { version } = await this.store.applyOperation(project, { op: 'update', value: content }, { actor: CLI_ACTOR })
     return `Imported content into ${displayName(project.ownerName)}/${project.slug} (version ${version})`
+  }
+
+  async patchContent (ref: string, text: string): Promise<string> {
+    const project = await this.services.projects.find(...refArgs(ref))
+    let patch: unknown
+    try {
+      patch = JSON.parse(text)
+    } catch {
+      throw new ContentdError('INVALID_JSON', 'the patch file is not JSON')
+    }
+    // As PATCH …/content does (docs/design.md §10), recorded as the operator's change.
+    const { version } = await this.store.applyOperation(project, { op: 'patch', operations: parsePatch(patch, this.batchLimit) }, { actor: CLI_ACTOR })
+    return `Patched ${displayName(project.ownerName)}/${project.slug} (version ${version})`
   }
 
   private async user (name: string): Promise<UserRecord> {

@@ -46,7 +46,17 @@ const COMMANDS: Record<string, Command> = {
   'key list': { positionals: 1, run: (admin, [user]) => admin.listKeys(user as string) },
   'key revoke': { positionals: 1, run: (admin, [id]) => admin.revokeKey(id as string) },
   export: { positionals: 1, run: (admin, [ref]) => admin.exportContent(ref as string) },
-  import: { positionals: 1, run: async (admin, [ref]) => admin.importContent(ref as string, await readStdin()) }
+  import: { positionals: 1, run: async (admin, [ref]) => admin.importContent(ref as string, await readStdin()) },
+  patch: { positionals: 2, run: async (admin, [ref, file]) => admin.patchContent(ref as string, file === '-' ? await readStdin() : await readPatchFile(file as string)) }
+}
+
+async function readPatchFile (file: string): Promise<string> {
+  const { readFile } = await import('node:fs/promises')
+  try {
+    return await readFile(file, 'utf8')
+  } catch (e) {
+    throw new UsageError(`cannot read ${file}: ${(e as NodeJS.ErrnoException).code ?? 'error'}`, 'patch')
+  }
 }
 
 async function readStdin (): Promise<string> {
@@ -68,13 +78,13 @@ async function passwordFromStdin (): Promise<string> {
   return text.split(/\r?\n/)[0] ?? ''
 }
 
-async function withStore<T> (work: (store: Store, sessionTtlMs: number) => Promise<T>): Promise<T> {
+async function withStore<T> (work: (store: Store, sessionTtlMs: number, batchLimit: number) => Promise<T>): Promise<T> {
   const config = loadConfig()
   const { createStore } = await import('../store/index.js')
   const store = await createStore(config)
   try {
     await store.init()
-    return await work(store, config.sessionTtlMs)
+    return await work(store, config.sessionTtlMs, config.batchLimit)
   } finally {
     await store.close()
   }
@@ -114,7 +124,7 @@ async function main (argv: string[]): Promise<number> {
   }
   // Loaded only to act: help and usage errors need no native module (argon2, SQLite).
   const { Admin } = await import('./admin.js')
-  const output = await withStore((store, ttl) => command.run(new Admin(store, ttl), parsed.positionals, parsed.values))
+  const output = await withStore((store, ttl, batchLimit) => command.run(new Admin(store, ttl, batchLimit), parsed.positionals, parsed.values))
   process.stdout.write(output.endsWith('\n') ? output : output + '\n')
   return 0
 }

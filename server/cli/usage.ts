@@ -10,7 +10,8 @@ export const COMMAND_USAGE: Record<string, string> = {
   'key list': 'contentd key list @name',
   'key revoke': 'contentd key revoke ID',
   export: 'contentd export @name/slug > file.json',
-  import: 'contentd import @name/slug < file.json'
+  import: 'contentd import @name/slug < file.json',
+  patch: 'contentd patch @name/slug file.json   (an RFC 6902 JSON Patch; - reads it from stdin)'
 }
 
 export const COMMAND_HELP: Record<string, string> = {
@@ -22,7 +23,8 @@ export const COMMAND_HELP: Record<string, string> = {
   'key list': 'List the user\'s API keys (without secrets).',
   'key revoke': 'Revoke an API key by id (key_…); it stops working at once.',
   export: 'Print the project\'s content as JSON.',
-  import: 'Replace the project\'s content with the JSON object read from stdin (one update: version + 1).'
+  import: 'Replace the project\'s content with the JSON object read from stdin (one update: version + 1).',
+  patch: 'Apply an RFC 6902 JSON Patch (a JSON array of operations) to the project\'s content, atomically, as one change (op "patch"), like PATCH …/content. At most BATCH_LIMIT operations.'
 }
 
 export const MAIN_USAGE = `usage: contentd <command> [arguments] [--help]
