@@ -14,6 +14,7 @@ import * as http from './scenarios/http.mjs'
 import { peer } from './scenarios/peer.mjs'
 import { memory } from './scenarios/memory.mjs'
 import { fanout } from './scenarios/fanout.mjs'
+import { batch } from './scenarios/batch.mjs'
 
 const SCENARIOS = {
   ceiling: http.ceiling,
@@ -23,6 +24,7 @@ const SCENARIOS = {
   push: http.push,
   get: http.getLarge,
   hot: http.hotCounter,
+  batch,
   peer,
   fanout,
   memory
