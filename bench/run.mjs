@@ -19,6 +19,7 @@ import { fanout } from './scenarios/fanout.mjs'
 import { history } from './scenarios/history.mjs'
 import { fairness } from './scenarios/fairness.mjs'
 import { presence } from './scenarios/presence.mjs'
+import { batch } from './scenarios/batch.mjs'
 
 const SCENARIOS = {
   ceiling: http.ceiling,
@@ -29,6 +30,7 @@ const SCENARIOS = {
   push: http.push,
   get: http.getLarge,
   hot: http.hotCounter,
+  batch,
   peer,
   fanout,
   history,

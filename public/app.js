@@ -3,8 +3,8 @@
 // operation code (served from /shared/), so what it shows is exactly the stored content.
 import { io } from '/socket.io/socket.io.esm.min.js'
 import { EVENTS, operationOfChange } from '/shared/events.js'
-import { applyOperation } from '/shared/operations.js'
 import { PresenceRoster } from '/shared/presence.js'
+import { applyContentOperation } from '/shared/compound.js'
 
 /** @typedef {import('../shared/events.js').ChangeEvent} ChangeEvent */
 /** @typedef {import('../shared/events.js').SubscribeAck} SubscribeAck */
@@ -318,7 +318,7 @@ function onChange (change) {
     return
   }
   try {
-    project.content = applyOperation(project.content, operationOfChange(change))
+    project.content = applyContentOperation(project.content, operationOfChange(change))
     project.version = change.version
   } catch {
     void subscribe(project.ref)

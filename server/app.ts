@@ -53,7 +53,7 @@ export function createApp ({ config, store, logger, redis, metrics = new Metrics
   metrics.watch(store)
   app.use(metrics.track)
   // helmet's and cors's headers, computed once (see fast-path.ts).
-  app.use(precomputedHeaders(config.corsOrigins === '*' ? '*' : config.corsOrigins, ['ETag', 'X-Request-Id', 'Retry-After']))
+  app.use(precomputedHeaders(config.corsOrigins === '*' ? '*' : config.corsOrigins, ['ETag', 'X-Request-Id', 'Retry-After', 'Idempotent-Replayed']))
 
   // Every route goes through one table (see route-table.ts); every /api route starts with
   // the caller's identity and the one rate limiter content and management share.
@@ -62,7 +62,7 @@ export function createApp ({ config, store, logger, redis, metrics = new Metrics
   const outside = routes.scope()
 
   // Content first: the hot path, so its requests are matched after the fewest routes.
-  contentRoutes(api, store, projects, limit)
+  contentRoutes(api, store, projects, limit, { batchLimit: config.batchLimit, idempotencyTtlMs: config.idempotencyTtlMs })
   outside.get('/healthz', async (_req, res) => {
     try {
       await store.ping()

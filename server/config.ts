@@ -47,6 +47,10 @@ const schema = z.object({
   // Benchmark reference only: `off` records no history at all, to measure what the log costs
   // (npm run bench). Never for real use: changes, ?version= and revert then answer 410.
   HISTORY: z.enum(['on', 'off']).default('on'),
+  // Transactions (docs/design.md §10): operations per batch or patch, and how long the first
+  // answer to an Idempotency-Key is kept.
+  BATCH_LIMIT: integer(1, 10_000).default(100),
+  IDEMPOTENCY_TTL: duration.default(24 * DURATION_UNITS_MS.h),
   RATE_LIMIT: integer(0).default(6000),
   // 1 per second per IP: a brake on password guessing that a setup script creating a few
   // dozen users in a burst does not hit.
@@ -127,6 +131,10 @@ export interface Config {
   cacheBytes: number
   /** The change log: entries kept per project (0: all), and HISTORY=off (benchmark reference). */
   history: { limit: number, enabled: boolean }
+  /** Operations per batch or JSON Patch (BATCH_LIMIT). */
+  batchLimit: number
+  /** How long an Idempotency-Key's first answer is kept (IDEMPOTENCY_TTL). */
+  idempotencyTtlMs: number
   /** Requests (and Socket.IO handshakes and events) per minute per user, per IP when anonymous; 0 disables. */
   rateLimitPerMinute: number
   /** Express's `trust proxy`: false, true (any) or the number of proxy hops to trust. */
@@ -205,6 +213,8 @@ export function loadConfig (source: Record<string, string | undefined> = process
     contentLimitBytes: env.CONTENT_LIMIT,
     cacheBytes: env.CACHE_BYTES,
     history: { limit: env.HISTORY_LIMIT, enabled: env.HISTORY === 'on' },
+    batchLimit: env.BATCH_LIMIT,
+    idempotencyTtlMs: env.IDEMPOTENCY_TTL,
     rateLimitPerMinute: env.RATE_LIMIT,
     trustProxy: env.TRUST_PROXY === 'true' ? true : env.TRUST_PROXY === 'false' ? false : Number(env.TRUST_PROXY),
     authRateLimitPerMinute: env.AUTH_RATE_LIMIT,

@@ -3,9 +3,12 @@
 // entries) over its subscribe snapshot with the very same applyOperation the server uses,
 // so both always agree on the content.
 import type { ErrorBody } from './errors.js'
+import { batchOperationOf, type BatchOperationBody } from './batch.js'
+import type { ContentOperation } from './compound.js'
 import type { Json, JsonObject } from './json.js'
+import type { PatchOperation } from './json-patch.js'
 import { parsePath } from './path.js'
-import type { Operation, OperationName } from './operations.js'
+import type { OperationName } from './operations.js'
 
 /** Event names, so no side spells them differently. */
 export const EVENTS = {
@@ -57,8 +60,8 @@ export type Actor =
   | { type: 'key', id: string, name: string }
   | { type: 'system', name: string }
 
-/** The operations a change log entry can record: the content operations, and revert. */
-export type ChangeOp = OperationName | 'revert'
+/** The operations a change log entry can record: the content operations, revert, batch and patch. */
+export type ChangeOp = OperationName | 'revert' | 'batch' | 'patch'
 
 /**
  * One committed change, as the change log keeps it and every channel sends it (HTTP
@@ -78,6 +81,11 @@ export interface ChangeEntry {
   value?: Json
   /** insert only. */
   index?: number
+  /**
+   * batch: its operations with dot paths (`{op, path, value?, index?}`); patch: the RFC 6902
+   * operations as applied (docs/design.md §10).
+   */
+  operations?: Json[]
   /** revert only: the version whose content was restored. */
   revertedTo?: number
   /** ISO time of the commit. */
@@ -110,8 +118,12 @@ export type ShutdownEvent = ErrorBody
 export type ConnectErrorData = ErrorBody & { retryAfter?: number }
 
 /** The operation a change entry describes, ready for applyOperation. Throws on a malformed entry. */
-export function operationOfChange (change: Pick<ChangeEntry, 'op' | 'path' | 'value' | 'index'>): Operation {
+export function operationOfChange (change: Pick<ChangeEntry, 'op' | 'path' | 'value' | 'index' | 'operations'>): ContentOperation {
   switch (change.op) {
+    case 'batch':
+      return { op: 'batch', operations: (change.operations as unknown as BatchOperationBody[]).map(batchOperationOf) }
+    case 'patch':
+      return { op: 'patch', operations: change.operations as unknown as PatchOperation[] }
     // A revert's value is the whole content it restored: applied, it replaces the content.
     case 'update':
     case 'revert':

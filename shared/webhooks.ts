@@ -4,6 +4,7 @@
 import { z } from 'zod'
 import type { ChangeEntry } from './events.js'
 import { OPERATION_NAMES } from './operations.js'
+import { pointerSegments } from './json-patch.js'
 import { parsePath } from './path.js'
 
 /** A receiver has this long to answer 2xx; later counts as a failure (and is retried). */
@@ -108,7 +109,14 @@ function atOrBelow (path: string | undefined, prefix: string): boolean {
 }
 
 /** The parts of an entry a filter looks at; batch and patch entries carry `operations`. */
-type Filterable = Pick<ChangeEntry, 'op' | 'path'> & { operations?: ReadonlyArray<{ op: string, path?: unknown }> }
+type Filterable = Pick<ChangeEntry, 'op' | 'path'> & { operations?: readonly unknown[] }
+
+/** A batch's operation (dot path) or a patch's (JSON Pointer path, and `from` for move and copy). */
+type InnerOperation = { op: string, path?: unknown, from?: unknown }
+
+function isInnerOperation (o: unknown): o is InnerOperation {
+  return typeof o === 'object' && o !== null && typeof (o as { op?: unknown }).op === 'string'
+}
 
 function operationMatches (op: string, path: string | undefined, paths: readonly string[] | null, ops: readonly string[] | null): boolean {
   return (ops === null || ops.includes(op)) && (paths === null || paths.some(prefix => atOrBelow(path, prefix)))
@@ -125,13 +133,18 @@ export function webhookMatches (entry: Filterable, paths: readonly string[] | nu
   if (entry.operations !== undefined) {
     // Listing "batch" (or "patch") in ops takes every one of them whose paths match.
     const listed = ops === null || ops.includes(entry.op)
-    return entry.operations.some(o => o.op === 'update' || operationMatches(o.op, pathText(o.path), paths, listed ? null : ops))
+    const innerOps = listed ? null : ops
+    return entry.operations.filter(isInnerOperation).some(o => o.op === 'update' ||
+      operationMatches(o.op, pathText(o.path), paths, innerOps) ||
+      (o.from !== undefined && operationMatches(o.op, pathText(o.from), paths, innerOps)))
   }
   return operationMatches(entry.op, entry.path, paths, ops)
 }
 
 /** An operation inside a batch may carry its path as a dot string or as segments. */
 function pathText (path: unknown): string | undefined {
+  // A patch's JSON Pointer ("/a/b"): the dot path of the same place.
+  if (typeof path === 'string' && path.startsWith('/')) return pointerSegments(path).join('.')
   if (typeof path === 'string') return path
   if (Array.isArray(path)) return path.join('.')
   return undefined

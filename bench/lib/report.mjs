@@ -95,12 +95,17 @@ function goals (results) {
     return ` (rounds ${fmt(Math.min(...each), 2)}–${fmt(Math.max(...each), 2)})`
   }
   const fanouts = [results.fanout].flat().filter(Boolean)
+  const [singleOps, batchOps, update] = [results.batch].flat()
+  const batchRatio = ok(singleOps) && ok(batchOps) ? batchOps.opsPerSec / singleOps.opsPerSec : undefined
+  const batchCpu = ok(batchOps) && ok(update) && update.cpuPerRequest ? batchOps.cpuPerRequest / update.cpuPerRequest : undefined
   const list = [
     ['increment (1 KiB) / ceiling', ratio(rps('increment1k'), rps('ceiling')), '≥ 0.60 (stretch 0.80)', v => v >= 0.6, v => `${fmt(v, 2)}×${v >= 0.8 ? ' (stretch met)' : ''}${spread('increment1k', 'ceiling')}`],
     ['increment (1 MiB) / increment (1 KiB)', ratio(rps('increment1m'), rps('increment1k')), '≥ 0.50', v => v >= 0.5, v => `${fmt(v, 2)}×${spread('increment1m', 'increment1k')}`],
     ['increment (1 KiB) with the change log / HISTORY=off', ratio(rps('increment1k'), rps('increment1kNoHistory')), '≥ 0.90', v => v >= 0.9, v => `${fmt(v, 2)}×${spread('increment1k', 'increment1kNoHistory')}`],
     ['GET ?version=N (1 MiB, 10,000 entries): p50 of the worst N', ok(results.history) ? results.history.worstP50 : undefined, '≤ 20 ms', v => v <= 20, v => `${fmt(v, 1)} ms (all N: ${fmt(results.history.p50, 1)} ms)`],
     ['increment (1 MiB) / json-server PATCH (1 MiB)', ratio(rps('increment1m'), rps('peer')), '≥ 20×', v => v >= 20, v => `${fmt(v, 1)}×`],
+    ['batch of 100 increments / single increments (ops/s, same run)', batchRatio, '≥ 20×', v => v >= 20, v => `${fmt(v, 1)}×`],
+    ['batch of 100 server CPU per request / 1 MiB update', batchCpu, '≤ 1', v => v <= 1, v => `${fmt(v, 3)}×`],
     ['fan-out p99, one node', fanouts.find(r => r.nodes === 1 && ok(r))?.p99, '≤ 50 ms', v => v <= 50, v => `${fmt(v, 1)} ms`],
     ['fan-out p99, two nodes + Redis', fanouts.find(r => r.nodes === 2 && ok(r))?.p99, '≤ 100 ms', v => v <= 100, v => `${fmt(v, 1)} ms`],
     ['RSS with 10,000 projects touched', ok(results.memory) ? results.memory.rssMiB : undefined, '≤ 300 MiB', v => v <= 300, v => `${fmt(v, 1)} MiB`],

@@ -3,6 +3,7 @@
 // terminal I/O here: each action takes values and returns the text to print.
 import { z } from 'zod'
 import { ContentdError } from '../../shared/errors.js'
+import { parsePatch } from '../../shared/json-patch.js'
 import { apiKeyBody, credentialsBody, projectBody, usernameField } from '../../shared/schemas.js'
 import { parseDuration, type Config } from '../config.js'
 import { displayName, type Identity } from '../services/identity.js'
@@ -21,11 +22,13 @@ export class Admin {
   private readonly services: Services
   /** `contentd webhook …` (webhook-admin.ts). */
   readonly webhooks: WebhookAdmin
+  private readonly batchLimit: number
 
   /** The operator is held to the same quotas as users (MAX_KEYS_PER_USER, MAX_PROJECTS_PER_USER). */
   constructor (private readonly store: Store, config: Config) {
     this.services = createServices({ store, sessionTtlMs: config.sessionTtlMs, quotas: config.quotas })
     this.webhooks = new WebhookAdmin(store, this.services.projects, config)
+    this.batchLimit = config.batchLimit
   }
 
   async createUser (name: string, password: string): Promise<string> {
@@ -95,6 +98,19 @@ export class Admin {
     // An operator's action outside the API: its log entry names the CLI (docs/design.md §9).
     const { version } = await this.store.applyOperation(project, { op: 'update', value: content }, { actor: CLI_ACTOR })
     return `Imported content into ${displayName(project.ownerName)}/${project.slug} (version ${version})`
+  }
+
+  async patchContent (ref: string, text: string): Promise<string> {
+    const project = await this.services.projects.find(...refArgs(ref))
+    let patch: unknown
+    try {
+      patch = JSON.parse(text)
+    } catch {
+      throw new ContentdError('INVALID_JSON', 'the patch file is not JSON')
+    }
+    // As PATCH …/content does (docs/design.md §10), recorded as the operator's change.
+    const { version } = await this.store.applyOperation(project, { op: 'patch', operations: parsePatch(patch, this.batchLimit) }, { actor: CLI_ACTOR })
+    return `Patched ${displayName(project.ownerName)}/${project.slug} (version ${version})`
   }
 
   private async user (name: string): Promise<UserRecord> {

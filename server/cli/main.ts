@@ -56,7 +56,17 @@ const COMMANDS: Record<string, Command> = {
   },
   'webhook list': { positionals: 1, run: (admin, [ref]) => admin.webhooks.list(ref as string) },
   'webhook rm': { positionals: 1, run: (admin, [id]) => admin.webhooks.remove(id as string) },
-  'webhook deliveries': { positionals: 1, run: (admin, [id]) => admin.webhooks.deliveries(id as string) }
+  'webhook deliveries': { positionals: 1, run: (admin, [id]) => admin.webhooks.deliveries(id as string) },
+  patch: { positionals: 2, run: async (admin, [ref, file]) => admin.patchContent(ref as string, file === '-' ? await readStdin() : await readPatchFile(file as string)) }
+}
+
+async function readPatchFile (file: string): Promise<string> {
+  const { readFile } = await import('node:fs/promises')
+  try {
+    return await readFile(file, 'utf8')
+  } catch (e) {
+    throw new UsageError(`cannot read ${file}: ${(e as NodeJS.ErrnoException).code ?? 'error'}`, 'patch')
+  }
 }
 
 async function readStdin (): Promise<string> {

@@ -14,7 +14,8 @@ export const COMMAND_USAGE: Record<string, string> = {
   'webhook add': 'contentd webhook add @name/slug URL [--path P]... [--op OP]... [--description D]',
   'webhook list': 'contentd webhook list @name/slug',
   'webhook rm': 'contentd webhook rm ID',
-  'webhook deliveries': 'contentd webhook deliveries ID'
+  'webhook deliveries': 'contentd webhook deliveries ID',
+  patch: 'contentd patch @name/slug file.json   (an RFC 6902 JSON Patch; - reads it from stdin)'
 }
 
 export const COMMAND_HELP: Record<string, string> = {
@@ -30,7 +31,8 @@ export const COMMAND_HELP: Record<string, string> = {
   'webhook add': 'Add a webhook to the project: every later change at or below a --path (dot path; may repeat) with an --op (may repeat) is POSTed, signed, to URL. Prints the signing secret once. URLs are checked like the API does (WEBHOOK_ALLOW_PRIVATE).',
   'webhook list': 'List the project\'s webhooks (without secrets): id, state, cursor, URL, filters, and why a disabled one was disabled.',
   'webhook rm': 'Delete a webhook by id (whk_…); its deliveries stop at once.',
-  'webhook deliveries': 'Show a webhook\'s last 100 delivery attempts, newest first: time, version, outcome, HTTP status, attempt, duration, error.'
+  'webhook deliveries': 'Show a webhook\'s last 100 delivery attempts, newest first: time, version, outcome, HTTP status, attempt, duration, error.',
+  patch: 'Apply an RFC 6902 JSON Patch (a JSON array of operations) to the project\'s content, atomically, as one change (op "patch"), like PATCH …/content. At most BATCH_LIMIT operations.'
 }
 
 export const MAIN_USAGE = `usage: contentd <command> [arguments] [--help]

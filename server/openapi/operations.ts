@@ -6,6 +6,9 @@
 import { z } from 'zod'
 import type { ErrorCode } from '../../shared/errors.js'
 import { PATH_OPERATION_NAMES, PATH_OPERATIONS, UPDATE_MESSAGE, type PathOperationName } from '../../shared/operation-table.js'
+import { BATCH_MESSAGE } from '../../shared/batch.js'
+import { batchBodySchema, patchBodySchema } from '../../shared/batch-request.js'
+import { PATCH_MEDIA_TYPE, PATCH_MESSAGE } from '../../shared/json-patch.js'
 import { amountBody, apiKeyBody, credentialsBody, insertBody, memberBody, pathBody, projectBody, revertBody, valueBody } from '../../shared/schemas.js'
 import { webhookBody } from '../../shared/webhooks.js'
 import { CHANGES_PAGE_DEFAULT, CHANGES_PAGE_MAX } from '../http/history-query.js'
@@ -15,7 +18,7 @@ import type { ResponseSchemaName } from './response-schemas.js'
 export type AuthKind = 'none' | 'any' | 'session' | 'metrics'
 
 export interface ApiOperation {
-  method: 'get' | 'post' | 'put' | 'delete'
+  method: 'get' | 'post' | 'put' | 'delete' | 'patch'
   /** OpenAPI form: /api/{username}/{projectSlug}/content */
   path: string
   tag: string
@@ -23,7 +26,7 @@ export interface ApiOperation {
   description?: string
   auth: AuthKind
   /** The zod schema the route validates its body with, and its component name. */
-  body?: { name: string, schema: z.ZodType, required?: boolean, description?: string }
+  body?: { name: string, schema: z.ZodType, required?: boolean, description?: string, contentType?: string }
   success: { status: number, description: string, schema?: ResponseSchemaName, contentType?: string, etag?: boolean }
   errors: ErrorCode[]
   query?: Array<{ name: string, description: string, required?: boolean }>
@@ -44,6 +47,8 @@ const PAGE_QUERY = [
   { name: 'cursor', description: 'The `nextCursor` of the previous page; absent for the first page.' }
 ]
 
+const IDEMPOTENCY_KEY = { name: 'Idempotency-Key', description: '1 to 255 visible ASCII characters. The first answer is kept (IDEMPOTENCY_TTL, default 24h) per project, caller and key: a retry of the same request gets it again with `Idempotent-Replayed: true` and changes nothing; another request under the key is 422, a retry while the first runs 409.' }
+const IDEMPOTENT: ErrorCode[] = ['INVALID_IDEMPOTENCY_KEY', 'IDEMPOTENCY_KEY_REUSED', 'IDEMPOTENCY_IN_PROGRESS']
 const IF_MATCH = { name: 'If-Match', description: 'Apply only when the content is at this version, e.g. "7" (several may be listed, or *); otherwise 412 and nothing changes.' }
 const CONTENT = '/api/{username}/{projectSlug}/content'
 
@@ -80,8 +85,8 @@ const pathOperation = (op: PathOperationName, { summary, description, errors }: 
     auth: 'any',
     body: { ...names, schema },
     success: { status: 200, description: messageBody(message), schema: 'Message', etag: true },
-    errors: [...WRITE, ...errors],
-    headers: [IF_MATCH]
+    errors: [...WRITE, ...errors, ...IDEMPOTENT],
+    headers: [IF_MATCH, IDEMPOTENCY_KEY]
   }
 }
 
@@ -116,9 +121,11 @@ export const API_OPERATIONS: ApiOperation[] = [
   // Content
   { method: 'get', path: CONTENT, tag: 'Content', summary: 'Read the content, or the value at a path, now or at a past version', auth: 'any', success: { status: 200, description: 'The whole content (a JSON object), or with `path` the value stored there; with `version`, as it was at that version. ETag is the version.', schema: 'JsonValue', etag: true }, errors: [...READ, 'INVALID_PATH', 'INVALID_ARRAY_INDEX', 'PATH_NOT_FOUND', 'INVALID_VERSION', 'VERSION_NOT_FOUND', 'HISTORY_EXPIRED'], query: [{ name: 'path', description: 'Dot path, e.g. `stats.visits` or `items.0.title`' }, { name: 'version', description: 'A past version (canonical non-negative integer): the content as it was then. 404 above the current version, 410 older than the history kept (HISTORY_LIMIT).' }], headers: [{ name: 'If-None-Match', description: 'A version, e.g. "7": 304 when the content is still at it.' }], notModified: true },
   { method: 'get', path: `${CONTENT}/changes`, tag: 'Content', summary: 'The change log: changes after a version', description: `Entries with a version above \`since\`, ascending, at most \`limit\`; \`more\` says whether more follow. \`since\` is answerable while every version after it is kept (HISTORY_LIMIT, default 10000 per project); older is 410, above the current version 400. ETag is the current version.`, auth: 'any', success: { status: 200, description: '`{version, changes, more}`', schema: 'ChangesPage', etag: true }, errors: [...READ, 'INVALID_VERSION', 'INVALID_BODY', 'HISTORY_EXPIRED'], query: [{ name: 'since', description: 'A version (canonical non-negative integer), default 0' }, { name: 'limit', description: `1 to ${CHANGES_PAGE_MAX}, default ${CHANGES_PAGE_DEFAULT}` }] },
-  { method: 'post', path: `${CONTENT}/revert`, tag: 'Content', summary: 'Make the content what it was at a version', description: 'One new change (`op: "revert"`, with `revertedTo`); history itself is unchanged. Success: `{"message":"Content reverted to version N."}`', auth: 'any', body: { name: 'Revert', schema: revertBody }, success: { status: 200, description: '`{"message":"Content reverted to version N."}`', schema: 'Message', etag: true }, errors: [...READ, ...JSON_BODY, 'INVALID_VERSION', 'PRECONDITION_FAILED', 'VERSION_NOT_FOUND', 'HISTORY_EXPIRED', 'CONTENT_TOO_LARGE'], headers: [IF_MATCH] },
-  { method: 'post', path: CONTENT, tag: 'Content', summary: 'Replace the whole content', description: `The body is the new content and must be a JSON object (any members: it is content, not a request schema). Success: ${messageBody(UPDATE_MESSAGE)}`, auth: 'any', body: { name: 'Content', schema: contentBody, description: 'The new content (a JSON object).' }, success: { status: 200, description: messageBody(UPDATE_MESSAGE), schema: 'Message', etag: true }, errors: [...WRITE, 'INVALID_VALUE'], headers: [IF_MATCH] },
+  { method: 'post', path: `${CONTENT}/revert`, tag: 'Content', summary: 'Make the content what it was at a version', description: 'One new change (`op: "revert"`, with `revertedTo`); history itself is unchanged. Success: `{"message":"Content reverted to version N."}`', auth: 'any', body: { name: 'Revert', schema: revertBody }, success: { status: 200, description: '`{"message":"Content reverted to version N."}`', schema: 'Message', etag: true }, errors: [...READ, ...JSON_BODY, 'INVALID_VERSION', 'PRECONDITION_FAILED', 'VERSION_NOT_FOUND', 'HISTORY_EXPIRED', 'CONTENT_TOO_LARGE', ...IDEMPOTENT], headers: [IF_MATCH, IDEMPOTENCY_KEY] },
+  { method: 'post', path: CONTENT, tag: 'Content', summary: 'Replace the whole content', description: `The body is the new content and must be a JSON object (any members: it is content, not a request schema). Success: ${messageBody(UPDATE_MESSAGE)}`, auth: 'any', body: { name: 'Content', schema: contentBody, description: 'The new content (a JSON object).' }, success: { status: 200, description: messageBody(UPDATE_MESSAGE), schema: 'Message', etag: true }, errors: [...WRITE, 'INVALID_VALUE', ...IDEMPOTENT], headers: [IF_MATCH, IDEMPOTENCY_KEY] },
   ...PATH_OPERATION_NAMES.map(op => pathOperation(op, PATH_OPERATION_DOCS[op])),
+  { method: 'post', path: `${CONTENT}/batch`, tag: 'Content', summary: 'Apply several operations atomically', description: `The path operations plus \`test\` (\`{op: "test", path, value}\`: deep equality), applied in order to one working copy: all or nothing, one new version, one change (\`op: "batch"\` with \`operations\`). A failure answers the first failing operation's status and code with \`operation\`: its index; a failed test is 409 TEST_FAILED. Success: \`{"message":"${BATCH_MESSAGE}","version":V}\``, auth: 'any', body: { name: 'Batch', schema: batchBodySchema }, success: { status: 200, description: `\`{"message":"${BATCH_MESSAGE}","version":V}\``, schema: 'Applied', etag: true }, errors: [...WRITE, 'INVALID_VALUE', 'NOT_A_NUMBER', 'NOT_AN_ARRAY', 'INDEX_OUT_OF_RANGE', 'NON_FINITE_RESULT', 'TEST_FAILED', ...IDEMPOTENT], headers: [IF_MATCH, IDEMPOTENCY_KEY] },
+  { method: 'patch', path: CONTENT, tag: 'Content', summary: 'Apply an RFC 6902 JSON Patch atomically', description: `\`Content-Type: ${PATCH_MEDIA_TYPE}\` only (anything else is 415). RFC 6902 semantics; JSON Pointer segments follow the key rules; the root pointer is refused (use update). One change (\`op: "patch"\`). Failures name the operation with \`operation\`; a failed test is 409 TEST_FAILED. Success: \`{"message":"${PATCH_MESSAGE}","version":V}\``, auth: 'any', body: { name: 'JsonPatch', schema: patchBodySchema, contentType: PATCH_MEDIA_TYPE }, success: { status: 200, description: `\`{"message":"${PATCH_MESSAGE}","version":V}\``, schema: 'Applied', etag: true }, errors: [...WRITE, 'INVALID_VALUE', 'INVALID_PATCH', 'INDEX_OUT_OF_RANGE', 'TEST_FAILED', 'UNSUPPORTED_MEDIA_TYPE', ...IDEMPOTENT], headers: [IF_MATCH, IDEMPOTENCY_KEY] },
   // Operations
   { method: 'get', path: '/healthz', tag: 'Operations', summary: 'Liveness: 200 when the store answers', auth: 'none', success: { status: 200, description: 'Healthy.', schema: 'Health' }, errors: ['STORE_UNAVAILABLE'] },
   { method: 'get', path: '/readyz', tag: 'Operations', summary: 'Readiness: the store (and Redis, when configured) answer', auth: 'none', success: { status: 200, description: 'Ready.', schema: 'Ready' }, errors: ['STORE_UNAVAILABLE'] },

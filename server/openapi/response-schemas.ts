@@ -32,10 +32,11 @@ const actor = z.union([
 const change = z.object({
   project: z.string().meta({ description: 'The project, e.g. "@alice/demo"' }),
   version: z.number().int().min(1).meta({ description: "The project's version right after this change" }),
-  op: z.enum([...OPERATION_NAMES, 'revert']),
+  op: z.enum([...OPERATION_NAMES, 'revert', 'batch', 'patch']),
   path: z.string().optional().meta({ description: 'Dot path; absent for update and revert' }),
   value: z.unknown().optional().meta({ description: 'increment/decrement: the amount; set/push/insert: the value; update: the new content; revert: the content restored. Absent for delete.' }),
   index: z.number().int().optional().meta({ description: 'insert only' }),
+  operations: z.array(z.unknown()).optional().meta({ description: 'batch: its operations with dot paths; patch: the RFC 6902 operations as applied' }),
   revertedTo: z.number().int().optional().meta({ description: 'revert only: the version whose content was restored' }),
   at: isoTime.meta({ description: 'Commit time' }),
   actor
@@ -71,9 +72,11 @@ const delivery = z.object({
 export const RESPONSE_SCHEMAS = {
   Error: z.object({
     message: z.string().meta({ description: 'For people; may add detail to the catalogue message. Never holds internals.' }),
-    code: z.enum(errorCodes).meta({ description: 'Stable code from the error catalogue' })
+    code: z.enum(errorCodes).meta({ description: 'Stable code from the error catalogue' }),
+    operation: z.number().int().optional().meta({ description: 'Batch and patch: the index of the operation that failed' })
   }).meta({ description: 'Every error response has this body.' }),
   Message: z.object({ message: z.string() }),
+  Applied: z.object({ message: z.string(), version: z.number().int().min(1).meta({ description: 'The version the batch or patch created' }) }),
   Session: z.object({ token: z.string().meta({ description: 'Session token (prefix cds_); send as Authorization: Bearer <token>' }), username: displayName, expiresAt: isoTime }),
   Me: z.object({ username: displayName, createdAt: isoTime }),
   Project: project,

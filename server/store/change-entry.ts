@@ -2,13 +2,13 @@
 // Shared by every store so an entry looks the same whichever store wrote it.
 //
 // A store keeps an entry without its `project` (the log is per project; a reader adds the
-// reference) and in the order of §9: version, op, path, value, index, revertedTo, at, actor.
+// reference) and in the order of §9: version, op, path, value, index, operations, revertedTo, at, actor.
 // The embedded store serializes it by concatenation, reusing the value's JSON that the write
 // already made to measure the content (a 1 MiB update is not serialized twice).
 import type { Actor, ChangeEntry, ChangeOp } from '../../shared/events.js'
 import { operationOfChange } from '../../shared/events.js'
 import type { Json } from '../../shared/json.js'
-import type { Operation } from '../../shared/operations.js'
+import { operationsOfEntry, type ContentOperation } from '../../shared/compound.js'
 import { formatPath } from '../../shared/path.js'
 import type { ProjectRecord, StoreOperation } from './types.js'
 
@@ -19,6 +19,8 @@ export interface ChangeParts {
   path?: string
   index?: number
   revertedTo?: number
+  /** batch and patch: the operations as the entry lists them (docs/design.md §10). */
+  operations?: Json[]
 }
 
 /** "@alice/demo": the reference entries carry, from the project's owner and slug. */
@@ -29,6 +31,8 @@ export function projectRefOf (project: Pick<ProjectRecord, 'ownerName' | 'slug'>
 export function changePartsOf (operation: StoreOperation): ChangeParts {
   switch (operation.op) {
     case 'revert': return { op: 'revert', revertedTo: operation.version }
+    case 'batch':
+    case 'patch': return { op: operation.op, operations: operationsOfEntry(operation) }
     case 'update': return { op: 'update' }
     case 'insert': return { op: 'insert', path: formatPath(operation.path), index: operation.index }
     default: return { op: operation.op, path: formatPath(operation.path) }
@@ -45,6 +49,7 @@ export function serializeEntry (version: number, parts: ChangeParts, valueJson: 
   if (parts.path !== undefined) json += ',"path":' + JSON.stringify(parts.path)
   if (valueJson !== undefined) json += ',"value":' + valueJson
   if (parts.index !== undefined) json += ',"index":' + parts.index
+  if (parts.operations !== undefined) json += ',"operations":' + JSON.stringify(parts.operations)
   if (parts.revertedTo !== undefined) json += ',"revertedTo":' + parts.revertedTo
   return json + ',"at":' + JSON.stringify(at) + ',"actor":' + actorJson + '}'
 }
@@ -56,6 +61,8 @@ export function entryOf (project: string, version: number, parts: ChangeParts, v
   if (parts.path !== undefined) entry.path = parts.path
   if (value !== undefined) entry.value = value
   if (parts.index !== undefined) entry.index = parts.index
+  // A value of the listener's own: later changes may alter the values the operations wrote.
+  if (parts.operations !== undefined) entry.operations = structuredClone(parts.operations)
   if (parts.revertedTo !== undefined) entry.revertedTo = parts.revertedTo
   entry.at = at
   entry.actor = actor
@@ -69,6 +76,6 @@ export function parseStoredEntry (project: string, json: string): ChangeEntry {
 }
 
 /** The operation to replay a stored entry with applyOperation (revert replays as update). */
-export function replayOperationOf (json: string): Operation {
+export function replayOperationOf (json: string): ContentOperation {
   return operationOfChange(JSON.parse(json) as ChangeEntry)
 }

@@ -5,6 +5,7 @@ import type { Actor, ChangeEntry } from '../../shared/events.js'
 import type { JsonObject } from '../../shared/json.js'
 import type { Operation } from '../../shared/operations.js'
 import type { WebhookStore } from './webhook-types.js'
+import type { ContentOperation } from '../../shared/compound.js'
 
 export type { Actor, ChangeEntry } from '../../shared/events.js'
 
@@ -99,8 +100,8 @@ export interface RevertOperation {
   version: number
 }
 
-/** What applyOperation takes: a content operation, or a revert. */
-export type StoreOperation = Operation | RevertOperation
+/** What applyOperation takes: a content operation (batches and patches included), or a revert. */
+export type StoreOperation = ContentOperation | RevertOperation
 
 export interface ApplyOptions {
   ifMatch?: VersionCondition
@@ -149,6 +150,37 @@ export interface CommittedChange {
 }
 
 export type CommitListener = (change: CommittedChange) => void
+
+/**
+ * One Idempotency-Key (docs/design.md §10): per project, caller (`user:<id>` for a session,
+ * `key:<id>` for an API key) and the key string the client chose.
+ */
+export interface IdempotencyId {
+  projectId: string
+  caller: string
+  key: string
+}
+
+/** Claiming a key for a request: its fingerprint (method, path and body) and when the claim lapses. */
+export interface IdempotencyClaim extends IdempotencyId {
+  fingerprint: string
+  /** ISO times: a record whose expiresAt <= now is gone (claimed anew). */
+  now: string
+  expiresAt: string
+}
+
+/** The first answer, as it is replayed. */
+export interface StoredResponse {
+  status: number
+  body: string
+  etag: string | null
+}
+
+/** What claiming found: the key is now this request's, or an earlier request's, running or answered. */
+export type IdempotencyState =
+  | { state: 'claimed' }
+  | { state: 'running', fingerprint: string }
+  | { state: 'done', fingerprint: string, response: StoredResponse }
 
 export interface Store {
   readonly kind: 'sqlite' | 'mongodb'
@@ -238,4 +270,15 @@ export interface Store {
    * PROJECT_NOT_FOUND. The snapshot is the caller's own (no live cached document).
    */
   readContentAt (projectId: string, version: number): Promise<ContentSnapshot>
+
+  /**
+   * Idempotency-Key (docs/design.md §10). Atomically: when no unexpired record exists, records
+   * the claim (running) and answers `claimed`; otherwise answers the record. Works across
+   * nodes and restarts: the record is in the store.
+   */
+  claimIdempotencyKey (claim: IdempotencyClaim): Promise<IdempotencyState>
+  /** Records the answer of a claimed key; null releases the claim (the answer is not kept). */
+  finishIdempotencyKey (id: IdempotencyId, response: StoredResponse | null): Promise<void>
+  /** Deletes the records expired at `now`; resolves with how many. */
+  deleteExpiredIdempotencyKeys (now: string): Promise<number>
 }

@@ -17,12 +17,15 @@ export class ContentdClientError extends Error {
   /** HTTP status; 0 when no HTTP answer was received. */
   readonly status: number
   readonly code: ErrorCode | ClientErrorCode
+  /** A failed batch or patch: the index of the operation that failed. */
+  readonly operation: number | undefined
 
-  constructor (status: number, code: ErrorCode | ClientErrorCode, message: string, options?: { cause?: unknown }) {
+  constructor (status: number, code: ErrorCode | ClientErrorCode, message: string, options?: { cause?: unknown, operation?: number }) {
     super(message, options)
     this.name = 'ContentdError'
     this.status = status
     this.code = code
+    this.operation = options?.operation
   }
 }
 
@@ -30,7 +33,8 @@ export class ContentdClientError extends Error {
 export function errorFromBody (status: number, body: unknown, fallbackText: string): ContentdClientError {
   if (typeof body === 'object' && body !== null && 'code' in body && 'message' in body &&
     typeof body.code === 'string' && typeof body.message === 'string') {
-    return new ContentdClientError(status, body.code as ErrorCode, body.message)
+    const operation = 'operation' in body && typeof body.operation === 'number' ? body.operation : undefined
+    return new ContentdClientError(status, body.code as ErrorCode, body.message, operation === undefined ? undefined : { operation })
   }
   const snippet = fallbackText.slice(0, 200)
   return new ContentdClientError(status, 'UNEXPECTED_RESPONSE', `Unexpected response ${status}${snippet ? `: ${snippet}` : ''}`)

@@ -73,6 +73,8 @@ export type { Subscription, SubscribeOptions, ContentListener } from './subscrip
 export type { ProjectPresence, PresenceListener, PresenceErrorListener } from './presence.js'
 export type { PresenceMember, PresenceEvent } from '../presence.js'
 export type { Actor } from '../actor.js'
+export type { BatchOperationBody } from '../batch.js'
+export type { PatchOperation } from '../json-patch.js'
 export type { ChangeEvent } from '../events.js'
 export type { ErrorCode } from '../errors.js'
 export type { Json, JsonObject } from '../json.js'

@@ -1,6 +1,12 @@
-// One project's content over HTTP: get, update and the six path operations. Each write
-// resolves with the server's message and the content version it produced (from the ETag).
+// One project's content over HTTP: get, update, the six path operations, batch and JSON Patch.
+// Each write resolves with the server's message and the content version it produced (from
+// the ETag). A write with an idempotencyKey is retried on network errors (and while the
+// server says the first attempt is still running): the key makes a retry safe, because the
+// server answers it with the first answer instead of applying it again (docs/design.md §10).
+import type { BatchOperationBody } from '../batch.js'
 import type { Json, JsonObject } from '../json.js'
+import type { PatchOperation } from '../json-patch.js'
+import { ContentdClientError } from './errors.js'
 import type { Http } from './http.js'
 import { versionOf } from './http.js'
 import type { ProjectPresence } from './presence.js'
@@ -12,12 +18,27 @@ export interface WriteResult {
   message: string
   /** The project's version right after this change. */
   version: number | undefined
+  /** The server answered a retry with the first answer to its idempotencyKey (`Idempotent-Replayed`). */
+  replayed: boolean
 }
 
 export interface WriteOptions {
   /** Only apply when the content is still at this version (HTTP If-Match); else 412 PRECONDITION_FAILED. */
   ifVersion?: number
+  /**
+   * Idempotency-Key (1-255 visible ASCII characters, e.g. crypto.randomUUID()): the server
+   * applies the write at most once; retries with the same key get the first answer.
+   */
+  idempotencyKey?: string
+  /** With idempotencyKey: how many times to retry after a network error or 409 IDEMPOTENCY_IN_PROGRESS (default 3). */
+  retries?: number
 }
+
+const RETRY_BASE_MS = 200
+/** Worth retrying with the same key: the request may not have run, or its answer was lost, or it is still running. */
+const retryable = (error: unknown) => error instanceof ContentdClientError &&
+  (error.code === 'NETWORK_ERROR' || error.code === 'IDEMPOTENCY_IN_PROGRESS' || error.status >= 500)
+const sleep = (ms: number) => new Promise(resolve => setTimeout(resolve, ms))
 
 export interface Snapshot<T = Json> {
   value: T
@@ -92,10 +113,35 @@ export class ProjectClient {
     return this.live.presence(this.ref)
   }
 
-  private async write (suffix: string, body: unknown, options: WriteOptions = {}): Promise<WriteResult> {
+  /**
+   * Several operations as one atomic change (POST …/content/batch): the path operations with
+   * `op` added, and `{op: "test", path, value}` preconditions. All or nothing; a failure's
+   * ContentdError names the failing operation's index in `operation`.
+   */
+  batch (operations: BatchOperationBody[], options?: WriteOptions): Promise<WriteResult> {
+    return this.write('/batch', { operations }, options)
+  }
+
+  /** An RFC 6902 JSON Patch, applied atomically (PATCH …/content). */
+  patch (operations: PatchOperation[], options?: WriteOptions): Promise<WriteResult> {
+    return this.write('', operations, options, 'PATCH')
+  }
+
+  private async write (suffix: string, body: unknown, options: WriteOptions = {}, method: 'POST' | 'PATCH' = 'POST'): Promise<WriteResult> {
     const headers: Record<string, string> = {}
     if (options.ifVersion !== undefined) headers['if-match'] = `"${options.ifVersion}"`
-    const result = await this.http.request<{ message: string }>('POST', this.base + suffix, { body, headers })
-    return { message: result.body.message, version: versionOf(result.headers) }
+    if (method === 'PATCH') headers['content-type'] = 'application/json-patch+json'
+    const key = options.idempotencyKey
+    if (key !== undefined) headers['idempotency-key'] = key
+    const retries = key === undefined ? 0 : options.retries ?? 3
+    for (let attempt = 0; ; attempt++) {
+      try {
+        const result = await this.http.request<{ message: string }>(method, this.base + suffix, { body, headers })
+        return { message: result.body.message, version: versionOf(result.headers), replayed: result.headers.get('idempotent-replayed') === 'true' }
+      } catch (error) {
+        if (attempt >= retries || !retryable(error)) throw error
+        await sleep(RETRY_BASE_MS * 2 ** attempt)
+      }
+    }
   }
 }

@@ -18,7 +18,7 @@ import { ERRORS, type ErrorCode } from '../errors.js'
 import type { ChangeEvent, SubscribeAck } from '../events.js'
 import { operationOfChange } from '../events.js'
 import type { JsonObject } from '../json.js'
-import { applyOperation } from '../operations.js'
+import { applyContentOperation } from '../compound.js'
 import { ContentdClientError } from './errors.js'
 
 /** Called with the whole content after the snapshot and after every change. Treat it as read-only. */
@@ -134,7 +134,7 @@ export class LiveCopy implements Subscription {
     if (change.version !== version + 1) { this.resync(); return }
     let next: JsonObject
     try {
-      next = applyOperation(this.doc as JsonObject, operationOfChange({ ...change, value: ownCopy(change.value) }))
+      next = applyContentOperation(this.doc as JsonObject, operationOfChange({ ...change, value: ownCopy(change.value), operations: ownCopy(change.operations) }))
     } catch {
       // Cannot happen when both sides agree; if it does, the server's copy wins.
       this.resync()

@@ -6,7 +6,7 @@ import { call, type CallResult } from '../support/http.js'
 
 export interface Scenario<F> {
   name: string
-  method: 'GET' | 'POST' | 'PUT' | 'DELETE'
+  method: 'GET' | 'POST' | 'PUT' | 'DELETE' | 'PATCH'
   /** A function gets the content's version before the request (for `?version=`, `since`). */
   url: string | ((fixture: F, version: number) => string)
   token: (fixture: F) => string | undefined
@@ -20,6 +20,8 @@ export interface Scenario<F> {
   before?: Record<string, unknown>
   expectStatus: number
   expectCode?: string
+  /** A failed batch or patch names its failing operation's index (docs/design.md §10). */
+  expectOperation?: number
   expectBody?: unknown
   expectHeaders?: Record<string, string | RegExp>
   /**
@@ -47,12 +49,16 @@ async function readContent (url: string, projectPath: string, token: string): Pr
   return { content: r.body, version: Number(JSON.parse(r.headers.get('etag') ?? 'null')) }
 }
 
-/** Every error is {message, code} as JSON, and a 401 tells the client how to authenticate. */
-export function expectErrorShape (r: CallResult, code?: string): void {
+/**
+ * Every error is {message, code} as JSON (with `operation` when one operation of a batch or
+ * patch failed), and a 401 tells the client how to authenticate.
+ */
+export function expectErrorShape (r: CallResult, code?: string, operation?: number): void {
   expect(r.headers.get('content-type')).toMatch(/^application\/json/)
   expect(typeof r.body?.message).toBe('string')
   expect(r.body.message.length).toBeGreaterThan(0)
-  expect(Object.keys(r.body).sort()).toEqual(['code', 'message'])
+  expect(Object.keys(r.body).sort()).toEqual(operation === undefined ? ['code', 'message'] : ['code', 'message', 'operation'])
+  if (operation !== undefined) expect(r.body.operation).toBe(operation)
   if (code !== undefined) expect(r.body.code).toBe(code)
   if (r.status === 401) expect(r.headers.get('www-authenticate')).toMatch(/^Bearer/)
 }
@@ -74,7 +80,7 @@ export async function runScenario<F> (target: ScenarioTarget<F>, s: Scenario<F>)
   })
 
   expect(r.status, `${s.name}: ${r.text}`).toBe(s.expectStatus)
-  if (r.status >= 400) expectErrorShape(r, s.expectCode)
+  if (r.status >= 400) expectErrorShape(r, s.expectCode, s.expectOperation)
   else if (s.expectCode !== undefined) throw new Error(`${s.name}: expectCode given for a success`)
   if (s.expectBody !== undefined) expect(r.body).toEqual(s.expectBody)
   for (const [name, value] of Object.entries(s.expectHeaders ?? {})) {

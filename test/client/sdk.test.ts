@@ -44,7 +44,7 @@ describe('HTTP operations', () => {
     const demo = client().project('@alice/demo')
     const first = await demo.update({ stats: { visits: 10 }, list: [] })
     expect(first.message).toBe(SUCCESS_MESSAGES.update)
-    expect(await demo.increment('stats.visits')).toEqual({ message: SUCCESS_MESSAGES.increment, version: (first.version as number) + 1 })
+    expect(await demo.increment('stats.visits')).toEqual({ message: SUCCESS_MESSAGES.increment, version: (first.version as number) + 1, replayed: false })
     await demo.increment('stats.visits', 5)
     await demo.decrement('stats.visits', 2)
     await demo.decrement('stats.other')

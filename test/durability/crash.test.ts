@@ -9,7 +9,7 @@ import { rmSync } from 'node:fs'
 import { afterAll, describe, expect, it } from 'vitest'
 import { operationOfChange, type ChangeEntry } from '../../shared/events.js'
 import type { JsonObject } from '../../shared/json.js'
-import { applyOperation } from '../../shared/operations.js'
+import { applyContentOperation } from '../../shared/compound.js'
 import { call, ownerWithProject } from '../support/http.js'
 import { makeDataDir, startServerProcess, type ServerProcess } from '../support/server-process.js'
 import { startLoad, type LoadTally } from './load.js'
@@ -67,7 +67,7 @@ async function expectLogAgrees (url: string, token: string, path: string, label:
   }
   expect(entries.map(entry => entry.version), `${label}: one entry per version`).toEqual(Array.from({ length: version }, (_, i) => i + 1))
   let replayed: JsonObject = {}
-  for (const entry of entries) replayed = applyOperation(replayed, operationOfChange(entry))
+  for (const entry of entries) replayed = applyContentOperation(replayed, operationOfChange(entry))
   expect(replayed, `${label}: the log replayed is the content`).toEqual(now.body)
   console.log(`${label}: change log and content agree at version ${version}`)
 }

@@ -5,7 +5,7 @@ import type { Socket } from 'socket.io-client'
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
 import { operationOfChange } from '../../shared/events.js'
 import type { JsonObject } from '../../shared/json.js'
-import { applyOperation } from '../../shared/operations.js'
+import { applyContentOperation } from '../../shared/compound.js'
 import { call, createKey, createProject, ownerWithProject, signup } from '../support/http.js'
 import { startTestApp, type TestApp } from '../support/temp-app.js'
 import { connect, connected, openSocket, Recorder, subscribe } from './client.js'
@@ -157,7 +157,7 @@ describe('change events', () => {
       const versions = recorder.changes.map(c => c.version)
       expect(versions).toEqual(Array.from({ length: finalVersion - ack.version }, (_, i) => ack.version + 1 + i))
       let doc: JsonObject = structuredClone(ack.content)
-      for (const change of recorder.changes) doc = applyOperation(doc, operationOfChange(change))
+      for (const change of recorder.changes) doc = applyContentOperation(doc, operationOfChange(change))
       expect(doc).toEqual(stored.body)
     }
   })

@@ -44,7 +44,7 @@ describe('checkWebhookTarget', () => {
 })
 
 describe('webhookMatches', () => {
-  const entry = (op: string, path?: string, operations?: Array<{ op: string, path?: string }>) =>
+  const entry = (op: string, path?: string, operations?: Array<{ op: string, path?: string, from?: string }>) =>
     ({ op, ...(path !== undefined ? { path } : {}), ...(operations ? { operations } : {}) }) as Parameters<typeof webhookMatches>[0]
 
   it('matches paths at or below a prefix, segment by segment', () => {
@@ -68,6 +68,15 @@ describe('webhookMatches', () => {
     expect(webhookMatches(batch, ['site'], ['set'])).toBe(false)
     expect(webhookMatches(batch, ['site'], ['batch'])).toBe(true)
     expect(webhookMatches(batch, ['shop'], ['batch'])).toBe(false)
+  })
+
+  it('reads a patch\'s JSON Pointers as the dot paths of the same places, `from` included', () => {
+    const patch = entry('patch', undefined, [{ op: 'replace', path: '/site/title' }, { op: 'move', from: '/shop/a~1b', path: '/archive/x' }])
+    expect(webhookMatches(patch, ['site'], ['patch'])).toBe(true)
+    expect(webhookMatches(patch, ['shop.a/b'], ['patch'])).toBe(true)
+    expect(webhookMatches(patch, ['shop.a'], ['patch'])).toBe(false)
+    expect(webhookMatches(patch, ['blog'], ['patch'])).toBe(false)
+    expect(webhookMatches(patch, ['site'], ['set'])).toBe(false)
   })
 })
 

@@ -20,6 +20,8 @@ export interface ChangeDoc {
   path?: string
   value?: Json
   index?: number
+  /** batch and patch (docs/design.md §10). */
+  operations?: Json[]
   revertedTo?: number
   at: string
   actor: Actor
@@ -37,6 +39,7 @@ export function changeDocOf (projectId: string, version: number, parts: ChangePa
   if (parts.path !== undefined) doc.path = parts.path
   if (value !== undefined) doc.value = value
   if (parts.index !== undefined) doc.index = parts.index
+  if (parts.operations !== undefined) doc.operations = parts.operations
   if (parts.revertedTo !== undefined) doc.revertedTo = parts.revertedTo
   return doc
 }
@@ -45,6 +48,7 @@ export function entryOfChangeDoc (project: string, doc: ChangeDoc): ChangeEntry 
   const parts: ChangeParts = { op: doc.op }
   if (doc.path !== undefined && doc.path !== null) parts.path = doc.path
   if (doc.index !== undefined && doc.index !== null) parts.index = doc.index
+  if (Array.isArray(doc.operations)) parts.operations = doc.operations
   if (doc.revertedTo !== undefined && doc.revertedTo !== null) parts.revertedTo = doc.revertedTo
   return entryOf(project, doc.version, parts, doc.value, doc.at, doc.actor)
 }

@@ -12,14 +12,15 @@
 // read-then-write race.
 import { MongoClient, type ClientSession, type Collection, type Db } from 'mongodb'
 import { ContentdError, isContentdError } from '../../../shared/errors.js'
+import { applyContentOperation, isCompound, type CompoundOperation } from '../../../shared/compound.js'
 import { operationOfChange } from '../../../shared/events.js'
 import type { Json, JsonObject } from '../../../shared/json.js'
 import { applyOperation, type Operation } from '../../../shared/operations.js'
 import { validateOperation } from '../../../shared/validate-operation.js'
 import type {
-  ApiKeyRecord, ApplyOptions, ChangesPage, CommitListener, CommittedChange, ContentSnapshot, HistoryOptions, KeyPosition, ListedApiKey,
-  MemberRecord, MemberRole, PageRequest, Permission, ProjectPosition, ProjectRecord, ProjectRole, SessionRecord, Store, StoreOperation,
-  UserRecord, VersionCondition
+  ApiKeyRecord, ApplyOptions, ChangesPage, CommitListener, CommittedChange, ContentSnapshot, HistoryOptions, IdempotencyClaim, IdempotencyId,
+  IdempotencyState, KeyPosition, ListedApiKey, MemberRecord, MemberRole, PageRequest, Permission, ProjectPosition, ProjectRecord, ProjectRole,
+  SessionRecord, Store, StoreOperation, StoredResponse, UserRecord, VersionCondition
 } from '../types.js'
 import { changePartsOf, entryOf, projectRefOf, type ChangeParts } from '../change-entry.js'
 import { CommitEmitter } from '../commit-emitter.js'
@@ -29,6 +30,8 @@ import { versionMatches } from '../version-condition.js'
 import { standaloneMessage, startupFailureMessage } from './connection.js'
 import { databaseNameFrom } from './uri.js'
 import { MongoWebhooks } from './webhooks.js'
+import { computedWrite, SerialPerProject } from './computed-write.js'
+import { MongoIdempotency } from './idempotency.js'
 import { isDuplicateKey, mapDriverError } from './driver-errors.js'
 import {
   changeDocOf, entryOfChangeDoc, supportsTransactions, withTailBookkeeping, WRITE_RESULT_PROJECTION, type ChangeDoc, type CheckpointDoc
@@ -93,6 +96,8 @@ export class MongoStore implements Store {
   private readonly quotas: QuotaCounters
   /** Webhooks and their deliveries (webhooks.ts). */
   readonly webhooks: MongoWebhooks
+  private readonly idempotency: MongoIdempotency
+  private readonly computedWrites = new SerialPerProject()
 
   constructor (private readonly options: MongoStoreOptions) {
     this.selectionTimeoutMs = options.serverSelectionTimeoutMS ?? 5000
@@ -114,6 +119,7 @@ export class MongoStore implements Store {
     this.history = { limit: options.historyLimit, enabled: true }
     this.quotas = new QuotaCounters(this.db.collection('users'))
     this.webhooks = new MongoWebhooks(this.db, call => this.run(call))
+    this.idempotency = new MongoIdempotency(this.db.collection('idempotencyKeys'))
   }
 
   async init (): Promise<void> {
@@ -145,7 +151,8 @@ export class MongoStore implements Store {
         this.members.createIndex({ userId: 1 }),
         this.changes.createIndex({ projectId: 1, version: 1 }, { unique: true }),
         this.checkpoints.createIndex({ projectId: 1, version: 1 }, { unique: true }),
-        this.webhooks.createIndexes()
+        this.webhooks.createIndexes(),
+        this.idempotency.indexes()
       ])
       await this.startHistoryOfOlderProjects()
     } catch (e) {
@@ -300,6 +307,7 @@ export class MongoStore implements Store {
     await this.run(() => this.checkpoints.deleteMany({ projectId: id }))
     if (deleted) await this.run(() => this.quotas.give(deleted.ownerId, 'projectCount'))
     await this.webhooks.deleteOfProject(id)
+    await this.run(() => this.idempotency.deleteProject(id))
   }
 
   async setMember (projectId: string, userId: string, role: MemberRole): Promise<void> {
@@ -334,6 +342,7 @@ export class MongoStore implements Store {
 
   async applyOperation (project: ProjectRecord, operation: StoreOperation, options: ApplyOptions): Promise<{ version: number }> {
     if (operation.op === 'revert') return this.revert(project, operation.version, options)
+    if (isCompound(operation)) return this.computedWrites.run(project.id, () => this.commitComputed(project, operation, options))
     validateOperation(operation)
     return this.commit(project, operation, changePartsOf(operation), 'value' in operation ? operation.value : undefined, options)
   }
@@ -389,6 +398,38 @@ export class MongoStore implements Store {
     } finally {
       // Replies race over the connection pool; the sequencer hands changes to listeners in
       // version order (see commit-sequencer.ts).
+      this.sequencer.finish(ticket, committed)
+    }
+    if (written.checkpointed) await this.prune(project.id, written.version)
+    return { version: written.version }
+  }
+
+  /**
+   * A batch or patch (computed-write.ts): read the document, apply with the shared core, write
+   * the result back as a compare-and-set on the version read, with its entry in the same
+   * transaction. The guard misses only when another change got in between: read again.
+   */
+  private async commitComputed (project: ProjectRecord, operation: CompoundOperation, options: ApplyOptions): Promise<{ version: number }> {
+    const parts = changePartsOf(operation)
+    const entryBytes = JSON.stringify(parts.operations).length + ENTRY_OVERHEAD_BYTES
+    const ticket = this.sequencer.begin(project.id)
+    let committed: CommittedChange | null = null
+    let written: WriteResult | null = null
+    try {
+      for (let attempt = 0; attempt < MAX_WRITE_ATTEMPTS && !written; attempt++) {
+        const doc = await this.run(() => this.projects.findOne({ _id: project.id }, { projection: { version: 1, content: 1 } }))
+        if (!doc) throw new ContentdError('PROJECT_NOT_FOUND')
+        if (options.ifMatch !== undefined && !versionMatches(options.ifMatch, doc.version)) throw new ContentdError('PRECONDITION_FAILED')
+        // The engine never changes the document it is given (shared/working-copy.ts).
+        const content = applyContentOperation(doc.content, operation)
+        const bytes = contentBsonBytes(content)
+        if (bytes > this.contentLimit) throw new ContentdError('CONTENT_TOO_LARGE', `the content would be ${bytes} BSON bytes; the limit is ${this.contentLimit}`)
+        const write = computedWrite(project.id, content, Number(doc.version), this.contentLimit)
+        written = await this.run(() => this.writeWithEntry(project.id, write, false, entryBytes, parts, undefined, options.actor))
+      }
+      if (!written) throw new ContentdError('STORE_UNAVAILABLE', 'the project is changing too fast to apply this change; retry')
+      committed = { project, entry: entryOf(projectRefOf(project), written.version, parts, undefined, written.at, options.actor) }
+    } finally {
       this.sequencer.finish(ticket, committed)
     }
     if (written.checkpointed) await this.prune(project.id, written.version)
@@ -478,9 +519,15 @@ export class MongoStore implements Store {
     }
     const docs = from === version ? [] : await this.run(() => this.changes.find({ projectId, version: { $gt: from, $lte: version } }).sort({ version: 1 }).toArray())
     if (!contiguous(docs, from, version - from)) await this.historyGap(projectId, version)
-    for (const doc of docs) content = applyOperation(content, operationOfChange(doc))
+    for (const doc of docs) content = applyContentOperation(content, operationOfChange(doc))
     return { version, content }
   }
+
+  // ---- Idempotency-Key records (idempotency.ts) --------------------------------------
+
+  claimIdempotencyKey (claim: IdempotencyClaim): Promise<IdempotencyState> { return this.run(() => this.idempotency.claim(claim)) }
+  async finishIdempotencyKey (id: IdempotencyId, response: StoredResponse | null): Promise<void> { await this.run(() => this.idempotency.finish(id, response)) }
+  deleteExpiredIdempotencyKeys (now: string): Promise<number> { return this.run(() => this.idempotency.deleteExpired(now)) }
 
   /** The project's current version and oldest answerable one (history-policy.ts). */
   private async historyState (projectId: string): Promise<{ version: number, floor: number }> {

@@ -26,7 +26,7 @@
 import type Database from 'better-sqlite3'
 import { ContentdError } from '../../../shared/errors.js'
 import type { JsonObject } from '../../../shared/json.js'
-import { applyOperation } from '../../../shared/operations.js'
+import { applyContentOperation } from '../../../shared/compound.js'
 import { parseStoredEntry, replayOperationOf } from '../change-entry.js'
 import { DocumentCache, jsonOf, type CachedDocument } from '../document-cache.js'
 import { answerableFrom, checkpointDue } from '../history-policy.js'
@@ -278,7 +278,7 @@ export class ContentLog {
     let tailBytes = 0
     for (const entry of entries) {
       tailBytes += entry.length
-      doc = applyOperation(doc, replayOperationOf(entry))
+      doc = applyContentOperation(doc, replayOperationOf(entry))
     }
     // Unchanged since a stored checkpoint: its text is the JSON; otherwise serialize once.
     const json = entries.length === 0 && base !== undefined ? base : JSON.stringify(doc)

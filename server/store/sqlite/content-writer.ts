@@ -9,7 +9,8 @@ import type Database from 'better-sqlite3'
 import { ContentdError, isContentdError } from '../../../shared/errors.js'
 import type { ChangeEntry } from '../../../shared/events.js'
 import type { Json, JsonObject } from '../../../shared/json.js'
-import { applyOperation, growthBound, type Operation } from '../../../shared/operations.js'
+import { applyContentOperation, compoundGrowthBound, isCompound, type ContentOperation } from '../../../shared/compound.js'
+import { applyOperation, growthBound } from '../../../shared/operations.js'
 import { changePartsOf, entryOf, projectRefOf, serializeEntry, type ChangeParts } from '../change-entry.js'
 import type { CommitEmitter } from '../commit-emitter.js'
 import type { CachedDocument } from '../document-cache.js'
@@ -30,7 +31,7 @@ type Outcome = { ok: true, version: number, entry: ChangeEntry } | { ok: false, 
 
 /** What a store operation does to the document: the Operation to apply and its value as JSON. */
 interface Resolved {
-  applied: Operation
+  applied: ContentOperation
   /** The value serialized once (absent for delete): measured for the limit, stored in the entry. */
   valueJson: string | undefined
   parts: ChangeParts
@@ -152,12 +153,23 @@ export class ContentWriter {
   }
 
   /** Applies the operation unless the document would outgrow the content limit. */
-  private applyWithinLimit (state: ChangedDocument, operation: Operation, valueBytes: number): void {
+  private applyWithinLimit (state: ChangedDocument, operation: ContentOperation, valueBytes: number): void {
     const limit = this.parts.contentLimitBytes
     if (operation.op === 'update') {
       if (valueBytes > limit) throw new ContentdError('CONTENT_TOO_LARGE')
       state.doc = applyOperation(state.doc, operation)
       state.bytes = valueBytes
+      return
+    }
+    if (isCompound(operation)) {
+      // A batch or patch works on a copy of what it touches (shared/working-copy.ts): the
+      // document itself is untouched until the result replaces it.
+      const bound = compoundGrowthBound(operation)
+      const result = applyContentOperation(state.doc, operation)
+      const bytes = state.bytes + bound <= limit ? state.bytes + bound : Buffer.byteLength(JSON.stringify(result))
+      if (bytes > limit) throw new ContentdError('CONTENT_TOO_LARGE', `the content would be ${bytes} bytes; the limit is ${limit}`)
+      state.doc = result
+      state.bytes = bytes
       return
     }
     const bound = growthBound(operation, valueBytes)
@@ -181,7 +193,7 @@ export class ContentWriter {
  * change it in place; a listener that keeps the change must still see what was applied.
  * `valueJson` is the value as JSON, exact because the operation validated it.
  */
-function ownValue (operation: Operation, valueJson: string | undefined): Json | undefined {
+function ownValue (operation: ContentOperation, valueJson: string | undefined): Json | undefined {
   if (!('value' in operation) || valueJson === undefined) return undefined
   const value = operation.value
   if (typeof value !== 'object' || value === null) return value

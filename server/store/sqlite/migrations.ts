@@ -164,5 +164,20 @@ export const MIGRATIONS: readonly Migration[] = [
     duration_ms INTEGER NOT NULL,
     PRIMARY KEY (webhook_id, seq)
   ) WITHOUT ROWID;
+  `,
+  // Idempotency-Key records (docs/design.md §10, idempotency.ts): status NULL while running.
+  `
+  CREATE TABLE idempotency_keys (
+    project_id TEXT NOT NULL REFERENCES projects(id) ON DELETE CASCADE,
+    caller TEXT NOT NULL,
+    key TEXT NOT NULL,
+    fingerprint TEXT NOT NULL,
+    status INTEGER,
+    body TEXT,
+    etag TEXT,
+    expires_at TEXT NOT NULL,
+    PRIMARY KEY (project_id, caller, key)
+  ) WITHOUT ROWID;
+  CREATE INDEX idempotency_keys_by_expiry ON idempotency_keys(expires_at);
   `
 ]

@@ -5,6 +5,7 @@
 //   lookup-cache.ts memory every request's look-ups use;
 // - content-writer.ts applies content operations with group commit, each with its change
 //   log entry in the same transaction;
+// - idempotency.ts keeps Idempotency-Key records (docs/design.md §10);
 // - content-log.ts lays content and history out as checkpoints + change log (docs/design.md
 //   §9), with the document cache;
 // - store-errors.ts turns a full disk or an I/O error into 503 STORE_UNAVAILABLE.
@@ -12,12 +13,14 @@ import type Database from 'better-sqlite3'
 import { projectRefOf } from '../change-entry.js'
 import { CommitEmitter } from '../commit-emitter.js'
 import type {
-  ApiKeyRecord, ApplyOptions, ChangesPage, CommitListener, ContentSnapshot, HistoryOptions, KeyPosition, ListedApiKey, MemberRecord,
-  MemberRole, PageRequest, ProjectPosition, ProjectRecord, ProjectRole, SessionRecord, Store, StoreOperation, UserRecord
+  ApiKeyRecord, ApplyOptions, ChangesPage, CommitListener, ContentSnapshot, HistoryOptions, IdempotencyClaim, IdempotencyId, IdempotencyState,
+  KeyPosition, ListedApiKey, MemberRecord, MemberRole, PageRequest, ProjectPosition, ProjectRecord, ProjectRole, SessionRecord, Store,
+  StoreOperation, StoredResponse, UserRecord
 } from '../types.js'
 import { ContentLog } from './content-log.js'
 import { ContentWriter } from './content-writer.js'
 import { openDatabase } from './database.js'
+import { SqliteIdempotency } from './idempotency.js'
 import { LookupCache, type CommitCounter } from './lookup-cache.js'
 import { SqliteRecords } from './records.js'
 import { SqliteWebhooks } from './webhooks.js'
@@ -54,6 +57,7 @@ export class SqliteStore implements Store {
   private readonly pingStatement: Database.Statement
   /** Webhooks and their deliveries (webhooks.ts). */
   readonly webhooks: SqliteWebhooks
+  private readonly idempotency: SqliteIdempotency
 
   constructor (options: SqliteStoreOptions) {
     this.db = openDatabase(options.dataDir, options.busyTimeoutMs ?? 5000)
@@ -64,6 +68,7 @@ export class SqliteStore implements Store {
     this.writer = new ContentWriter({ db: this.db, log: this.content, lookups, commitListeners: this.commitListeners, contentLimitBytes: options.contentLimitBytes })
     this.pingStatement = this.db.prepare('SELECT 1 AS ok')
     this.webhooks = new SqliteWebhooks(this.db)
+    this.idempotency = new SqliteIdempotency(this.db)
   }
 
   async init (): Promise<void> {}
@@ -137,4 +142,10 @@ export class SqliteStore implements Store {
   readContentAt (projectId: string, version: number): Promise<ContentSnapshot> {
     return guarded(() => this.content.readAt(projectId, version))
   }
+
+  // ---- Idempotency-Key records (idempotency.ts) --------------------------------------
+
+  async claimIdempotencyKey (claim: IdempotencyClaim): Promise<IdempotencyState> { return this.idempotency.claim(claim) }
+  async finishIdempotencyKey (id: IdempotencyId, response: StoredResponse | null): Promise<void> { this.idempotency.finish(id, response) }
+  async deleteExpiredIdempotencyKeys (now: string): Promise<number> { return this.idempotency.deleteExpired(now) }
 }
