@@ -71,6 +71,9 @@ const schema = z.object({
   // `retryAfter`. Small documents can be re-subscribed freely, large ones about once a window.
   SOCKET_RESUBSCRIBE_WINDOW: duration.default(2000),
   SOCKET_RESUBSCRIBE_BYTES: integer(0).default(1_048_576),
+  // A comment line this often on every Server-Sent Events stream keeps proxies from closing
+  // it while no change comes (docs/design.md §9: 15 s).
+  SSE_HEARTBEAT: duration.default(15_000),
   // Login attempts per username (from any IP, existing or not) that may fail within
   // LOGIN_ATTEMPT_WINDOW; the next answers 429 until the window has passed. 0 turns it off.
   LOGIN_ATTEMPTS_PER_USERNAME: integer(0).default(10),
@@ -125,6 +128,8 @@ export interface Config {
   /** Re-subscribe budget: snapshot bytes of one project per connection per window, after the first. */
   socketResubscribeWindowMs: number
   socketResubscribeBytes: number
+  /** Interval of the comment line on Server-Sent Events streams. */
+  sseHeartbeatMs: number
   /** Failed login attempts per username per window before it answers 429; 0 disables. */
   loginAttemptsPerUsername: number
   loginAttemptWindowMs: number
@@ -177,6 +182,7 @@ export function loadConfig (source: Record<string, string | undefined> = process
     socketSendBufferBytes: env.SOCKET_SEND_BUFFER ?? 2 * env.CONTENT_LIMIT,
     socketResubscribeWindowMs: env.SOCKET_RESUBSCRIBE_WINDOW,
     socketResubscribeBytes: env.SOCKET_RESUBSCRIBE_BYTES,
+    sseHeartbeatMs: env.SSE_HEARTBEAT,
     loginAttemptsPerUsername: env.LOGIN_ATTEMPTS_PER_USERNAME,
     loginAttemptWindowMs: env.LOGIN_ATTEMPT_WINDOW,
     logLevel: env.LOG_LEVEL
