@@ -10,7 +10,8 @@ export const COMMAND_USAGE: Record<string, string> = {
   'key list': 'contentd key list @name',
   'key revoke': 'contentd key revoke ID',
   export: 'contentd export @name/slug > file.json',
-  import: 'contentd import @name/slug < file.json'
+  import: 'contentd import @name/slug < file.json',
+  log: 'contentd log @name/slug [--since N] [--follow] [--json]'
 }
 
 export const COMMAND_HELP: Record<string, string> = {
@@ -22,7 +23,8 @@ export const COMMAND_HELP: Record<string, string> = {
   'key list': 'List the user\'s API keys (without secrets).',
   'key revoke': 'Revoke an API key by id (key_…); it stops working at once.',
   export: 'Print the project\'s content as JSON.',
-  import: 'Replace the project\'s content with the JSON object read from stdin (one update: version + 1).'
+  import: 'Replace the project\'s content with the JSON object read from stdin (one update: version + 1).',
+  log: 'Print the project\'s change log, one change per line: version, time, who, what. --since N starts after version N (default 0; older than the history kept: HISTORY_EXPIRED, naming the oldest version kept). --follow keeps printing new changes until Ctrl-C. --json prints each change as its JSON entry.'
 }
 
 export const MAIN_USAGE = `usage: contentd <command> [arguments] [--help]
