@@ -12,6 +12,7 @@ import { PROJECT_ROOT, stopAll } from './lib/processes.mjs'
 import { renderResults, spliceResults } from './lib/report.mjs'
 import * as http from './scenarios/http.mjs'
 import { peer } from './scenarios/peer.mjs'
+import { resume } from './scenarios/resume.mjs'
 import { memory } from './scenarios/memory.mjs'
 import { fanout } from './scenarios/fanout.mjs'
 
@@ -23,6 +24,7 @@ const SCENARIOS = {
   push: http.push,
   get: http.getLarge,
   hot: http.hotCounter,
+  resume,
   peer,
   fanout,
   memory

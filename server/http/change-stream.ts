@@ -12,10 +12,11 @@
 //   is read from the durable log: a change is committed, hence in the log, before anyone
 //   hears of it, so the log always has what the stream lacks.
 //
-// Memory per stream is bounded twice: at most MAX_HELD live changes wait while the stream
-// catches up (beyond that they are dropped and read from the log later), and a client that
-// does not read what it is sent is disconnected once its response buffers pass
-// `bufferBytes` (SOCKET_SEND_BUFFER); it resumes with Last-Event-ID.
+// Memory per stream is bounded: at most MAX_HELD live changes wait while the stream catches
+// up (beyond that they are dropped and read from the log later); the backlog is written a
+// page at a time, the next once the client has taken the last; and a client that does not
+// read live changes is disconnected once its response buffers pass `bufferBytes`
+// (SOCKET_SEND_BUFFER); it resumes with Last-Event-ID.
 import type { Response } from 'express'
 import type { ChangeEntry } from '../../shared/events.js'
 import type { ErrorBody } from '../../shared/errors.js'
@@ -23,8 +24,16 @@ import type { ProjectRecord, Store } from '../store/types.js'
 
 /** Live changes held while the stream catches up; past it they are read from the log instead. */
 const MAX_HELD = 1000
-/** Log entries read at once while catching up: few enough that a page of large entries stays small. */
-const CATCH_UP_PAGE = 100
+/**
+ * Log entries read, and written as one chunk, at once while catching up (the changes API's
+ * largest page); the next page waits until the client has taken this one.
+ */
+const CATCH_UP_PAGE = 1000
+
+/** One change as an event: its version as id, the entry as data (JSON has no raw newline). */
+function frameOf (change: ChangeEntry): string {
+  return `id: ${change.version}\nevent: change\ndata: ${JSON.stringify(change)}\n\n`
+}
 
 export interface ChangeStreamOptions {
   store: Store
@@ -122,12 +131,17 @@ export class ChangeStream {
         const before = this.lastSent
         const heardBeforeRead = this.highestHeld()
         const page = await this.options.store.readChanges(this.options.project, this.lastSent, CATCH_UP_PAGE)
+        let frames = ''
         for (const change of page.changes) {
           if (change.version !== this.lastSent + 1) continue
-          this.send(change)
-          await this.drained()
-          if (this.ended) return
+          this.lastSent = change.version
+          frames += frameOf(change)
         }
+        // The backlog goes at the client's pace (a page at a time), so it is not held to
+        // the slow-consumer cap that live changes are.
+        if (frames !== '') this.options.res.write(frames)
+        await this.drained()
+        if (this.ended) return
         if (page.more) this.behind = true
         // The log had nothing after lastSent although a later change had already been heard
         // when the read began: the gap cannot be bridged (never expected). Drop what is held
@@ -155,7 +169,7 @@ export class ChangeStream {
 
   private send (change: ChangeEntry): void {
     this.lastSent = change.version
-    this.write(`id: ${change.version}\nevent: change\ndata: ${JSON.stringify(change)}\n\n`)
+    this.write(frameOf(change))
   }
 
   private write (frame: string): void {

@@ -75,6 +75,8 @@ export function eventRoutes (scope: RouteScope, options: EventRouteOptions): voi
       if (!first) throw new ContentdError('PROJECT_NOT_FOUND')
       if (stream.isEnded) return
       open(req, res)
+      // HEAD (served by this GET route) gets the headers only: no stream without a body.
+      if (req.method === 'HEAD') { res.end(); stream.abandon(); return }
       if ('content' in first) {
         // Written at once: the snapshot may be the store's live cached document.
         const json = first.json ?? JSON.stringify(first.content)
