@@ -16,6 +16,7 @@ export class LiveFeed {
   private readonly byProject = new Map<string, Set<ChangeListener>>()
   private readonly accessListeners = new Set<AccessListener>()
   private readonly open = new Set<Closable>()
+  private readonly perUser = new Map<string, number>()
 
   constructor (store: Store, accessEvents: AccessEvents) {
     store.onCommit(committed => this.publishChange(committed.project.id, committed.entry))
@@ -53,10 +54,22 @@ export class LiveFeed {
     return () => { this.accessListeners.delete(listener) }
   }
 
-  /** Registers an open stream so that shutdown can end it (it holds its connection open). */
-  track (stream: Closable): () => void {
+  /**
+   * Registers an open stream of `userId` so that shutdown can end it (it holds its
+   * connection open); null, registering nothing, when the user already has `limit` open on
+   * this node.
+   */
+  track (stream: Closable, userId: string, limit: number): (() => void) | null {
+    const held = this.perUser.get(userId) ?? 0
+    if (held >= limit) return null
+    this.perUser.set(userId, held + 1)
     this.open.add(stream)
-    return () => { this.open.delete(stream) }
+    return () => {
+      if (!this.open.delete(stream)) return
+      const left = (this.perUser.get(userId) ?? 1) - 1
+      if (left === 0) this.perUser.delete(userId)
+      else this.perUser.set(userId, left)
+    }
   }
 
   /** Shutdown: ends every open stream (clients reconnect, elsewhere, with Last-Event-ID). */

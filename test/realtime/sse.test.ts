@@ -13,6 +13,7 @@ import { startServerProcess, type ServerProcess } from '../support/server-proces
 import { openEvents, type SseStream } from '../support/sse.js'
 
 const HISTORY_LIMIT = 150
+const STREAMS_PER_USER = 10
 let server: ServerProcess
 const streams: SseStream[] = []
 
@@ -26,7 +27,7 @@ const versions = (stream: SseStream) => stream.changes().map(c => c.version)
 const range = (from: number, to: number) => Array.from({ length: to - from + 1 }, (_, i) => from + i)
 
 beforeAll(async () => {
-  server = await startServerProcess({ env: { HISTORY_LIMIT: String(HISTORY_LIMIT), SSE_HEARTBEAT: '300ms', LOG_LEVEL: 'info' } })
+  server = await startServerProcess({ env: { HISTORY_LIMIT: String(HISTORY_LIMIT), SSE_HEARTBEAT: '300ms', LOG_LEVEL: 'info', SOCKET_CONNECTIONS_PER_IDENTITY: String(STREAMS_PER_USER) } })
 })
 afterAll(async () => {
   for (const stream of streams) stream.close()
@@ -172,6 +173,24 @@ describe('GET …/content/events', { timeout: 60_000 }, () => {
     expect((await call(server.url, 'POST', '/api/auth/logout', { token: session })).status).toBe(200)
     await bySession.until(() => bySession.ended, 'the end of the session\'s stream')
     expect(JSON.parse(bySession.events.at(-1)?.data ?? '{}')).toMatchObject({ code: 'INVALID_TOKEN' })
+  })
+
+  it('a user holds at most SOCKET_CONNECTIONS_PER_IDENTITY open streams per node (429 past it); closed ones free their slot', async () => {
+    const { key, session, path } = await ownerWithProject(server.url, 'ssecount')
+    const held = await Promise.all(range(1, STREAMS_PER_USER).map(i => open(server.url, `${path}/content/events`, { token: i % 2 === 0 ? key : session })))
+    expect(held.map(s => s.status)).toEqual(held.map(() => 200))
+    const refused = await open(server.url, `${path}/content/events`, { token: key })
+    expect([refused.status, JSON.parse(refused.body)]).toEqual([429, { code: 'TOO_MANY_CONNECTIONS', message: expect.any(String) }])
+    // Another user is not affected.
+    const other = await ownerWithProject(server.url, 'ssecount2')
+    expect((await open(server.url, `${other.path}/content/events`, { token: other.key })).status).toBe(200)
+    held[0]?.close()
+    let again: SseStream | undefined
+    for (let attempt = 0; attempt < 50 && again?.status !== 200; attempt++) {
+      await new Promise(resolve => setTimeout(resolve, 100))
+      again = await open(server.url, `${path}/content/events`, { token: key })
+    }
+    expect(again?.status).toBe(200)
   })
 
   it('deleting the project ends its streams', async () => {

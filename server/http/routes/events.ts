@@ -30,6 +30,8 @@ export interface EventRouteOptions {
   heartbeatMs: number
   /** SOCKET_SEND_BUFFER: what one stream may hold for a client that does not read. */
   bufferBytes: number
+  /** SOCKET_CONNECTIONS_PER_IDENTITY: open streams per user on this node (counted apart from sockets). */
+  streamsPerUser: number
   logger: Logger
   metrics?: Metrics | undefined
 }
@@ -60,11 +62,13 @@ export function eventRoutes (scope: RouteScope, options: EventRouteOptions): voi
       },
       onEnd: () => stopAll()
     }, since ?? 0, since !== null)
+    const untrack = options.liveFeed.track(stream, identity.user.id, options.streamsPerUser)
+    if (!untrack) { stream.abandon(); throw new ContentdError('TOO_MANY_CONNECTIONS', `at most ${options.streamsPerUser} open streams per user`) }
     // Listening before anything is read: a change committed meanwhile is not missed.
     stops.push(
+      untrack,
       options.liveFeed.onChange(project.id, change => stream.receive(change)),
-      options.liveFeed.onAccess(event => { if (endsAccess(event, identity, project)) stream.revoke(reasonOf(event)) }),
-      options.liveFeed.track(stream)
+      options.liveFeed.onAccess(event => { if (endsAccess(event, identity, project)) stream.revoke(reasonOf(event)) })
     )
 
     let snapshotVersion: number | undefined
