@@ -14,6 +14,7 @@ import { PROJECT_ROOT, stopAll } from './lib/processes.mjs'
 import { renderResults, spliceResults } from './lib/report.mjs'
 import * as http from './scenarios/http.mjs'
 import { peer } from './scenarios/peer.mjs'
+import { resume } from './scenarios/resume.mjs'
 import { memory } from './scenarios/memory.mjs'
 import { fanout } from './scenarios/fanout.mjs'
 import { history } from './scenarios/history.mjs'
@@ -31,6 +32,7 @@ const SCENARIOS = {
   get: http.getLarge,
   hot: http.hotCounter,
   batch,
+  resume,
   peer,
   fanout,
   history,

@@ -12,6 +12,7 @@ import { requestLog } from './http/request-log.js'
 import { RouteTable } from './http/route-table.js'
 import { accountRoutes } from './http/routes/accounts.js'
 import { contentRoutes } from './http/routes/content.js'
+import { eventRoutes } from './http/routes/events.js'
 import { keyRoutes } from './http/routes/keys.js'
 import { projectRoutes } from './http/routes/projects.js'
 import { webhookRoutes } from './http/routes/webhooks.js'
@@ -63,6 +64,9 @@ export function createApp ({ config, store, logger, redis, metrics = new Metrics
 
   // Content first: the hot path, so its requests are matched after the fewest routes.
   contentRoutes(api, store, projects, limit, { batchLimit: config.batchLimit, idempotencyTtlMs: config.idempotencyTtlMs })
+  // Server-Sent Events: the same /api chain, with ?access_token= accepted for EventSource.
+  const streams = routes.scope('/api', [loadIdentity(services.identities, { queryToken: true }), rateLimit(limits.api)])
+  eventRoutes(streams, { store, projects, liveFeed: services.liveFeed, heartbeatMs: config.sseHeartbeatMs, bufferBytes: config.socketSendBufferBytes, streamsPerUser: config.socketConnectionsPerIdentity, logger, metrics })
   outside.get('/healthz', async (_req, res) => {
     try {
       await store.ping()

@@ -84,6 +84,9 @@ const schema = z.object({
   PRESENCE_STATE_LIMIT: integer(2, 12_288).default(1024),
   PRESENCE_TTL: duration.default(30_000),
   PRESENCE_MEMBERS_LIMIT: integer(1).default(1000),
+  // A comment line this often on every Server-Sent Events stream keeps proxies from closing
+  // it while no change comes (docs/design.md §9: 15 s).
+  SSE_HEARTBEAT: duration.default(15_000),
   // Login attempts per username (from any IP, existing or not) that may fail within
   // LOGIN_ATTEMPT_WINDOW; the next answers 429 until the window has passed. 0 turns it off.
   LOGIN_ATTEMPTS_PER_USERNAME: integer(0).default(10),
@@ -164,6 +167,8 @@ export interface Config {
   presenceStateLimitBytes: number
   presenceTtlMs: number
   presenceMembersLimit: number
+  /** Interval of the comment line on Server-Sent Events streams. */
+  sseHeartbeatMs: number
   /** Failed login attempts per username per window before it answers 429; 0 disables. */
   loginAttemptsPerUsername: number
   loginAttemptWindowMs: number
@@ -230,6 +235,7 @@ export function loadConfig (source: Record<string, string | undefined> = process
     presenceStateLimitBytes: env.PRESENCE_STATE_LIMIT,
     presenceTtlMs: env.PRESENCE_TTL,
     presenceMembersLimit: env.PRESENCE_MEMBERS_LIMIT,
+    sseHeartbeatMs: env.SSE_HEARTBEAT,
     loginAttemptsPerUsername: env.LOGIN_ATTEMPTS_PER_USERNAME,
     loginAttemptWindowMs: env.LOGIN_ATTEMPT_WINDOW,
     quotas: { keysPerUser: env.MAX_KEYS_PER_USER, projectsPerUser: env.MAX_PROJECTS_PER_USER },

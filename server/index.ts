@@ -96,6 +96,8 @@ async function main (): Promise<void> {
     force.unref()
     // Live sockets would hold close() open: drop them (clients reconnect to another node).
     const realtimeClosed = Promise.all([realtime.close(), webhooks.dispatcher.stop()])
+    // Server-Sent Events streams hold their connections open too; their clients resume elsewhere.
+    services.liveFeed.closeAll()
     // Stop accepting connections now. Not http.Server#close(): it also drops idle keep-alive
     // connections at once, losing a request a client wrote on one just before the signal.
     netServerClose.call(server, () => {

@@ -27,6 +27,11 @@ export const EVENTS = {
 /** `emit('subscribe', { project: '@alice/demo' }, ack)`; `unsubscribe` takes the same. */
 export interface SubscribeRequest {
   project: string
+  /**
+   * Resume (docs/design.md §9): the version the client has. The ack then carries the changes
+   * after it instead of the content, or HISTORY_EXPIRED when the log no longer has them.
+   */
+  since?: number
 }
 
 /**
@@ -46,6 +51,8 @@ export type EventFailure = { ok: false } & ErrorBody & { retryAfter?: number }
 export type SubscribeAck =
   /** `project` is the canonical reference (lower-case owner) that `change` events carry. */
   | { ok: true, project: string, version: number, content: JsonObject }
+  /** With `since`: every change after it, ascending; live `change` events follow from `version` + 1. */
+  | { ok: true, project: string, version: number, changes: ChangeEntry[] }
   | EventFailure
 
 export type UnsubscribeAck = { ok: true } | EventFailure

@@ -1,5 +1,6 @@
 // The Markdown results: machine, throughput table, fan-out, memory, and the goals with the
 // ratios measured in this run. Failed or pending scenarios are shown as such, never hidden.
+import { streamGoals, streamTable } from './stream-report.mjs'
 
 const fmt = (n, digits = 0) => n === undefined || n === null || Number.isNaN(n) ? '—' : Number(n).toLocaleString('en-US', { maximumFractionDigits: digits, minimumFractionDigits: digits })
 
@@ -13,7 +14,7 @@ function throughputTable (results) {
     '|---|---:|---:|---:|---:|---:|---:|---:|---|'
   ]
   for (const r of rows(results)) {
-    if (r.kind === 'fanout' || r.kind === 'memory' || r.kind === 'history' || r.kind === 'fairness' || r.kind === 'presence' || r.scenario === 'presence') continue
+    if (r.kind === 'fanout' || r.kind === 'memory' || r.kind === 'history' || r.kind === 'fairness' || r.kind === 'presence' || r.scenario === 'presence' || r.kind === 'stream') continue
     if (r.error || r.pending) { lines.push(`| ${r.scenario} | — | — | — | — | — | — | — | ${r.pending ? 'pending' : 'FAILED'}: ${r.error ?? r.note} |`); continue }
     const status = r.failed ? 'FAILED' : 'ok'
     lines.push(`| ${r.scenario} | ${fmt(r.reqPerSec)} | ${fmt(r.p50)} | ${fmt(r.p99)} | ${fmt(r.cpuPerRequest, 2)} | ${fmt(r.ok)} | ${fmt(r.non2xx)} | ${fmt((r.errors ?? 0) + (r.timeouts ?? 0))} | ${status}${r.note ? ` (${r.note})` : ''} |`)
@@ -108,6 +109,7 @@ function goals (results) {
     ['batch of 100 server CPU per request / 1 MiB update', batchCpu, '≤ 1', v => v <= 1, v => `${fmt(v, 3)}×`],
     ['fan-out p99, one node', fanouts.find(r => r.nodes === 1 && ok(r))?.p99, '≤ 50 ms', v => v <= 50, v => `${fmt(v, 1)} ms`],
     ['fan-out p99, two nodes + Redis', fanouts.find(r => r.nodes === 2 && ok(r))?.p99, '≤ 100 ms', v => v <= 100, v => `${fmt(v, 1)} ms`],
+    ...streamGoals(results),
     ['RSS with 10,000 projects touched', ok(results.memory) ? results.memory.rssMiB : undefined, '≤ 300 MiB', v => v <= 300, v => `${fmt(v, 1)} MiB`],
     ['another user\'s increment p99, flooded / quiet', ok(results.fairness) ? results.fairness.ratio : undefined, '≤ 2×', v => v <= 2, v => `${fmt(v, 2)}× (${fmt(results.fairness.floodedP99, 1)} / ${fmt(results.fairness.quietP99, 1)} ms)`]
   ]
@@ -147,6 +149,8 @@ export function renderResults ({ machine, results, date }) {
   if (fair) parts.push('', '### Fairness under abuse', '', fair)
   const pres = presenceTable(results)
   if (pres) parts.push('', '### Presence fan-out (Socket.IO)', '', pres)
+  const streams = streamTable(results)
+  if (streams) parts.push('', '### Resume and Server-Sent Events', '', streams)
   const mem = memoryTable(results)
   if (mem) parts.push('', '### Memory', '', mem)
   return parts.join('\n')

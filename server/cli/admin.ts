@@ -11,6 +11,7 @@ import { createServices, type Services } from '../services/index.js'
 import { readAll, readPage } from '../services/pagination.js'
 import { splitProjectRef } from '../../shared/project-ref.js'
 import type { Actor, Store, UserRecord } from '../store/types.js'
+import { printChangeLog, type LogOptions } from './change-log.js'
 import { parseContentFromStdin, parseInput } from './input.js'
 import { UsageError } from './usage.js'
 import { WebhookAdmin } from './webhook-admin.js'
@@ -90,6 +91,12 @@ export class Admin {
     const snapshot = await this.store.readContent(project.id)
     if (!snapshot) throw new ContentdError('PROJECT_NOT_FOUND')
     return snapshot.json ?? JSON.stringify(snapshot.content)
+  }
+
+  /** Prints the change log through `options.print` (line by line, as it is read); returns ''. */
+  async log (ref: string, options: LogOptions): Promise<string> {
+    await printChangeLog(this.store, this.services.projects, ...refArgs(ref), options)
+    return ''
   }
 
   async importContent (ref: string, text: string): Promise<string> {

@@ -57,7 +57,23 @@ const COMMANDS: Record<string, Command> = {
   'webhook list': { positionals: 1, run: (admin, [ref]) => admin.webhooks.list(ref as string) },
   'webhook rm': { positionals: 1, run: (admin, [id]) => admin.webhooks.remove(id as string) },
   'webhook deliveries': { positionals: 1, run: (admin, [id]) => admin.webhooks.deliveries(id as string) },
-  patch: { positionals: 2, run: async (admin, [ref, file]) => admin.patchContent(ref as string, file === '-' ? await readStdin() : await readPatchFile(file as string)) }
+  patch: { positionals: 2, run: async (admin, [ref, file]) => admin.patchContent(ref as string, file === '-' ? await readStdin() : await readPatchFile(file as string)) },
+  log: {
+    positionals: 1,
+    options: { since: { type: 'string' }, follow: { type: 'boolean' }, json: { type: 'boolean' } },
+    run: (admin, [ref], values) => {
+      const sinceText = str(values.since) ?? '0'
+      if (!/^(?:0|[1-9][0-9]{0,14})$/.test(sinceText)) throw new UsageError(`--since must be a version, a whole number such as 0 or 42 (got ${JSON.stringify(sinceText.slice(0, 40))})`, 'log')
+      const stopped = new Promise<void>(resolve => { process.once('SIGINT', resolve); process.once('SIGTERM', resolve) })
+      return admin.log(ref as string, {
+        since: Number(sinceText),
+        follow: values.follow === true,
+        json: values.json === true,
+        print: line => { process.stdout.write(line + '\n') },
+        stopped
+      })
+    }
+  }
 }
 
 async function readPatchFile (file: string): Promise<string> {
@@ -135,9 +151,16 @@ async function main (argv: string[]): Promise<number> {
   // Loaded only to act: help and usage errors need no native module (argon2, SQLite).
   const { Admin } = await import('./admin.js')
   const output = await withStore((store, config) => command.run(new Admin(store, config), parsed.positionals, parsed.values))
-  process.stdout.write(output.endsWith('\n') ? output : output + '\n')
+  // '' when the command printed as it went (log).
+  if (output !== '') process.stdout.write(output.endsWith('\n') ? output : output + '\n')
   return 0
 }
+
+// `contentd log … | head`: the reader went away; stop quietly instead of crashing on EPIPE.
+process.stdout.on('error', (e: NodeJS.ErrnoException) => {
+  if (e.code === 'EPIPE') process.exit(0)
+  throw e
+})
 
 main(process.argv.slice(2)).then(code => {
   if (code >= 0) process.exitCode = code

@@ -12,7 +12,7 @@ const CANONICAL = /^(?:0|[1-9][0-9]{0,14})$/
 const canonical = (value: unknown): number | null => typeof value === 'string' && CANONICAL.test(value) ? Number(value) : null
 
 /** `?since=` or `?version=`: 400 INVALID_VERSION unless a canonical non-negative integer. */
-export function versionParam (name: 'since' | 'version', value: unknown): number {
+export function versionParam (name: 'since' | 'version' | 'Last-Event-ID', value: unknown): number {
   const version = canonical(value)
   if (version === null) throw new ContentdError('INVALID_VERSION', `${name} must be a non-negative integer such as 0 or 42`)
   return version

@@ -137,8 +137,16 @@ export async function attachRealtime (deps: RealtimeDependencies): Promise<Realt
     if (multiNode) io.serverSideEmit('contentd:access', event)
   })
   if (multiNode) {
-    io.sockets.on('contentd:change', (projectId, change) => subscriptions.deliver(projectId, change))
-    io.sockets.on('contentd:access', event => subscriptions.applyAccessEvent(event))
+    // Other nodes' changes and access events reach this node's Socket.IO subscribers and its
+    // Server-Sent Events streams alike (docs/design.md §9).
+    io.sockets.on('contentd:change', (projectId, change) => {
+      subscriptions.deliver(projectId, change)
+      services.liveFeed.publishChange(projectId, change)
+    })
+    io.sockets.on('contentd:access', event => {
+      subscriptions.applyAccessEvent(event)
+      services.liveFeed.publishAccess(event)
+    })
   }
 
   return {

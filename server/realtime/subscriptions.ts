@@ -7,13 +7,13 @@
 // first and gets the same answer. Subscribing again once the subscription is in place
 // replaces it with a fresh one (a new snapshot), within the re-subscribe budget
 // (resubscribe-budget.ts).
-import { EVENTS, type ChangeEvent, type RevokedEvent, type SubscribeAck } from '../../shared/events.js'
+import { EVENTS, type ChangeEntry, type ChangeEvent, type RevokedEvent, type SubscribeAck } from '../../shared/events.js'
 import { ContentdError, isContentdError, type ErrorBody, type ErrorCode } from '../../shared/errors.js'
 import type { Logger } from '../logger.js'
 import type { AccessEvent } from '../services/access-events.js'
 import type { Identities } from '../services/identity.js'
 import type { Projects } from '../services/projects.js'
-import type { ContentSnapshot, Store } from '../store/types.js'
+import type { ContentSnapshot, ProjectRecord, Store } from '../store/types.js'
 import type { Reply } from './event-router.js'
 import { ProjectFeed, type FeedMember } from './project-feed.js'
 import { failure, failureOf, rateLimited } from './replies.js'
@@ -21,6 +21,8 @@ import { ResubscribeBudget } from './resubscribe-budget.js'
 import type { RealtimeServer, RealtimeSocket } from './types.js'
 
 const GAP_TIMEOUT_MS = 2000
+/** Log entries read at once when a subscribe resumes from `since`. */
+const RESUME_PAGE = 1000
 const HISTORY_SIZE = 256
 const SNAPSHOT_ATTEMPTS = 3
 
@@ -108,6 +110,8 @@ export class Subscriptions {
     const ref = projectRefOf(request)
     if (!ref) { reply(failure('INVALID_BODY', 'subscribe needs { project: "@user/slug" }')); return }
     if (!ref.owner.startsWith('@')) { reply(failure('INVALID_USERNAME')); return }
+    const since = sinceOf(request)
+    if (since === INVALID) { reply(failure('INVALID_VERSION', 'since must be a non-negative integer such as 0 or 42')); return }
     const key = canonicalRef(ref)
     const connection = this.connectionOf(socket)
     const current = connection.subscriptions.get(key)
@@ -122,7 +126,7 @@ export class Subscriptions {
     const subscription = new Subscription(socket, key)
     subscription.waiters.push(reply)
     connection.subscriptions.set(key, subscription)
-    await this.establish(subscription, ref, connection)
+    await this.establish(subscription, ref, connection, since)
   }
 
   unsubscribe (socket: RealtimeSocket, request: unknown, reply: Reply): void {
@@ -172,8 +176,11 @@ export class Subscriptions {
     this.connections.clear()
   }
 
-  /** Checks access and takes the snapshot; answers every waiter, whatever happens. */
-  private async establish (subscription: Subscription, ref: { owner: string, slug: string }, connection: ConnectionState): Promise<void> {
+  /**
+   * Checks access and takes the snapshot (or, with `since`, reads the changes after it from
+   * the log, docs/design.md §9); answers every waiter, whatever happens.
+   */
+  private async establish (subscription: Subscription, ref: { owner: string, slug: string }, connection: ConnectionState, since: number | undefined): Promise<void> {
     const { socket } = subscription
     const pending = () => subscription.state === 'pending'
     try {
@@ -190,6 +197,7 @@ export class Subscriptions {
       // In the project's entry before the access check, so a revocation racing with it is not missed.
       const entry = this.attach(subscription, project.id)
       await this.projectService.authorize(current.identity, project, 'read')
+      if (since !== undefined) { await this.resume(subscription, connection, entry, project, since); return }
       for (let attempt = 0; attempt < SNAPSHOT_ATTEMPTS; attempt++) {
         const snapshot = await this.store.readContent(project.id)
         if (!pending()) return
@@ -207,6 +215,32 @@ export class Subscriptions {
       if (!isContentdError(e)) this.logger.error({ err: e }, 'subscribe failed')
       this.end(subscription, isContentdError(e) ? e.toBody() : new ContentdError('INTERNAL_ERROR').toBody(), false)
     }
+  }
+
+  /**
+   * Resume: the changes after `since`, read from the log page by page, make the ack; the
+   * feed then joins the subscription to the room exactly at the last version read (as for
+   * a snapshot at that version), so live changes follow without a gap or a repeat. When
+   * the room has moved on meanwhile, the log is read further.
+   */
+  private async resume (subscription: Subscription, connection: ConnectionState, entry: ProjectEntry, project: ProjectRecord, since: number): Promise<void> {
+    const changes: ChangeEntry[] = []
+    let at = since
+    for (let attempt = 0; attempt < SNAPSHOT_ATTEMPTS; attempt++) {
+      for (let more = true; more;) {
+        const page = await this.store.readChanges(project, at, RESUME_PAGE)
+        if (subscription.state !== 'pending') return
+        for (const change of page.changes) changes.push(change)
+        at = page.changes.at(-1)?.version ?? at
+        more = page.more
+      }
+      const activated = entry.feed.activate(subscription, at, () => {
+        const ack: SubscribeAck = { ok: true, project: subscription.ref, version: at, changes }
+        this.answer(subscription, connection, ack, Buffer.byteLength(JSON.stringify(changes)))
+      })
+      if (activated !== 'stale') return
+    }
+    throw new ContentdError('STORE_UNAVAILABLE')
   }
 
   /** The snapshot is ready: the subscription is in place, and every waiter within the budget gets it. */
@@ -299,6 +333,15 @@ export function projectRefOf (request: unknown): { owner: string, slug: string }
   const slash = ref.indexOf('/')
   if (slash <= 0 || slash === ref.length - 1) return null
   return { owner: ref.slice(0, slash), slug: ref.slice(slash + 1) }
+}
+
+const INVALID = Symbol('invalid since')
+
+/** `since` of a subscribe: absent, a non-negative integer, or INVALID. */
+function sinceOf (request: unknown): number | undefined | typeof INVALID {
+  const since = (request as { since?: unknown }).since
+  if (since === undefined) return undefined
+  return typeof since === 'number' && Number.isSafeInteger(since) && since >= 0 ? since : INVALID
 }
 
 /** "@Alice/demo" and "alice/demo" → "@alice/demo", the form `change` events carry. */

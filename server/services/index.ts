@@ -9,6 +9,7 @@ import { AccessEvents } from './access-events.js'
 import { Accounts } from './accounts.js'
 import { Identities } from './identity.js'
 import { Keys } from './keys.js'
+import { LiveFeed } from './live-feed.js'
 import { Projects } from './projects.js'
 
 export interface Services {
@@ -18,6 +19,8 @@ export interface Services {
   identities: Identities
   keys: Keys
   projects: Projects
+  /** Changes and access events for Server-Sent Events streams (fed by the store, the services and other nodes). */
+  liveFeed: LiveFeed
 }
 
 export interface ServiceOptions {
@@ -37,6 +40,7 @@ export function createServices ({ store, sessionTtlMs, quotas, now = systemClock
     accounts: new Accounts(store, accessEvents, sessionTtlMs, now),
     identities: new Identities(store, now),
     keys: new Keys(store, projects, accessEvents, now, quotas.keysPerUser),
-    projects
+    projects,
+    liveFeed: new LiveFeed(store, accessEvents)
   }
 }

@@ -3,7 +3,6 @@
 // Records carry hashes of secrets only, never the secrets.
 import type { Actor, ChangeEntry } from '../../shared/events.js'
 import type { JsonObject } from '../../shared/json.js'
-import type { Operation } from '../../shared/operations.js'
 import type { WebhookStore } from './webhook-types.js'
 import type { ContentOperation } from '../../shared/compound.js'
 

@@ -68,14 +68,14 @@ export function createClient (options: ClientOptions): ContentdClient {
 }
 
 export { ContentdClientError, ContentdClientError as ContentdError, type ClientErrorCode } from './errors.js'
-export type { ProjectClient, WriteOptions, WriteResult, Snapshot } from './project.js'
+export type { ProjectClient, WriteOptions, WriteResult, Snapshot, ChangesPage, ChangesOptions } from './project.js'
 export type { Subscription, SubscribeOptions, ContentListener } from './subscription.js'
 export type { ProjectPresence, PresenceListener, PresenceErrorListener } from './presence.js'
 export type { PresenceMember, PresenceEvent } from '../presence.js'
 export type { Actor } from '../actor.js'
 export type { BatchOperationBody } from '../batch.js'
 export type { PatchOperation } from '../json-patch.js'
-export type { ChangeEvent } from '../events.js'
+export type { ChangeEvent, ChangeEntry } from '../events.js'
 export type { ErrorCode } from '../errors.js'
 export type { Json, JsonObject } from '../json.js'
 export type JsonValue = Json

@@ -1,9 +1,11 @@
-// One project's content over HTTP: get, update, the six path operations, batch and JSON Patch.
-// Each write resolves with the server's message and the content version it produced (from
-// the ETag). A write with an idempotencyKey is retried on network errors (and while the
-// server says the first attempt is still running): the key makes a retry safe, because the
-// server answers it with the first answer instead of applying it again (docs/design.md §10).
+// One project's content over HTTP: get, update, the six path operations, batch and JSON Patch,
+// and its history (changes, past versions, revert). Each write resolves with the server's
+// message and the content version it produced (from the ETag). A write with an
+// idempotencyKey is retried on network errors (and while the server says the first attempt is
+// still running): the key makes a retry safe, because the server answers it with the first
+// answer instead of applying it again (docs/design.md §10).
 import type { BatchOperationBody } from '../batch.js'
+import type { ChangeEntry } from '../events.js'
 import type { Json, JsonObject } from '../json.js'
 import type { PatchOperation } from '../json-patch.js'
 import { ContentdClientError } from './errors.js'
@@ -45,6 +47,23 @@ export interface Snapshot<T = Json> {
   version: number | undefined
 }
 
+/** One page of the change log (GET …/content/changes, docs/design.md §9). */
+export interface ChangesPage {
+  /** The project's version when the page was read. */
+  version: number
+  /** Entries after the page's `since`, ascending. */
+  changes: ChangeEntry[]
+  /** More entries follow the last one of this page. */
+  more: boolean
+}
+
+export interface ChangesOptions {
+  /** Start after this version (default 0: from the oldest kept entry on). */
+  since?: number
+  /** Entries per page, 1..1000 (default: the server's, 100). */
+  limit?: number
+}
+
 export class ProjectClient {
   /** "@alice/demo" */
   readonly ref: string
@@ -65,6 +84,33 @@ export class ProjectClient {
     const query = path === undefined ? '' : `?path=${encodeURIComponent(path)}`
     const result = await this.http.request<T>('GET', this.base + query)
     return { value: result.body, version: versionOf(result.headers) }
+  }
+
+  /** The whole content as it was at `version` (410 HISTORY_EXPIRED beyond retention, 404 VERSION_NOT_FOUND above the current version). */
+  async at<T = JsonObject> (version: number): Promise<Snapshot<T>> {
+    const result = await this.http.request<T>('GET', `${this.base}?version=${encodeURIComponent(String(version))}`)
+    return { value: result.body, version: versionOf(result.headers) }
+  }
+
+  /**
+   * The change log after `since`, page by page, up to the version current when the last page
+   * is read: `for await (const page of project.changes({ since: 812 })) …`.
+   */
+  async * changes (options: ChangesOptions = {}): AsyncGenerator<ChangesPage, void, undefined> {
+    let since = options.since ?? 0
+    for (;;) {
+      const limit = options.limit === undefined ? '' : `&limit=${encodeURIComponent(String(options.limit))}`
+      const page = (await this.http.request<ChangesPage>('GET', `${this.base}/changes?since=${encodeURIComponent(String(since))}${limit}`)).body
+      yield page
+      const last = page.changes.at(-1)
+      if (!page.more || last === undefined) return
+      since = last.version
+    }
+  }
+
+  /** Makes the content what it was at `version`, as one new change (op "revert"). */
+  revert (version: number, options?: WriteOptions): Promise<WriteResult> {
+    return this.write('/revert', { version }, options)
   }
 
   /** Replaces the whole content (it must be a JSON object). */

@@ -1,7 +1,7 @@
 // The client's one Socket.IO connection (docs/design.md §7), opened on the first subscribe
 // and shared by all of its subscriptions. It routes `change` events to the live copies of
-// their project, re-takes every snapshot after a reconnect (events may have been missed
-// while offline), and ends subscriptions the server revokes.
+// their project, has every copy catch up after a reconnect (from its version, through the
+// change log; a snapshot only when that is too old), and ends subscriptions the server revokes.
 //
 // The server holds one subscription per project per connection, however many live copies
 // of it the client keeps: copies that want a snapshot while a subscribe for their project
@@ -50,14 +50,14 @@ export class LiveContent {
    */
   private hold (project: string, hooks: { subscribed: (socket: Socket) => void, failed: (error: ContentdClientError) => void }): { close (): void } {
     const socket = this.connect()
-    const copy = new LiveCopy(project, () => hooks.subscribed(socket), { onError: hooks.failed }, () => this.requestSnapshot(socket, project), closed => this.forget(closed), false)
+    const copy = new LiveCopy(project, () => hooks.subscribed(socket), { onError: hooks.failed }, since => this.requestSnapshot(socket, project, since), closed => this.forget(closed), false)
     this.add(copy)
     return copy
   }
 
   subscribe (project: string, onContent: ContentListener, options: SubscribeOptions): Subscription {
     const socket = this.connect()
-    const copy = new LiveCopy(project, onContent, options, () => this.requestSnapshot(socket, project), closed => this.forget(closed))
+    const copy = new LiveCopy(project, onContent, options, since => this.requestSnapshot(socket, project, since), closed => this.forget(closed))
     this.add(copy)
     return copy
   }
@@ -88,9 +88,10 @@ export class LiveContent {
     if (this.socket) return this.socket
     const socket = io(this.options.baseUrl, { ...this.options.socketOptions, auth: { token: this.options.token ?? '' } })
     socket.on('connect', () => {
-      // Subscribe requests made while offline are buffered by socket.io and sent now; only a
-      // reconnect needs fresh snapshots, since changes may have been missed in between.
-      if (this.connectedBefore) for (const copy of this.allCopies()) copy.resync()
+      // Subscribe requests made while offline are buffered by socket.io and sent now. After a
+      // reconnect, changes may have been missed: each copy asks for those since its version
+      // (a snapshot only when the server no longer has them).
+      if (this.connectedBefore) for (const copy of this.allCopies()) copy.resume()
       this.connectedBefore = true
     })
     // A request sent before the connection dropped is never answered: forget it, so the
@@ -127,11 +128,12 @@ export class LiveContent {
     return socket
   }
 
-  private requestSnapshot (socket: Socket, project: string): Promise<SubscribeAck> {
+  /** One request per project at a time: copies that want one meanwhile share its answer. */
+  private requestSnapshot (socket: Socket, project: string, since: number | undefined): Promise<SubscribeAck> {
     const pending = this.inFlight.get(project)
     if (pending) return pending
     const request = new Promise<SubscribeAck>(resolve => {
-      socket.emit(EVENTS.subscribe, { project }, (ack: SubscribeAck) => {
+      socket.emit(EVENTS.subscribe, since === undefined ? { project } : { project, since }, (ack: SubscribeAck) => {
         if (this.inFlight.get(project) === request) this.inFlight.delete(project)
         resolve(ack)
       })
