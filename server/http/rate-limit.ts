@@ -1,7 +1,8 @@
 // Rate limits (docs/design.md §13). One budget, RATE_LIMIT per minute, per user — all of a
 // user's sessions and keys together — or per IP when anonymous; HTTP requests, Socket.IO
 // handshakes (per IP) and Socket.IO events (per user) all draw from it, so no transport is a
-// way around it. On top: AUTH_RATE_LIMIT per IP on login and signup, and a per-username
+// way around it. A request is one point, and one that turns out costly takes more after the
+// fact (charge()), so the budget bounds work rather than request count. On top: AUTH_RATE_LIMIT per IP on login and signup, and a per-username
 // lock on login (LOGIN_ATTEMPTS_PER_USERNAME in LOGIN_ATTEMPT_WINDOW) against guessing one
 // account's password from many addresses. Limited requests are answered 429 with
 // Retry-After before any work is done, so they change nothing.
