@@ -72,8 +72,8 @@ const schema = z.object({
   // CONTENT_LIMIT, or a subscriber to a full project could never receive its snapshot.
   SOCKET_SEND_BUFFER: integer(1024).optional(),
   // Re-subscribing must not amplify traffic: within SOCKET_RESUBSCRIBE_WINDOW of a snapshot
-  // of a project, the same connection gets more snapshots of it only while they total at
-  // most SOCKET_RESUBSCRIBE_BYTES; past that the subscribe answers RATE_LIMITED with
+  // of a project, the same user (all their connections together) gets more snapshots of it
+  // only while they total under SOCKET_RESUBSCRIBE_BYTES; past that the subscribe answers RATE_LIMITED with
   // `retryAfter`. Small documents can be re-subscribed freely, large ones about once a window.
   SOCKET_RESUBSCRIBE_WINDOW: duration.default(2000),
   SOCKET_RESUBSCRIBE_BYTES: integer(0).default(1_048_576),

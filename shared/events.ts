@@ -45,8 +45,8 @@ export type EventFailure = { ok: false } & ErrorBody & { retryAfter?: number }
  * Subscribing again to a project the connection is subscribed to takes a new snapshot; a
  * subscribe sent while another for the same project is still being answered shares its
  * answer. Within SOCKET_RESUBSCRIBE_WINDOW of a snapshot, more snapshots of the same project
- * to the same connection are limited (by bytes): past that, RATE_LIMITED with `retryAfter`,
- * and the subscription already in place stays.
+ * to the same user, on any of their connections, are limited (by bytes): past that,
+ * RATE_LIMITED with `retryAfter`, and the subscription already in place stays.
  */
 export type SubscribeAck =
   /** `project` is the canonical reference (lower-case owner) that `change` events carry. */

@@ -1,7 +1,8 @@
 // Rate limits (docs/design.md §13). One budget, RATE_LIMIT per minute, per user — all of a
 // user's sessions and keys together — or per IP when anonymous; HTTP requests, Socket.IO
 // handshakes (per IP) and Socket.IO events (per user) all draw from it, so no transport is a
-// way around it. On top: AUTH_RATE_LIMIT per IP on login and signup, and a per-username
+// way around it. A request is one point, and one that turns out costly takes more after the
+// fact (charge()), so the budget bounds work rather than request count. On top: AUTH_RATE_LIMIT per IP on login and signup, and a per-username
 // lock on login (LOGIN_ATTEMPTS_PER_USERNAME in LOGIN_ATTEMPT_WINDOW) against guessing one
 // account's password from many addresses. Limited requests are answered 429 with
 // Retry-After before any work is done, so they change nothing.
@@ -45,11 +46,11 @@ export class Limiter {
     return this.counters !== null
   }
 
-  /** Takes one point of `subject`'s budget: null when allowed, else seconds to wait. */
-  async take (subject: string): Promise<RetryAfter | null> {
+  /** Takes `points` (one by default) of `subject`'s budget: null when allowed, else seconds to wait. */
+  async take (subject: string, points = 1): Promise<RetryAfter | null> {
     if (!this.counters) return null
     try {
-      await this.counters.consume(subject)
+      await this.counters.consume(subject, points)
       return null
     } catch (rejection) {
       if (!(rejection instanceof RateLimiterRes)) throw rejection
@@ -105,12 +106,29 @@ function limitBy (limiter: Limiter, subject: (req: Request, res: Response) => st
   }
 }
 
+// What charge() takes more from: the budget the request's own point came from.
+const chargers = new WeakMap<Response, (points: number) => void>()
+
 /** Every API request: per user (never per credential: a fresh key must not mean a fresh budget), per IP when anonymous. */
 export function rateLimit (limiter: Limiter): RequestHandler {
-  return limitBy(limiter, (req, res) => {
+  if (!limiter.enabled) return (_req, _res, next) => next()
+  return async (req, res, next) => {
     const identity = context(res).identity
-    return identity ? userSubject(identity.user.id) : clientIp(req)
-  })
+    const subject = identity ? userSubject(identity.user.id) : clientIp(req)
+    const wait = await limiter.take(subject)
+    if (wait !== null) refuse(res, wait)
+    chargers.set(res, points => { limiter.take(subject, points).catch(() => { /* the request was already admitted */ }) })
+    next()
+  }
+}
+
+/**
+ * A request that turned out costly (a key page naming many projects) takes `points` more of
+ * the caller's RATE_LIMIT budget, after the fact: the cost is known only once the work is
+ * done, and it is the caller's next requests that wait. No-op when rate limiting is off.
+ */
+export function charge (res: Response, points: number): void {
+  if (points > 0) chargers.get(res)?.(points)
 }
 
 /** Login and signup attempts, per IP whoever they claim to be. */

@@ -5,8 +5,8 @@
 // race-free: a subscribe that arrives while another for the same project is still being
 // answered (access check, snapshot read) does not start a second one — it waits for the
 // first and gets the same answer. Subscribing again once the subscription is in place
-// replaces it with a fresh one (a new snapshot), within the re-subscribe budget
-// (resubscribe-budget.ts).
+// replaces it with a fresh one (a new snapshot), within the user's re-subscribe budget
+// (resubscribe-budget.ts), which all of the user's connections share.
 import { EVENTS, type ChangeEntry, type ChangeEvent, type RevokedEvent, type SubscribeAck } from '../../shared/events.js'
 import { ContentdError, isContentdError, type ErrorBody, type ErrorCode } from '../../shared/errors.js'
 import type { Logger } from '../logger.js'
@@ -17,7 +17,7 @@ import type { ContentSnapshot, ProjectRecord, Store } from '../store/types.js'
 import type { Reply } from './event-router.js'
 import { ProjectFeed, type FeedMember } from './project-feed.js'
 import { failure, failureOf, rateLimited } from './replies.js'
-import { ResubscribeBudget } from './resubscribe-budget.js'
+import { ResubscribeBudget, type Charge } from './resubscribe-budget.js'
 import type { RealtimeServer, RealtimeSocket } from './types.js'
 
 const GAP_TIMEOUT_MS = 2000
@@ -40,6 +40,8 @@ class Subscription implements FeedMember {
   projectId: string | null = null
   /** Requests waiting for the snapshot: the one that opened the subscription, then any that came while it was pending. */
   waiters: Reply[] = []
+  /** What the request that opened it was charged against the user's re-subscribe budget. */
+  charge: Charge | null = null
 
   /** `ref` is the canonical "@owner/slug", the key of the connection's subscriptions. */
   constructor (readonly socket: RealtimeSocket, readonly ref: string) {}
@@ -68,7 +70,6 @@ interface ProjectEntry {
 
 interface ConnectionState {
   subscriptions: Map<string, Subscription>
-  budget: ResubscribeBudget
 }
 
 const CANCELLED = new ContentdError('SUBSCRIPTION_CANCELLED').toBody()
@@ -77,6 +78,7 @@ export class Subscriptions {
   private readonly projects = new Map<string, ProjectEntry>()
   private readonly connections = new Map<RealtimeSocket, ConnectionState>()
   private observer: SubscriptionObserver | null = null
+  private readonly budget: ResubscribeBudget
 
   constructor (
     private readonly io: RealtimeServer,
@@ -85,7 +87,9 @@ export class Subscriptions {
     private readonly identities: Identities,
     private readonly limits: SubscriptionLimits,
     private readonly logger: Logger
-  ) {}
+  ) {
+    this.budget = new ResubscribeBudget(limits.resubscribeWindowMs, limits.resubscribeBytes)
+  }
 
   /** A committed change (from this node or another) for whoever here subscribes to it. */
   deliver (projectId: string, change: ChangeEvent): void {
@@ -116,17 +120,18 @@ export class Subscriptions {
     const connection = this.connectionOf(socket)
     const current = connection.subscriptions.get(key)
     if (current?.state === 'pending') { current.waiters.push(reply); return }
-    const wait = connection.budget.waitBefore(key)
-    if (wait !== null) { reply(rateLimited(wait)); return }
     if (!current && connection.subscriptions.size >= this.limits.perConnection) {
       reply(failure('TOO_MANY_SUBSCRIPTIONS', `at most ${this.limits.perConnection}`))
       return
     }
+    const charge = this.budget.admit(userOf(socket), key)
+    if ('wait' in charge) { reply(rateLimited(charge.wait)); return }
     if (current) this.end(current, CANCELLED, false, true)
     const subscription = new Subscription(socket, key)
+    subscription.charge = charge
     subscription.waiters.push(reply)
     connection.subscriptions.set(key, subscription)
-    await this.establish(subscription, ref, connection, since)
+    await this.establish(subscription, ref, since)
   }
 
   unsubscribe (socket: RealtimeSocket, request: unknown, reply: Reply): void {
@@ -180,7 +185,7 @@ export class Subscriptions {
    * Checks access and takes the snapshot (or, with `since`, reads the changes after it from
    * the log, docs/design.md §9); answers every waiter, whatever happens.
    */
-  private async establish (subscription: Subscription, ref: { owner: string, slug: string }, connection: ConnectionState, since: number | undefined): Promise<void> {
+  private async establish (subscription: Subscription, ref: { owner: string, slug: string }, since: number | undefined): Promise<void> {
     const { socket } = subscription
     const pending = () => subscription.state === 'pending'
     try {
@@ -197,7 +202,7 @@ export class Subscriptions {
       // In the project's entry before the access check, so a revocation racing with it is not missed.
       const entry = this.attach(subscription, project.id)
       await this.projectService.authorize(current.identity, project, 'read')
-      if (since !== undefined) { await this.resume(subscription, connection, entry, project, since); return }
+      if (since !== undefined) { await this.resume(subscription, entry, project, since); return }
       for (let attempt = 0; attempt < SNAPSHOT_ATTEMPTS; attempt++) {
         const snapshot = await this.store.readContent(project.id)
         if (!pending()) return
@@ -206,7 +211,7 @@ export class Subscriptions {
         // in later turns of the event loop), and the acks are encoded now, before the
         // store's cached document can change under them.
         const activated = entry.feed.activate(subscription, snapshot.version, () => {
-          this.answer(subscription, connection, { ok: true, project: subscription.ref, version: snapshot.version, content: snapshot.content }, sizeOf(snapshot))
+          this.answer(subscription, { ok: true, project: subscription.ref, version: snapshot.version, content: snapshot.content }, sizeOf(snapshot))
         })
         if (activated !== 'stale') return
       }
@@ -223,7 +228,7 @@ export class Subscriptions {
    * a snapshot at that version), so live changes follow without a gap or a repeat. When
    * the room has moved on meanwhile, the log is read further.
    */
-  private async resume (subscription: Subscription, connection: ConnectionState, entry: ProjectEntry, project: ProjectRecord, since: number): Promise<void> {
+  private async resume (subscription: Subscription, entry: ProjectEntry, project: ProjectRecord, since: number): Promise<void> {
     const changes: ChangeEntry[] = []
     let at = since
     for (let attempt = 0; attempt < SNAPSHOT_ATTEMPTS; attempt++) {
@@ -236,7 +241,7 @@ export class Subscriptions {
       }
       const activated = entry.feed.activate(subscription, at, () => {
         const ack: SubscribeAck = { ok: true, project: subscription.ref, version: at, changes }
-        this.answer(subscription, connection, ack, Buffer.byteLength(JSON.stringify(changes)))
+        this.answer(subscription, ack, Buffer.byteLength(JSON.stringify(changes)))
       })
       if (activated !== 'stale') return
     }
@@ -244,17 +249,18 @@ export class Subscriptions {
   }
 
   /** The snapshot is ready: the subscription is in place, and every waiter within the budget gets it. */
-  private answer (subscription: Subscription, connection: ConnectionState, ack: SubscribeAck, bytes: number): void {
+  private answer (subscription: Subscription, ack: SubscribeAck, bytes: number): void {
     subscription.state = 'active'
     this.observer?.started(subscription.socket, subscription.ref, subscription.projectId as string)
     const waiters = subscription.waiters
     subscription.waiters = []
+    const user = userOf(subscription.socket)
     waiters.forEach((reply, index) => {
-      // The first request passed the budget check when it arrived; the ones that joined it
-      // are checked now, each snapshot counting.
-      const wait = index === 0 ? null : connection.budget.waitBefore(subscription.ref)
-      if (wait !== null) { reply(rateLimited(wait)); return }
-      connection.budget.record(subscription.ref, bytes)
+      // The first request was admitted (and charged) when it arrived; the ones that joined
+      // it are admitted now, each snapshot counting.
+      const charge = index === 0 && subscription.charge ? subscription.charge : this.budget.admit(user, subscription.ref)
+      if ('wait' in charge) { reply(rateLimited(charge.wait)); return }
+      this.budget.settle(charge, bytes)
       reply(ack)
     })
   }
@@ -262,7 +268,7 @@ export class Subscriptions {
   private connectionOf (socket: RealtimeSocket): ConnectionState {
     let connection = this.connections.get(socket)
     if (!connection) {
-      connection = { subscriptions: new Map(), budget: new ResubscribeBudget(this.limits.resubscribeWindowMs, this.limits.resubscribeBytes) }
+      connection = { subscriptions: new Map() }
       this.connections.set(socket, connection)
     }
     return connection
@@ -319,6 +325,8 @@ export class Subscriptions {
     this.observer?.ended(socket, ref, replaced)
   }
 }
+
+const userOf = (socket: RealtimeSocket): string => socket.data.identity.user.id
 
 /** Bytes of the snapshot as sent (the store usually has its JSON at hand). */
 function sizeOf (snapshot: ContentSnapshot): number {

@@ -19,6 +19,25 @@ function expectLimited (r: { status: number, body: any, headers: { get?: (n: str
 }
 
 describe('RATE_LIMIT per user', () => {
+  it('a key page takes one more point per 100 scoped projects it names, so listing keys in a loop runs out as fast as the work it makes; a page of unscoped keys costs one', async () => {
+    app = await startTestApp({ RATE_LIMIT: '105', AUTH_RATE_LIMIT: '100' })
+    const session = await signup(app.url, 'alice')
+    const refs: string[] = []
+    for (let i = 0; i < 100; i++) { await createProject(app.url, session, `p${i}`); refs.push(`@alice/p${i}`) } // 100
+    for (const name of ['one', 'two']) await createKey(app.url, session, { name, permission: 'read', projects: refs }) // 102
+    const page = await call(app.url, 'GET', '/api/keys', { token: session }) // 103, then 2 more for 200 scopes: 105
+    expect(page.status).toBe(200)
+    expect(page.body.keys).toHaveLength(2)
+    expectLimited(await call(app.url, 'GET', '/api/me', { token: session }))
+    // Without scopes a page is one request like any other.
+    const bob = await signup(app.url, 'bob')
+    for (let i = 0; i < 102; i++) expect((await call(app.url, 'GET', '/api/me', { token: bob })).status).toBe(200)
+    expect((await call(app.url, 'GET', '/api/keys', { token: bob })).status).toBe(200) // 103
+    expect((await call(app.url, 'GET', '/api/me', { token: bob })).status).toBe(200) // 104
+    expect((await call(app.url, 'GET', '/api/me', { token: bob })).status).toBe(200) // 105
+    expectLimited(await call(app.url, 'GET', '/api/me', { token: bob }))
+  })
+
   it('all of a user\'s sessions and keys share one budget: a fresh key does not restart it; the refused request changes nothing', async () => {
     app = await startTestApp({ RATE_LIMIT: '6', AUTH_RATE_LIMIT: '100' })
     const session = await signup(app.url, 'alice') // anonymous: the IP's budget

@@ -140,6 +140,26 @@ describe('re-subscribing cannot amplify traffic', () => {
     for (const ack of acks.filter(a => !a.ok)) expectRateLimitedAck(ack, 3)
   })
 
+  it('the allowance is the user\'s, across all their connections: more sockets (and other credentials) do not mean more snapshots; another user is not affected', async () => {
+    const { url } = await start(env)
+    const owner = await largeProject(url, 'many')
+    const other = await largeProject(url, 'other')
+    const sockets = await Promise.all([owner.key, owner.key, owner.key, owner.session].map(token => connect(url, token).then(track)))
+    expect(await subscribe(sockets[0] as Socket, '@many/demo')).toMatchObject({ ok: true, version: 3 })
+    // One after the other, on connections that never had a snapshot of it: refused.
+    const later: SubscribeAck[] = []
+    for (const socket of sockets.slice(1)) later.push(await subscribe(socket, '@many/demo'))
+    for (const ack of later) expectRateLimitedAck(ack, 3)
+    // Another user's allowance is their own.
+    const theirs = track(await connect(url, other.key))
+    expect(await subscribe(theirs, '@other/demo')).toMatchObject({ ok: true, version: 3 })
+    // Once the window passes: all four at once get one snapshot between them.
+    await new Promise(resolve => setTimeout(resolve, 1000 * (later[0] as { retryAfter: number }).retryAfter))
+    const together = await Promise.all(sockets.map(socket => subscribe(socket, '@many/demo')))
+    expect(together.filter(a => a.ok)).toHaveLength(1)
+    for (const ack of together.filter(a => !a.ok)) expectRateLimitedAck(ack, 3)
+  })
+
   it('a small document can be re-subscribed freely', async () => {
     const { url } = await start(env)
     const owner = await ownerWithProject(url, 'small')

@@ -2,9 +2,13 @@
 import { apiKeyBody, parseBody } from '../../../shared/schemas.js'
 import type { Keys } from '../../services/keys.js'
 import { identityOf, requireSession } from '../auth-middleware.js'
+import { charge } from '../rate-limit.js'
 import { jsonBody } from '../body.js'
 import { pageQuery } from '../page-query.js'
 import type { RouteScope } from '../route-table.js'
+
+/** Scoped projects named on a key page per extra point of RATE_LIMIT. */
+export const SCOPES_PER_POINT = 100
 
 export function keyRoutes (api: RouteScope, keys: Keys, bodyLimitBytes: number): void {
 
@@ -15,6 +19,10 @@ export function keyRoutes (api: RouteScope, keys: Keys, bodyLimitBytes: number):
 
   api.get('/keys', requireSession, async (req, res) => {
     const page = await keys.list(identityOf(res).user.id, pageQuery(req))
+    // A page names up to KEY_PAGE_SCOPE_BUDGET scoped projects: the work of ~10 requests,
+    // charged as such (one more point per SCOPES_PER_POINT), so listing keys in a loop runs
+    // out of budget as fast as the work it makes (issue 12).
+    charge(res, Math.floor(page.items.reduce((sum, key) => sum + (key.projects?.length ?? 0), 0) / SCOPES_PER_POINT))
     res.json({ keys: page.items, nextCursor: page.nextCursor })
   })
 
