@@ -1,6 +1,8 @@
-// One project's content over HTTP: get, update and the six path operations. Each write
-// resolves with the server's message and the content version it produced (from the ETag).
+// One project over HTTP: its content (get, update and the six path operations), its details
+// and, for the owner, its members. Each content write resolves with the server's message
+// and the content version it produced (from the ETag).
 import type { Json, JsonObject } from '../json.js'
+import type { Member, MemberRole, ProjectSummary } from './account.js'
 import type { Http } from './http.js'
 import { versionOf } from './http.js'
 import type { ProjectRef } from './project-ref.js'
@@ -26,11 +28,34 @@ export interface Snapshot<T = Json> {
 export class ProjectClient {
   /** "@alice/demo" */
   readonly ref: string
+  /** "/api/@alice/demo" */
+  private readonly projectBase: string
   private readonly base: string
 
   constructor (private readonly http: Http, private readonly live: LiveContent, project: ProjectRef) {
     this.ref = project.ref
-    this.base = `/api/@${project.owner}/${encodeURIComponent(project.slug)}/content`
+    this.projectBase = `/api/@${project.owner}/${encodeURIComponent(project.slug)}`
+    this.base = `${this.projectBase}/content`
+  }
+
+  /** The project's details, with the caller's role (read access). */
+  async info (): Promise<ProjectSummary> {
+    return (await this.http.request<ProjectSummary>('GET', this.projectBase)).body
+  }
+
+  /** The members besides the owner (owner only). */
+  async members (): Promise<Member[]> {
+    return (await this.http.request<{ members: Member[] }>('GET', `${this.projectBase}/members`)).body.members
+  }
+
+  /** Adds a member by username ("bob" or "@bob"), or changes their role (owner only). */
+  async setMember (username: string, role: MemberRole): Promise<Member> {
+    return (await this.http.request<Member>('PUT', this.memberPath(username), { body: { role } })).body
+  }
+
+  /** Removes a member; their live subscriptions to the project end (owner only). */
+  async removeMember (username: string): Promise<{ message: string }> {
+    return (await this.http.request<{ message: string }>('DELETE', this.memberPath(username))).body
   }
 
   /** The whole content, or the value at a dot path (404 PATH_NOT_FOUND when absent). */
@@ -80,6 +105,10 @@ export class ProjectClient {
    */
   subscribe (onContent: ContentListener, options: SubscribeOptions = {}): Subscription {
     return this.live.subscribe(this.ref, onContent, options)
+  }
+
+  private memberPath (username: string): string {
+    return `${this.projectBase}/members/${encodeURIComponent(username.replace(/^@/, ''))}`
   }
 
   private async write (suffix: string, body: unknown, options: WriteOptions = {}): Promise<WriteResult> {
