@@ -5,23 +5,37 @@ import { segmentsOf } from './edits.js'
 
 /** Children a container shows at first, and per "show more". */
 export const PAGE_SIZE = 100
+/** Rows that containers opened by default may show in all; past it, containers start closed. */
+export const DEFAULT_OPEN_BUDGET = 600
 
 export class OpenState {
   private readonly explicit = new Map<string, boolean>()
+  /** Defaults once decided, so that a container does not open or close by itself later. */
+  private readonly decided = new Map<string, boolean>()
+  private budget = DEFAULT_OPEN_BUDGET
   private mode: 'default' | 'expanded' | 'collapsed' = 'default'
   private revealTarget: string | null = null
 
   /**
-   * Whether a container is open: the user's choice, else the mode; by default the top
-   * level is open, and small containers (up to 12 children) down to depth 3, so that
-   * ordinary documents show at a glance and a 1 MiB one renders only its first levels.
+   * Whether a container is open: the user's choice, else the mode, else the default: the
+   * top level is open unless the document has many keys; below it, small containers (up to
+   * 12 children) in small parents, down to depth 3. Containers opened by default show at most
+   * DEFAULT_OPEN_BUDGET rows in all, so ordinary documents show at a glance and a 1 MiB one
+   * renders only a first screenful (its big lists start closed).
    */
-  isOpen (path: string, depth: number, size: number): boolean {
+  isOpen (path: string, depth: number, size: number, parentSize: number): boolean {
     const chosen = this.explicit.get(path)
     if (chosen !== undefined) return chosen
     if (this.mode === 'expanded') return true
     if (this.mode === 'collapsed') return false
-    return depth <= 1 || (depth <= 3 && size <= 12)
+    const known = this.decided.get(path)
+    if (known !== undefined) return known
+    const wanted = depth <= 1 ? parentSize <= 50 : depth <= 3 && size <= 12 && parentSize <= 12
+    const shown = Math.min(size, PAGE_SIZE)
+    const open = wanted && shown <= this.budget
+    if (open) this.budget -= shown
+    this.decided.set(path, open)
+    return open
   }
 
   set (path: string, open: boolean): void {
@@ -30,12 +44,14 @@ export class OpenState {
 
   collapseAll (): void {
     this.explicit.clear()
+    this.decided.clear()
     this.mode = 'collapsed'
     this.revealTarget = null
   }
 
   expandAll (): void {
     this.explicit.clear()
+    this.decided.clear()
     this.mode = 'expanded'
     this.revealTarget = null
   }

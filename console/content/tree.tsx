@@ -33,6 +33,8 @@ function useTree (): TreeContextValue {
 export interface NodeProps {
   /** The key, or the index in an array. */
   name: string
+  /** How many children the parent has (big lists start closed). */
+  parentSize: number
   path: string
   value: Json
   depth: number
@@ -49,7 +51,7 @@ export class TreeNode extends Component<NodeProps> {
   override shouldComponentUpdate (next: NodeProps): boolean {
     const p = this.props
     return p.value !== next.value || p.rev !== next.rev || p.epoch !== next.epoch || p.layout !== next.layout ||
-      p.path !== next.path || p.name !== next.name || p.depth !== next.depth
+      p.path !== next.path || p.name !== next.name || p.depth !== next.depth || p.parentSize !== next.parentSize
   }
 
   override render () {
@@ -68,7 +70,7 @@ export function Children ({ path, value, depth, count, layout }: { path: string,
     const key = isArray ? String(i) : (keys as string[])[i] as string
     const child = childPath(path, key)
     const childValue = isArray ? value[i] as Json : (value as { [key: string]: Json })[key] as Json
-    nodes.push(<TreeNode key={key} name={key} path={child} value={childValue} depth={depth + 1} inArray={isArray} rev={doc.revisions.of(child)} epoch={doc.revisions.epoch} layout={layout} />)
+    nodes.push(<TreeNode key={key} name={key} parentSize={size} path={child} value={childValue} depth={depth + 1} inArray={isArray} rev={doc.revisions.of(child)} epoch={doc.revisions.epoch} layout={layout} />)
   }
   return <>{nodes}</>
 }
@@ -83,7 +85,7 @@ function shown (value: Json): string {
   return text.length > 300 ? `${text.slice(0, 299)}…` : text
 }
 
-function NodeView ({ name, path, value, depth, inArray, layout }: NodeProps) {
+function NodeView ({ name, path, value, depth, inArray, layout, parentSize }: NodeProps) {
   const tree = useTree()
   const { doc, canWrite, open: openState, rows } = tree
   const action = useAction(doc)
@@ -97,7 +99,7 @@ function NodeView ({ name, path, value, depth, inArray, layout }: NodeProps) {
 
   const isContainer = value !== null && typeof value === 'object'
   const size = isContainer ? sizeOf(value) : 0
-  const open = isContainer && openState.isOpen(path, depth, size)
+  const open = isContainer && openState.isOpen(path, depth, size, parentSize)
 
   const begin = (next: 'edit' | 'add' | 'confirm-delete') => {
     base.current = { version: doc.version ?? 0, value }
