@@ -14,6 +14,7 @@ import * as http from './scenarios/http.mjs'
 import { peer } from './scenarios/peer.mjs'
 import { memory } from './scenarios/memory.mjs'
 import { fanout } from './scenarios/fanout.mjs'
+import { consoleScenario } from './scenarios/console.mjs'
 
 const SCENARIOS = {
   ceiling: http.ceiling,
@@ -25,7 +26,8 @@ const SCENARIOS = {
   hot: http.hotCounter,
   peer,
   fanout,
-  memory
+  memory,
+  console: consoleScenario
 }
 
 const only = process.env.BENCH_ONLY ? process.env.BENCH_ONLY.split(',').map(s => s.trim()) : Object.keys(SCENARIOS)

@@ -79,7 +79,7 @@ export function ConnectPage ({ project, role }: { project: string, role: Project
         <h2 id="connect-js">JavaScript</h2>
         <Snippet title="Node or a bundler (npm install contentd)" code={snippets.sdk} />
         <Snippet title="A web page without a bundler" code={snippets.page} note="Use a read-only key limited to this project: code in a page is public." />
-        {/* The EventSource snippet (GET …/content/events, issue 13) goes here, shown when UPCOMING.events is available. */}
+        {/* The EventSource snippet (GET …/content/events, issue 13) goes here, shown when the project page finds available.events (features.ts). */}
       </section>
     </div>
   )

@@ -91,7 +91,7 @@ export function KeysPage () {
           )}
           <label class="choice"><input type="radio" name="scope" value="all" checked={scope === 'all'} onChange={() => setScope('all')} /> Every project I can access, now and later</label>
         </fieldset>
-        {/* Path and operation narrowing (paths, ops: docs/design.md §12, issue 16) goes here once UPCOMING.keyNarrowing is available. */}
+        {/* Path and operation narrowing (paths, ops: docs/design.md §12, issue 16) goes here once UPCOMING.keyNarrowing.static is true (features.ts). */}
         <div class="form-row">
           <div class="field">
             <label for="key-expiry">Expires</label>

@@ -7,9 +7,10 @@ import { useApp } from './app-context.js'
 import { ConnectPage } from './connect-page.js'
 import { ContentPage } from './content/content-page.js'
 import { LiveDocument } from './content/live-document.js'
-import { UPCOMING } from './features.js'
+import { probeFeatures, staticAvailability, type Availability } from './features.js'
 import { KeyIcon } from './icons.js'
 import { MembersPage } from './members-page.js'
+import { NotAvailable, UpcomingPanel } from './panels/upcoming-panels.js'
 import { hrefOf, PROJECT_TABS, visibleTabs, type ProjectTab } from './route.js'
 import { SettingsPage } from './settings-page.js'
 import { Badge, EmptyState, Loading } from './ui.js'
@@ -21,12 +22,26 @@ export function ProjectPage ({ project, tab }: { project: string, tab: ProjectTa
   const client = useMemo(() => session.client.project(project), [session, project])
   const doc = useMemo(() => new LiveDocument(client), [client])
   const [, setFrame] = useState(0)
+  const [available, setAvailable] = useState<Availability>(staticAvailability)
+  /** Until the probes answer, an upcoming tab typed in by hand shows "Loading", not "not available". */
+  const [probed, setProbed] = useState(false)
 
   useEffect(() => {
     let current = true
     client.info().then(found => { if (current) setInfo(found) }, e => { if (current) setError(failure(e)) })
     return () => { current = false }
   }, [client, failure])
+
+  useEffect(() => {
+    let current = true
+    setProbed(false)
+    probeFeatures(location.origin, project, session.token).then(found => {
+      if (!current) return
+      setAvailable(found)
+      setProbed(true)
+    }, () => { if (current) setProbed(true) })
+    return () => { current = false }
+  }, [project, session])
 
   useEffect(() => {
     if (!info) return
@@ -55,30 +70,27 @@ export function ProjectPage ({ project, tab }: { project: string, tab: ProjectTa
           <Badge tone={role === 'owner' ? 'accent' : 'plain'}>{role}</Badge>
         </div>
         <LiveBadge doc={doc} />
-        {/* Presence avatars (issue 19, docs/design.md §14) go here once UPCOMING.presence is available. */}
+        {/* Presence avatars (issue 19, docs/design.md §14) go here once available.presence is true (features.ts). */}
       </div>
       <nav class="tabs" aria-label={`${project} sections`}>
-        {visibleTabs().map(t => (
+        {visibleTabs(available).map(t => (
           <a key={t.id} href={hrefOf({ page: 'project', project, tab: t.id })} aria-current={t.id === tab ? 'page' : undefined}>{t.label}</a>
         ))}
       </nav>
       <div class="tab-body">
-        <TabBody tab={tab} project={project} info={info} doc={doc} />
+        <TabBody tab={tab} project={project} info={info} doc={doc} available={available} probed={probed} />
       </div>
     </section>
   )
 }
 
-function TabBody ({ tab, project, info, doc }: { tab: ProjectTab, project: string, info: ProjectSummary, doc: LiveDocument }) {
+interface TabBodyProps { tab: ProjectTab, project: string, info: ProjectSummary, doc: LiveDocument, available: Availability, probed: boolean }
+
+function TabBody ({ tab, project, info, doc, available, probed }: TabBodyProps) {
   const role = info.role ?? 'viewer'
   const tabInfo = PROJECT_TABS.find(t => t.id === tab)
-  if (tabInfo?.upcoming && !UPCOMING[tabInfo.upcoming].available) {
-    const feature = UPCOMING[tabInfo.upcoming]
-    return (
-      <EmptyState title={`${tabInfo.label} is not available on this server yet`} icon="…">
-        <p>This needs {feature.what}, which this version of contentd does not have yet.</p>
-      </EmptyState>
-    )
+  if (tabInfo?.upcoming && available[tabInfo.upcoming] !== true) {
+    return probed ? <NotAvailable label={tabInfo.label} feature={tabInfo.upcoming} /> : <Loading what={tabInfo.label} />
   }
   if (tabInfo?.ownerOnly && role !== 'owner') {
     return (
@@ -92,7 +104,9 @@ function TabBody ({ tab, project, info, doc }: { tab: ProjectTab, project: strin
     case 'connect': return <ConnectPage project={project} role={role} />
     case 'members': return <MembersPage project={project} owner={info.username} />
     case 'settings': return <SettingsPage info={info} project={project} />
-    default: return null
+    case 'history': return <UpcomingPanel name="history" />
+    case 'webhooks': return <UpcomingPanel name="webhooks" />
+    case 'schema': return <UpcomingPanel name="schema" />
   }
 }
 

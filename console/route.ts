@@ -3,8 +3,8 @@
 //   #/new                       create a project
 //   #/keys                      API keys
 //   #/@alice/demo/content       a project's tab (content, connect, members, settings, …)
-// Pure functions: test/console/route.test.ts covers them.
-import { UPCOMING, type UpcomingFeature } from './features.js'
+// Pure functions: test/console/pure.test.ts covers them.
+import type { Availability, UpcomingFeature } from './features.js'
 
 export type ProjectTab = 'content' | 'connect' | 'members' | 'settings' | 'history' | 'webhooks' | 'schema'
 
@@ -28,9 +28,9 @@ export const PROJECT_TABS: readonly TabInfo[] = [
   { id: 'settings', label: 'Settings', ownerOnly: true }
 ]
 
-/** The tabs shown in the navigation: those whose server side exists. */
-export function visibleTabs (): TabInfo[] {
-  return PROJECT_TABS.filter(tab => tab.upcoming === undefined || UPCOMING[tab.upcoming].available)
+/** The tabs shown in the navigation: those whose server side exists (console/features.ts). */
+export function visibleTabs (available: Availability): TabInfo[] {
+  return PROJECT_TABS.filter(tab => tab.upcoming === undefined || available[tab.upcoming] === true)
 }
 
 export type Route =

@@ -13,7 +13,7 @@ function throughputTable (results) {
     '|---|---:|---:|---:|---:|---:|---:|---:|---|'
   ]
   for (const r of rows(results)) {
-    if (r.kind === 'fanout' || r.kind === 'memory') continue
+    if (r.kind === 'fanout' || r.kind === 'memory' || r.kind === 'console') continue
     if (r.error || r.pending) { lines.push(`| ${r.scenario} | — | — | — | — | — | — | — | ${r.pending ? 'pending' : 'FAILED'}: ${r.error ?? r.note} |`); continue }
     const status = r.failed ? 'FAILED' : 'ok'
     lines.push(`| ${r.scenario} | ${fmt(r.reqPerSec)} | ${fmt(r.p50)} | ${fmt(r.p99)} | ${fmt(r.cpuPerRequest, 2)} | ${fmt(r.ok)} | ${fmt(r.non2xx)} | ${fmt((r.errors ?? 0) + (r.timeouts ?? 0))} | ${status}${r.note ? ` (${r.note})` : ''} |`)
@@ -43,6 +43,20 @@ function memoryTable (results) {
   return lines.join('\n')
 }
 
+function consoleTable (results) {
+  const found = rows(results).filter(r => r.kind === 'console')
+  if (found.length === 0) return null
+  const lines = [
+    '| scenario | first visit | 1 MiB: snapshot → painted | subscribe → painted | page load → painted | changes/s | fps | frame gap p99 / max | long tasks | last change shown | result |',
+    '|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|'
+  ]
+  for (const r of found) {
+    if (r.error) { lines.push(`| ${r.scenario} | — | — | — | — | — | — | — | — | — | FAILED: ${r.error} |`); continue }
+    lines.push(`| ${r.scenario} | ${fmt(r.pageRequests)} requests, ${fmt(r.pageBytes / 1024)} KiB (${fmt(r.pageGzipBytes / 1024)} KiB gzipped) | ${fmt(r.renderFromSnapshotMs)} ms | ${fmt(r.renderFromSubscribeMs)} ms | ${fmt(r.renderFromNavigationMs)} ms | ${fmt(r.changesPerSecond)} | ${fmt(r.fps)} | ${fmt(r.frameGapP99)} / ${fmt(r.frameGapMax)} ms | ${fmt(r.longTasks)} (${fmt(100 * r.longTaskShare, 1)}% of the time) | ${fmt(r.caughtUpMs)} ms after its response | ${r.failed ? 'FAILED' : 'ok'}${r.note ? ` (${r.note})` : ''} |`)
+  }
+  return lines.join('\n')
+}
+
 function goals (results) {
   const ok = r => r && !r.failed && !r.error && !r.pending
   const rps = name => { const r = results[name]; return ok(r) ? r.reqPerSec : undefined }
@@ -62,7 +76,9 @@ function goals (results) {
     ['increment (1 MiB) / json-server PATCH (1 MiB)', ratio(rps('increment1m'), rps('peer')), '≥ 20×', v => v >= 20, v => `${fmt(v, 1)}×`],
     ['fan-out p99, one node', fanouts.find(r => r.nodes === 1 && ok(r))?.p99, '≤ 50 ms', v => v <= 50, v => `${fmt(v, 1)} ms`],
     ['fan-out p99, two nodes + Redis', fanouts.find(r => r.nodes === 2 && ok(r))?.p99, '≤ 100 ms', v => v <= 100, v => `${fmt(v, 1)} ms`],
-    ['RSS with 10,000 projects touched', ok(results.memory) ? results.memory.rssMiB : undefined, '≤ 300 MiB', v => v <= 300, v => `${fmt(v, 1)} MiB`]
+    ['RSS with 10,000 projects touched', ok(results.memory) ? results.memory.rssMiB : undefined, '≤ 300 MiB', v => v <= 300, v => `${fmt(v, 1)} MiB`],
+    ['console: 1 MiB document, snapshot → painted tree', results.console?.renderFromSnapshotMs, '≤ 1000 ms', v => v <= 1000, v => `${fmt(v)} ms`],
+    ['console: frame gap p99 under 100 changes/s', results.console?.frameGapP99, '≤ 100 ms', v => v <= 100, v => `${fmt(v)} ms`]
   ]
   const lines = ['| goal | measured | target | met |', '|---|---:|---|---|']
   for (const [name, value, target, met, show] of list) {
@@ -96,6 +112,8 @@ export function renderResults ({ machine, results, date }) {
   if (fan) parts.push('', '### Fan-out (Socket.IO)', '', fan)
   const mem = memoryTable(results)
   if (mem) parts.push('', '### Memory', '', mem)
+  const web = consoleTable(results)
+  if (web) parts.push('', '### The console in Chromium', '', web)
   return parts.join('\n')
 }
 

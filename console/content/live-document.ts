@@ -63,6 +63,8 @@ export class LiveDocument {
 
   start (): void {
     if (this.subscription) return
+    // Subscribing to a painted tree, network and parsing included (read by bench/scenarios/console.mjs).
+    performance.mark('contentd:subscribe')
     this.subscription = this.project.subscribe((content, version) => {
       if (!this.afterChange) {
         this.revisions.reset()

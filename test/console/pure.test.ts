@@ -2,11 +2,13 @@
 // open state, key expiry and the Connect snippets. (The pages themselves run in Chromium:
 // test/browser/console.test.ts.)
 import { describe, expect, it } from 'vitest'
+import type { Json } from '../../shared/json.js'
 import { childPath, describeEdit, newKeyProblem, segmentsOf, valueAt } from '../../console/content/edits.js'
 import { Revisions } from '../../console/content/live-document.js'
 import { searchDocument } from '../../console/content/search.js'
 import { DEFAULT_OPEN_BUDGET, OpenState, RowRegistry } from '../../console/content/tree-state.js'
 import { kindOf, parseValue, preview, textOf } from '../../console/content/value-input.js'
+import { endpointExists, staticAvailability } from '../../console/features.js'
 import { expiryOf } from '../../console/key-expiry.js'
 import { hrefOf, parseRoute, titleOf, visibleTabs, type Route } from '../../console/route.js'
 import { inScope, snippetsFor } from '../../console/snippets.js'
@@ -32,13 +34,26 @@ describe('routes', () => {
     expect(titleOf({ page: 'project', project: '@alice/demo', tab: 'content' })).toBe('Content · @alice/demo · contentd')
   })
 
-  it('keeps the tabs of features still being built out of the navigation', () => {
-    expect(visibleTabs().map(t => t.id)).toEqual(['content', 'connect', 'members', 'settings'])
+  it('shows the tabs of features being built only when the server has them', () => {
+    expect(visibleTabs({}).map(t => t.id)).toEqual(['content', 'connect', 'members', 'settings'])
+    expect(visibleTabs(staticAvailability()).map(t => t.id)).toEqual(['content', 'connect', 'members', 'settings'])
+    expect(visibleTabs({ history: true, schema: false }).map(t => t.id)).toEqual(['content', 'history', 'connect', 'members', 'settings'])
+    expect(visibleTabs({ history: true, webhooks: true, schema: true }).map(t => t.id)).toEqual(['content', 'history', 'connect', 'schema', 'webhooks', 'members', 'settings'])
+  })
+
+  it('reads a probe\'s answer: only "No such endpoint" means the feature is absent', () => {
+    expect(endpointExists(404, { message: 'No such endpoint', code: 'NOT_FOUND' })).toBe(false)
+    expect(endpointExists(405, { code: 'METHOD_NOT_ALLOWED' })).toBe(false)
+    expect(endpointExists(404, { message: 'No schema', code: 'SCHEMA_NOT_FOUND' })).toBe(true)
+    expect(endpointExists(404, undefined)).toBe(true)
+    expect(endpointExists(200, { changes: [] })).toBe(true)
+    expect(endpointExists(403, { code: 'FORBIDDEN' })).toBe(true)
+    expect(staticAvailability()).toEqual({ keyNarrowing: false, presence: false })
   })
 })
 
 describe('search', () => {
-  const doc = { site: { title: 'Hello World', visits: 42 }, posts: [{ title: 'First', likes: 3 }, { title: 'Hello again', likes: 0, draft: null }] }
+  const doc: Json = { site: { title: 'Hello World', visits: 42 }, posts: [{ title: 'First', likes: 3 }, { title: 'Hello again', likes: 0, draft: null }] }
 
   it('finds paths and values, case-insensitively, in document order', () => {
     expect(searchDocument(doc, 'hello').matches).toEqual([
