@@ -8,7 +8,7 @@
 //   records the gaps between animation frames and the long tasks (over 50 ms) the browser
 //   reports; the p99 frame gap must stay at or under 100 ms, and the page must end up
 //   showing exactly the stored content.
-/* global window, sessionStorage, PerformanceObserver, requestAnimationFrame -- in functions page.evaluate runs in Chromium */
+/* global window, document, sessionStorage, PerformanceObserver, requestAnimationFrame -- in functions page.evaluate runs in Chromium */
 import { existsSync } from 'node:fs'
 import { gzipSync } from 'node:zlib'
 import { call, expectStatus, owner, startContentd } from '../lib/contentd.mjs'
