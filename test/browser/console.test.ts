@@ -2,9 +2,10 @@
 // a project, edit every kind of value (each edit checked over the HTTP API, and sent with
 // If-Match), resolve a conflict with a concurrent write, the raw JSON editor, search, the
 // Connect tab (its curl snippet is run), API keys, members, deleting a project, deep links
-// that survive a reload, a 375 px phone and the dark theme. axe-core checks every screen for
-// serious or critical accessibility violations; screenshots go to test-artifacts/ (and with
-// UPDATE_SCREENSHOTS=1 to docs/images/, for the README and docs/console.md).
+// that survive a reload, keyboard-only use, the tabs of features this server lacks, a 375 px
+// phone and the dark theme. axe-core checks every screen for serious or critical
+// accessibility violations; screenshots go to test-artifacts/ (and with UPDATE_SCREENSHOTS=1
+// to docs/images/, for the README and docs/console.md). Speed and page weight: npm run bench.
 import { execFile } from 'node:child_process'
 import { promisify } from 'node:util'
 import type { Browser, BrowserContext, Page } from 'playwright-core'
@@ -356,14 +357,71 @@ describe.skipIf(!hasChromium)('the console in chromium', () => {
     await other.getByRole('heading', { name: 'Delete this project' }).waitFor()
     await other.close()
 
-    // Routes of features still being built are typed-in only, and say what they need.
+    // The tabs of features this server lacks (it answers their endpoints 404 NOT_FOUND) stay
+    // out of the navigation; typed in, they say what they need.
     const tabs = await page.getByRole('navigation', { name: `${PROJECT} sections` }).getByRole('link').allTextContents()
     expect(tabs).toEqual(['Content', 'Connect', 'Members', 'Settings'])
-    await page.goto(`${app.url}/#/${PROJECT}/history`)
-    await page.getByText('History is not available on this server yet').waitFor()
+    for (const [tab, label, issue] of [['history', 'History', 13], ['webhooks', 'Webhooks', 15], ['schema', 'Schema', 16]] as const) {
+      expect((await call(app.url, 'GET', `${API}/${tab === 'history' ? 'content/changes' : tab}`, { token: session })).body).toMatchObject({ code: 'NOT_FOUND' })
+      await page.goto(`${app.url}/#/${PROJECT}/${tab}`)
+      await page.getByRole('heading', { name: `${label} is not available on this server` }).waitFor()
+      expect(await page.locator('.empty').textContent()).toContain(`(issue ${issue})`)
+    }
     await checkScreen('upcoming feature')
     await page.goto(`${app.url}/#/nowhere`)
     await page.getByText('Nothing here').waitFor()
+  })
+
+  it('works from the keyboard alone, with the focus always visible', async () => {
+    await page.goto(`${app.url}/#/${PROJECT}/content`)
+    await page.reload()
+    await shownValue('title').waitFor()
+    const focused = () => page.evaluate(() => {
+      const element = document.activeElement as HTMLElement | null
+      const style = element ? getComputedStyle(element) : null
+      return { text: element?.textContent?.trim() ?? '', path: element?.closest('.row')?.getAttribute('data-path') ?? null, outline: style ? `${style.outlineStyle} ${style.outlineWidth}` : '' }
+    })
+    /** Presses Tab until `wanted` holds for the focused element; fails after 80 presses. */
+    const tabTo = async (what: string, wanted: (f: Awaited<ReturnType<typeof focused>>) => boolean) => {
+      for (let i = 0; i < 80; i++) {
+        await page.keyboard.press('Tab')
+        const now = await focused()
+        // Whatever has the focus shows it.
+        expect(now.outline, `focus ring on ${now.text || now.path}`).not.toMatch(/^none|0px$/)
+        if (wanted(now)) return
+      }
+      throw new Error(`Tab never reached ${what}`)
+    }
+
+    // The first Tab reaches "Skip to content", which moves the focus past the navigation.
+    await page.keyboard.press('Tab')
+    expect((await focused()).text).toBe('Skip to content')
+    await page.keyboard.press('Enter')
+    expect(await page.evaluate(() => document.activeElement?.id)).toBe('main')
+
+    // Edit a value: Tab to it, Enter opens the editor with the focus in it, Enter saves.
+    await tabTo('the value of stats.visits', f => f.path === 'stats.visits' && f.text.startsWith('Edit'))
+    await page.keyboard.press('Enter')
+    expect(await page.evaluate(() => document.activeElement?.getAttribute('aria-label') ?? document.activeElement?.id)).toBeTruthy()
+    await page.keyboard.press('Control+A')
+    await page.keyboard.type('100')
+    await page.keyboard.press('Enter')
+    await expect.poll(async () => (await stored()).stats.visits).toBe(100)
+    await expect.poll(() => shownValue('stats.visits').textContent()).toBe('100')
+
+    // Collapse a container with Enter on its toggle, open it again with Space.
+    await page.locator('.row[data-path="posts"] > .toggle').focus()
+    await page.keyboard.press('Enter')
+    await expect.poll(() => row('posts.0').count()).toBe(0)
+    await page.keyboard.press('Space')
+    await expect.poll(() => row('posts.0').count()).toBe(1)
+
+    // Move between tabs: Enter on a link, and the focus lands on the new page's heading.
+    await page.getByRole('link', { name: 'Members' }).focus()
+    await page.keyboard.press('Enter')
+    await page.waitForURL(url => new URL(url).hash === `#/${PROJECT}/members`)
+    await expect.poll(() => page.evaluate(() => document.activeElement?.tagName)).toMatch(/^H[12]$/)
+    await checkScreen('keyboard, members')
   })
 
   it('deletes a project only after its name is typed', async () => {
@@ -410,7 +468,7 @@ describe.skipIf(!hasChromium)('the console in chromium', () => {
   })
 
   it('has no serious accessibility violation on any screen, and no script error', () => {
-    expect(Object.keys(accessibility).length).toBeGreaterThanOrEqual(14)
+    expect(Object.keys(accessibility).length).toBeGreaterThanOrEqual(15)
     for (const [screen, violations] of Object.entries(accessibility)) expect(violations, screen).toEqual([])
     expect(problems).toEqual([])
   })
