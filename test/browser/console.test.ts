@@ -402,7 +402,7 @@ describe.skipIf(!hasChromium)('the console in chromium', () => {
     // Edit a value: Tab to it, Enter opens the editor with the focus in it, Enter saves.
     await tabTo('the value of stats.visits', f => f.path === 'stats.visits' && f.text.startsWith('Edit'))
     await page.keyboard.press('Enter')
-    expect(await page.evaluate(() => document.activeElement?.getAttribute('aria-label') ?? document.activeElement?.id)).toBeTruthy()
+    await expect.poll(() => page.evaluate(() => document.activeElement?.getAttribute('aria-label'))).toBe('new value of stats.visits')
     await page.keyboard.press('Control+A')
     await page.keyboard.type('100')
     await page.keyboard.press('Enter')
