@@ -72,7 +72,7 @@ describe('the packed package, installed into another app', { timeout: 180_000 },
     for (const needed of ['package.json', 'README.md', 'dist/server/index.js', 'dist/server/cli/main.js', 'dist/shared/client/index.js', 'dist/shared/client/index.d.ts', 'dist/console/main.js', 'public/index.html']) {
       expect(files, needed).toContain(needed)
     }
-    expect(files.filter(f => !/^(dist\/(server|shared|console)\/|public\/)/.test(f)).sort()).toEqual(['README.md', 'package.json'])
+    expect(files.filter(f => !/^(dist\/(server|shared|console)\/|public\/)/.test(f)).sort()).toEqual(['LICENSE', 'README.md', 'package.json'])
     expect(files.filter(f => f.endsWith('.ts') && !f.endsWith('.d.ts'))).toEqual([])
     expect(files.filter(f => f.endsWith('.map') || f.includes('.tsbuildinfo') || f.includes('.build-stamp'))).toEqual([])
     // The server's and the console's declarations serve no one; the client's are its types.
