@@ -139,7 +139,10 @@ export async function consoleScenario () {
       longTaskShare: frames.longTaskMs / (stream.seconds * 1000),
       caughtUpMs,
       failed,
-      note: wrong.length > 0 ? `the page disagrees with the store: ${wrong.join('; ')}` : undefined
+      note: [
+        wrong.length > 0 ? `the page disagrees with the store: ${wrong.join('; ')}` : '',
+        stream.total / stream.seconds < 0.9 * STREAM_RATE ? `the load generator reached only ${(stream.total / stream.seconds).toFixed(0)} of ${STREAM_RATE} changes/s: the machine is busy` : ''
+      ].filter(Boolean).join('; ') || undefined
     }
   } finally {
     await browser.close()
