@@ -20,7 +20,7 @@ function Snippet ({ title, code, note }: { title: string, code: string, note?: s
   )
 }
 
-export function ConnectPage ({ project, role }: { project: string, role: ProjectRole }) {
+export function ConnectPage ({ project, role, events }: { project: string, role: ProjectRole, events: boolean }) {
   const { session, createdKeys, rememberKey, failure, announce } = useApp()
   const usable = useMemo(() => createdKeys.filter(k => inScope(k, project)), [createdKeys, project])
   const [chosen, setChosen] = useState<string>(usable[0]?.id ?? '')
@@ -79,7 +79,7 @@ export function ConnectPage ({ project, role }: { project: string, role: Project
         <h2 id="connect-js">JavaScript</h2>
         <Snippet title="Node or a bundler (npm install contentd)" code={snippets.sdk} />
         <Snippet title="A web page without a bundler" code={snippets.page} note="Use a read-only key limited to this project: code in a page is public." />
-        {/* The EventSource snippet (GET …/content/events, issue 13) goes here, shown when the project page finds available.events (features.ts). */}
+        {events && <Snippet title="Server-Sent Events (EventSource, no library)" code={snippets.events} note="The key is in the URL: use a read-only key limited to this project." />}
       </section>
     </div>
   )

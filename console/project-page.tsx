@@ -101,7 +101,7 @@ function TabBody ({ tab, project, info, doc, available, probed }: TabBodyProps) 
   }
   switch (tab) {
     case 'content': return <ContentPage doc={doc} canWrite={role !== 'viewer'} project={project} />
-    case 'connect': return <ConnectPage project={project} role={role} />
+    case 'connect': return <ConnectPage project={project} role={role} events={available.events === true} />
     case 'members': return <MembersPage project={project} owner={info.username} />
     case 'settings': return <SettingsPage info={info} project={project} />
     case 'history': return <UpcomingPanel name="history" />

@@ -1,5 +1,5 @@
-// The Connect tab's examples for one project and key: REST base URL, curl, the SDK, and a
-// page without a bundler. Pure: tested in test/console/pure.test.ts (and the curl one is run
+// The Connect tab's examples for one project and key: REST base URL, curl, the SDK, a page
+// without a bundler, and EventSource. Pure: tested in test/console/pure.test.ts (and the curl one is run
 // by the browser test).
 import type { CreatedApiKey } from '../shared/client/index.js'
 
@@ -43,6 +43,12 @@ export function snippetsFor (origin: string, project: string, key: string) {
       '    document.body.textContent = JSON.stringify(content)',
       '  })',
       '</script>'
+    ].join('\n'),
+    // Server-Sent Events (docs/design.md §9): shown only where the server has them.
+    events: [
+      `const events = new EventSource('${base}/content/events?access_token=${key === PLACEHOLDER ? 'cdk_…a read-only key…' : key}')`,
+      "events.addEventListener('snapshot', e => console.log('content', JSON.parse(e.data).content))",
+      "events.addEventListener('change', e => console.log('change', JSON.parse(e.data)))   // {version, op, path, value, at, actor}"
     ].join('\n')
   }
 }

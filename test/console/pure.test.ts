@@ -210,6 +210,8 @@ describe('connect snippets', () => {
     const placeholder = snippetsFor('https://c.example.com', '@alice/demo', '$CONTENTD_KEY')
     expect(placeholder.curl).toContain('"authorization: Bearer $CONTENTD_KEY"')
     expect(placeholder.sdk).toContain('token: process.env.CONTENTD_KEY')
+    expect(s.events).toContain("new EventSource('https://c.example.com/api/@alice/demo/content/events?access_token=cdk_secret')")
+    expect(placeholder.events).not.toContain('$CONTENTD_KEY')
   })
 
   it('offer only keys that reach the project', () => {
