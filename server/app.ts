@@ -14,12 +14,15 @@ import { accountRoutes } from './http/routes/accounts.js'
 import { contentRoutes } from './http/routes/content.js'
 import { keyRoutes } from './http/routes/keys.js'
 import { projectRoutes } from './http/routes/projects.js'
+import { webhookRoutes } from './http/routes/webhooks.js'
 import type { Logger } from './logger.js'
 import { Metrics } from './observability/metrics.js'
 import { openApiRoutes } from './openapi/routes.js'
 import { observabilityRoutes } from './observability/routes.js'
 import type { Services } from './services/index.js'
 import type { Store } from './store/types.js'
+import type { WebhookService } from './webhooks/service.js'
+import { createWebhooks } from './webhooks/index.js'
 
 export interface AppDependencies {
   config: Config
@@ -33,9 +36,11 @@ export interface AppDependencies {
   services: Services
   /** The rate limiters; pass the realtime layer's, so HTTP and Socket.IO share one budget. */
   limits?: Limits
+  /** The webhooks' management, shared with the process's dispatcher; made here when absent. */
+  webhooks?: WebhookService
 }
 
-export function createApp ({ config, store, logger, redis, metrics = new Metrics(), services, limits = createLimits(config, redis) }: AppDependencies): Express {
+export function createApp ({ config, store, logger, redis, metrics = new Metrics(), services, limits = createLimits(config, redis), webhooks }: AppDependencies): Express {
   const { projects, accounts, keys } = services
   const limit = config.bodyLimitBytes
 
@@ -70,6 +75,7 @@ export function createApp ({ config, store, logger, redis, metrics = new Metrics
   accountRoutes(api, accounts, config.signup === 'open', limit, authRateLimit(limits.auth), loginThrottle(limits.login))
   keyRoutes(api, keys, limit)
   projectRoutes(api, projects, limit)
+  webhookRoutes(api, webhooks ?? createWebhooks({ config, store, logger }).service, projects, limit)
   // The API reference: GET /openapi.json and the page at /docs.
   openApiRoutes(outside, routes)
   routes.install(app)

@@ -15,6 +15,10 @@ export const ERRORS = {
   INVALID_ARRAY_INDEX: { status: 400, message: 'An array index must be a non-negative integer without leading zeros' },
   INDEX_OUT_OF_RANGE: { status: 400, message: 'The array index is out of range' },
   NON_FINITE_RESULT: { status: 400, message: 'The result is not a finite number' },
+  INVALID_VERSION: { status: 400, message: 'The version must be a non-negative integer, at most the current version' },
+  INVALID_QUERY: { status: 400, message: 'A query parameter is not valid' },
+  PASSWORD_TOO_COMMON: { status: 400, message: 'This password is too easy to guess; choose another one' },
+  WEBHOOK_URL_FORBIDDEN: { status: 400, message: 'The webhook URL targets an address contentd does not deliver to (loopback, private, link-local, metadata or plain http:; see WEBHOOK_ALLOW_PRIVATE)' },
   // 401: who are you?
   AUTH_REQUIRED: { status: 401, message: 'Authentication required: send Authorization: Bearer <token or API key>' },
   INVALID_TOKEN: { status: 401, message: 'The session token or API key is invalid, revoked or expired' },
@@ -26,6 +30,7 @@ export const ERRORS = {
   OWNER_REQUIRED: { status: 403, message: 'Only the project owner can do this' },
   SIGNUP_DISABLED: { status: 403, message: 'Signup is disabled on this server' },
   ORIGIN_NOT_ALLOWED: { status: 403, message: 'This origin is not allowed (CORS_ORIGINS)' },
+  QUOTA_EXCEEDED: { status: 403, message: 'This account has reached its limit' },
   // 404
   NOT_FOUND: { status: 404, message: 'No such endpoint' },
   USER_NOT_FOUND: { status: 404, message: 'User not found' },
@@ -33,6 +38,8 @@ export const ERRORS = {
   PATH_NOT_FOUND: { status: 404, message: 'Nothing is stored at this path' },
   KEY_NOT_FOUND: { status: 404, message: 'API key not found' },
   MEMBER_NOT_FOUND: { status: 404, message: 'That user is not a member of this project' },
+  VERSION_NOT_FOUND: { status: 404, message: 'The project has no such version yet' },
+  WEBHOOK_NOT_FOUND: { status: 404, message: 'Webhook not found' },
   // 405: the path exists, the method does not (the Allow header lists the ones that do)
   METHOD_NOT_ALLOWED: { status: 405, message: 'This endpoint does not accept that method' },
   UNKNOWN_EVENT: { status: 404, message: 'No such realtime event' },
@@ -40,13 +47,18 @@ export const ERRORS = {
   USERNAME_TAKEN: { status: 409, message: 'That username is taken' },
   PROJECT_EXISTS: { status: 409, message: 'A project with that slug already exists' },
   SUBSCRIPTION_CANCELLED: { status: 409, message: 'An unsubscribe ended this subscription before it was ready' },
+  NOT_SUBSCRIBED: { status: 409, message: 'Subscribe to the project on this connection first' },
+  // 410: history no longer kept (HISTORY_LIMIT); take a fresh snapshot
+  HISTORY_EXPIRED: { status: 410, message: 'That version is older than the history this project keeps' },
   // 412, 413, 429
   PRECONDITION_FAILED: { status: 412, message: 'The content has changed: If-Match does not match the current version' },
   BODY_TOO_LARGE: { status: 413, message: 'The request body is larger than the server accepts' },
   CONTENT_TOO_LARGE: { status: 413, message: 'The change would make the project content larger than its limit' },
+  PRESENCE_STATE_TOO_LARGE: { status: 413, message: 'The presence state is larger than the server accepts (PRESENCE_STATE_LIMIT)' },
   RATE_LIMITED: { status: 429, message: 'Too many requests; retry later' },
   TOO_MANY_CONNECTIONS: { status: 429, message: 'Too many realtime connections for this user' },
   TOO_MANY_SUBSCRIPTIONS: { status: 429, message: 'Too many subscriptions on this connection' },
+  PRESENCE_FULL: { status: 429, message: 'The project has as many presence members as it allows (PRESENCE_MEMBERS_LIMIT)' },
   // 5xx: never carry internals
   INTERNAL_ERROR: { status: 500, message: 'Internal server error' },
   STORE_UNAVAILABLE: { status: 503, message: 'The store is unavailable; retry later' }

@@ -1,9 +1,10 @@
-// The realtime protocol's payloads (docs/design.md §7), shared by the server, the dashboard and
-// any client. A client replays `change` events over its subscribe snapshot with the very
-// same applyOperation the server uses, so both always agree on the content.
+// The realtime protocol's payloads (docs/design.md §7) and the change log's entries (§9),
+// shared by the server, the dashboard and any client. A client replays `change` events (log
+// entries) over its subscribe snapshot with the very same applyOperation the server uses,
+// so both always agree on the content.
 import type { ErrorBody } from './errors.js'
 import type { Json, JsonObject } from './json.js'
-import { formatPath, parsePath } from './path.js'
+import { parsePath } from './path.js'
 import type { Operation, OperationName } from './operations.js'
 
 /** Event names, so no side spells them differently. */
@@ -12,7 +13,12 @@ export const EVENTS = {
   unsubscribe: 'unsubscribe',
   change: 'change',
   revoked: 'revoked',
-  shutdown: 'shutdown'
+  shutdown: 'shutdown',
+  // Presence (docs/design.md §14; payloads in shared/presence.ts).
+  presence: 'presence',
+  presenceSet: 'presence:set',
+  presenceList: 'presence:list',
+  presenceLeave: 'presence:leave'
 } as const
 
 /** `emit('subscribe', { project: '@alice/demo' }, ack)`; `unsubscribe` takes the same. */
@@ -41,20 +47,46 @@ export type SubscribeAck =
 
 export type UnsubscribeAck = { ok: true } | EventFailure
 
-/** One committed change; `version` is the project's version right after it. */
-export interface ChangeEvent {
+/**
+ * Who made a change (docs/design.md §9): a user through a session, an API key (its id and
+ * name, never its secret), or the operator outside the API (the CLI's content import is
+ * `{ type: "system", name: "cli" }`).
+ */
+export type Actor =
+  | { type: 'user', name: string }
+  | { type: 'key', id: string, name: string }
+  | { type: 'system', name: string }
+
+/** The operations a change log entry can record: the content operations, and revert. */
+export type ChangeOp = OperationName | 'revert'
+
+/**
+ * One committed change, as the change log keeps it and every channel sends it (HTTP
+ * `…/content/changes`, the Socket.IO `change` event): docs/design.md §9. `version` is the
+ * project's version right after it.
+ */
+export interface ChangeEntry {
   project: string
   version: number
-  op: OperationName
-  /** Dot path; absent for update. */
+  op: ChangeOp
+  /** Dot path; absent for update and revert. */
   path?: string
-  /** increment/decrement: the amount; set/push/insert: the value; update: the new content. */
+  /**
+   * increment/decrement: the amount; set/push/insert: the value; update: the new content;
+   * revert: the content it restored. Absent for delete.
+   */
   value?: Json
   /** insert only. */
   index?: number
+  /** revert only: the version whose content was restored. */
+  revertedTo?: number
   /** ISO time of the commit. */
   at: string
+  actor: Actor
 }
+
+/** The realtime `change` event is the change log's entry. */
+export type ChangeEvent = ChangeEntry
 
 /**
  * Access ended. With `project`, only that subscription ended (member removed, project
@@ -77,24 +109,12 @@ export type ShutdownEvent = ErrorBody
 /** `connect_error`'s `data` when the handshake is refused (`retryAfter` with RATE_LIMITED). */
 export type ConnectErrorData = ErrorBody & { retryAfter?: number }
 
-/** The event a committed operation is broadcast as. */
-export function changeEventOf (project: string, version: number, operation: Operation, at: string): ChangeEvent {
-  switch (operation.op) {
-    case 'update':
-      return { project, version, op: 'update', value: operation.value, at }
-    case 'delete':
-      return { project, version, op: 'delete', path: formatPath(operation.path), at }
-    case 'insert':
-      return { project, version, op: 'insert', path: formatPath(operation.path), value: operation.value, index: operation.index, at }
-    default:
-      return { project, version, op: operation.op, path: formatPath(operation.path), value: operation.value, at }
-  }
-}
-
-/** The operation a change event describes, ready for applyOperation. Throws on a malformed event. */
-export function operationOfChange (change: ChangeEvent): Operation {
+/** The operation a change entry describes, ready for applyOperation. Throws on a malformed entry. */
+export function operationOfChange (change: Pick<ChangeEntry, 'op' | 'path' | 'value' | 'index'>): Operation {
   switch (change.op) {
+    // A revert's value is the whole content it restored: applied, it replaces the content.
     case 'update':
+    case 'revert':
       return { op: 'update', value: change.value as JsonObject }
     case 'delete':
       return { op: 'delete', path: parsePath(change.path) }

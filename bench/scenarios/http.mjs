@@ -64,8 +64,8 @@ async function readCounter (ctx) {
   return r.body
 }
 
-async function prepareIncrement (scenario, bytes) {
-  const ctx = await startWithProject(documentOfSize(bytes))
+async function prepareIncrement (scenario, bytes, env = {}) {
+  const ctx = await startWithProject(documentOfSize(bytes), env)
   let before
   try {
     before = await readCounter(ctx)
@@ -90,7 +90,10 @@ async function prepareIncrement (scenario, bytes) {
 const PREPARE = {
   ceiling: prepareCeiling,
   increment1k: () => prepareIncrement('increment, 1 KiB content', KiB),
-  increment1m: () => prepareIncrement('increment, 1 MiB content', ONE_MIB_DOCUMENT)
+  increment1m: () => prepareIncrement('increment, 1 MiB content', ONE_MIB_DOCUMENT),
+  // The reference for what the change log costs the write path (docs/change-log.md): the same
+  // increments with HISTORY=off, which records no log and rewrites the document instead.
+  increment1kNoHistory: () => prepareIncrement('increment, 1 KiB content, HISTORY=off (no change log)', KiB, { HISTORY: 'off' })
 }
 
 /** The scenarios whose req/s the goals compare with each other: measured interleaved. */
@@ -108,6 +111,7 @@ async function alone (name) {
 export const ceiling = () => alone('ceiling')
 export const incrementSmall = () => alone('increment1k')
 export const incrementLarge = () => alone('increment1m')
+export const incrementSmallNoHistory = () => alone('increment1kNoHistory')
 
 /**
  * The named ratio scenarios side by side: all their servers up at once (idle ones cost

@@ -5,7 +5,7 @@
 // 2 for a wrong command or argument (with its usage line), 1 for a refused action.
 import { parseArgs, type ParseArgsConfig } from 'node:util'
 import { ContentdError } from '../../shared/errors.js'
-import { ConfigError, loadConfig } from '../config.js'
+import { ConfigError, loadConfig, type Config } from '../config.js'
 import type { Store } from '../store/types.js'
 import type { Admin } from './admin.js'
 import { commandHelp, COMMAND_USAGE, MAIN_USAGE, UsageError } from './usage.js'
@@ -46,7 +46,17 @@ const COMMANDS: Record<string, Command> = {
   'key list': { positionals: 1, run: (admin, [user]) => admin.listKeys(user as string) },
   'key revoke': { positionals: 1, run: (admin, [id]) => admin.revokeKey(id as string) },
   export: { positionals: 1, run: (admin, [ref]) => admin.exportContent(ref as string) },
-  import: { positionals: 1, run: async (admin, [ref]) => admin.importContent(ref as string, await readStdin()) }
+  import: { positionals: 1, run: async (admin, [ref]) => admin.importContent(ref as string, await readStdin()) },
+  'webhook add': {
+    positionals: 2,
+    options: { path: { type: 'string', multiple: true }, op: { type: 'string', multiple: true }, description: { type: 'string' } },
+    run: (admin, [ref, url], values) => admin.webhooks.add(ref as string, url as string, {
+      paths: (values.path as string[] | undefined) ?? [], ops: (values.op as string[] | undefined) ?? [], description: str(values.description)
+    })
+  },
+  'webhook list': { positionals: 1, run: (admin, [ref]) => admin.webhooks.list(ref as string) },
+  'webhook rm': { positionals: 1, run: (admin, [id]) => admin.webhooks.remove(id as string) },
+  'webhook deliveries': { positionals: 1, run: (admin, [id]) => admin.webhooks.deliveries(id as string) }
 }
 
 async function readStdin (): Promise<string> {
@@ -68,13 +78,13 @@ async function passwordFromStdin (): Promise<string> {
   return text.split(/\r?\n/)[0] ?? ''
 }
 
-async function withStore<T> (work: (store: Store, sessionTtlMs: number) => Promise<T>): Promise<T> {
+async function withStore<T> (work: (store: Store, config: Config) => Promise<T>): Promise<T> {
   const config = loadConfig()
   const { createStore } = await import('../store/index.js')
   const store = await createStore(config)
   try {
     await store.init()
-    return await work(store, config.sessionTtlMs)
+    return await work(store, config)
   } finally {
     await store.close()
   }
@@ -114,7 +124,7 @@ async function main (argv: string[]): Promise<number> {
   }
   // Loaded only to act: help and usage errors need no native module (argon2, SQLite).
   const { Admin } = await import('./admin.js')
-  const output = await withStore((store, ttl) => command.run(new Admin(store, ttl), parsed.positionals, parsed.values))
+  const output = await withStore((store, config) => command.run(new Admin(store, config), parsed.positionals, parsed.values))
   process.stdout.write(output.endsWith('\n') ? output : output + '\n')
   return 0
 }

@@ -10,7 +10,11 @@ export const COMMAND_USAGE: Record<string, string> = {
   'key list': 'contentd key list @name',
   'key revoke': 'contentd key revoke ID',
   export: 'contentd export @name/slug > file.json',
-  import: 'contentd import @name/slug < file.json'
+  import: 'contentd import @name/slug < file.json',
+  'webhook add': 'contentd webhook add @name/slug URL [--path P]... [--op OP]... [--description D]',
+  'webhook list': 'contentd webhook list @name/slug',
+  'webhook rm': 'contentd webhook rm ID',
+  'webhook deliveries': 'contentd webhook deliveries ID'
 }
 
 export const COMMAND_HELP: Record<string, string> = {
@@ -22,7 +26,11 @@ export const COMMAND_HELP: Record<string, string> = {
   'key list': 'List the user\'s API keys (without secrets).',
   'key revoke': 'Revoke an API key by id (key_…); it stops working at once.',
   export: 'Print the project\'s content as JSON.',
-  import: 'Replace the project\'s content with the JSON object read from stdin (one update: version + 1).'
+  import: 'Replace the project\'s content with the JSON object read from stdin (one update: version + 1).',
+  'webhook add': 'Add a webhook to the project: every later change at or below a --path (dot path; may repeat) with an --op (may repeat) is POSTed, signed, to URL. Prints the signing secret once. URLs are checked like the API does (WEBHOOK_ALLOW_PRIVATE).',
+  'webhook list': 'List the project\'s webhooks (without secrets): id, state, cursor, URL, filters, and why a disabled one was disabled.',
+  'webhook rm': 'Delete a webhook by id (whk_…); its deliveries stop at once.',
+  'webhook deliveries': 'Show a webhook\'s last 100 delivery attempts, newest first: time, version, outcome, HTTP status, attempt, duration, error.'
 }
 
 export const MAIN_USAGE = `usage: contentd <command> [arguments] [--help]

@@ -51,6 +51,14 @@ class Subscription implements FeedMember {
   }
 }
 
+/** Hears when subscriptions start and end (presence.ts keeps its members by them). */
+export interface SubscriptionObserver {
+  /** The subscription is in place: its snapshot was just acknowledged. */
+  started (socket: RealtimeSocket, ref: string, projectId: string): void
+  /** It ended; `replaced` when a new subscribe of the same connection to the project took its place. */
+  ended (socket: RealtimeSocket, ref: string, replaced: boolean): void
+}
+
 interface ProjectEntry {
   feed: ProjectFeed
   subscriptions: Set<Subscription>
@@ -66,6 +74,7 @@ const CANCELLED = new ContentdError('SUBSCRIPTION_CANCELLED').toBody()
 export class Subscriptions {
   private readonly projects = new Map<string, ProjectEntry>()
   private readonly connections = new Map<RealtimeSocket, ConnectionState>()
+  private observer: SubscriptionObserver | null = null
 
   constructor (
     private readonly io: RealtimeServer,
@@ -85,6 +94,16 @@ export class Subscriptions {
     return this.projects.has(projectId)
   }
 
+  observe (observer: SubscriptionObserver): void {
+    this.observer = observer
+  }
+
+  /** The project id of the connection's subscription to `ref` (canonical) once it is in place, else null. */
+  activeProjectId (socket: RealtimeSocket, ref: string): string | null {
+    const subscription = this.connections.get(socket)?.subscriptions.get(ref)
+    return subscription?.state === 'active' ? subscription.projectId : null
+  }
+
   async subscribe (socket: RealtimeSocket, request: unknown, reply: Reply): Promise<void> {
     const ref = projectRefOf(request)
     if (!ref) { reply(failure('INVALID_BODY', 'subscribe needs { project: "@user/slug" }')); return }
@@ -99,7 +118,7 @@ export class Subscriptions {
       reply(failure('TOO_MANY_SUBSCRIPTIONS', `at most ${this.limits.perConnection}`))
       return
     }
-    if (current) this.end(current, CANCELLED, false)
+    if (current) this.end(current, CANCELLED, false, true)
     const subscription = new Subscription(socket, key)
     subscription.waiters.push(reply)
     connection.subscriptions.set(key, subscription)
@@ -193,6 +212,7 @@ export class Subscriptions {
   /** The snapshot is ready: the subscription is in place, and every waiter within the budget gets it. */
   private answer (subscription: Subscription, connection: ConnectionState, ack: SubscribeAck, bytes: number): void {
     subscription.state = 'active'
+    this.observer?.started(subscription.socket, subscription.ref, subscription.projectId as string)
     const waiters = subscription.waiters
     subscription.waiters = []
     waiters.forEach((reply, index) => {
@@ -234,9 +254,10 @@ export class Subscriptions {
 
   /**
    * Ends one subscription. A pending one answers its waiters with `reason`; an active one
-   * tells the client with a `revoked` event when `tell` is set (access ended).
+   * tells the client with a `revoked` event when `tell` is set (access ended). `replaced`:
+   * a new subscription of the same connection to the project takes its place.
    */
-  private end (subscription: Subscription, reason: ErrorBody, tell: boolean): void {
+  private end (subscription: Subscription, reason: ErrorBody, tell: boolean, replaced = false): void {
     if (subscription.state === 'ended') return
     const wasPending = subscription.state === 'pending'
     subscription.state = 'ended'
@@ -261,6 +282,7 @@ export class Subscriptions {
     } else if (tell && socket.connected) {
       socket.emit(EVENTS.revoked, { ...reason, project: ref })
     }
+    this.observer?.ended(socket, ref, replaced)
   }
 }
 
@@ -270,7 +292,7 @@ function sizeOf (snapshot: ContentSnapshot): number {
 }
 
 /** `{ project: "@alice/demo" }` → its two halves (the owner keeps its "@" for Projects.find). */
-function projectRefOf (request: unknown): { owner: string, slug: string } | null {
+export function projectRefOf (request: unknown): { owner: string, slug: string } | null {
   if (typeof request !== 'object' || request === null || !('project' in request)) return null
   const ref = request.project
   if (typeof ref !== 'string') return null
@@ -280,6 +302,6 @@ function projectRefOf (request: unknown): { owner: string, slug: string } | null
 }
 
 /** "@Alice/demo" and "alice/demo" → "@alice/demo", the form `change` events carry. */
-function canonicalRef (ref: { owner: string, slug: string }): string {
+export function canonicalRef (ref: { owner: string, slug: string }): string {
   return `@${ref.owner.replace(/^@/, '').toLowerCase()}/${ref.slug}`
 }

@@ -2,6 +2,7 @@
 // management half of the HTTP API. Signing up and in need no token; everything else here
 // needs a session token (an API key gets 403 SESSION_REQUIRED), except listing projects.
 import type { Http } from './http.js'
+import { readAllPages } from './pages.js'
 import { parseProjectRef } from './project-ref.js'
 
 export type ProjectRole = 'owner' | 'editor' | 'viewer'
@@ -80,7 +81,7 @@ export class AccountRequests {
   }
 
   async projects (): Promise<ProjectSummary[]> {
-    return (await this.http.request<{ projects: ProjectSummary[] }>('GET', '/api/projects')).body.projects
+    return readAllPages<ProjectSummary, 'projects'>(this.http, '/api/projects', 'projects')
   }
 
   async createProject (project: { slug: string, name?: string }): Promise<ProjectSummary> {
@@ -93,7 +94,7 @@ export class AccountRequests {
   }
 
   async keys (): Promise<ApiKeyInfo[]> {
-    return (await this.http.request<{ keys: ApiKeyInfo[] }>('GET', '/api/keys')).body.keys
+    return readAllPages<ApiKeyInfo, 'keys'>(this.http, '/api/keys', 'keys')
   }
 
   async createKey (key: NewApiKey): Promise<CreatedApiKey> {

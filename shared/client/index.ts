@@ -4,6 +4,8 @@
 //   const demo = client.project('@alice/demo')
 //   await demo.increment('stats.visits')
 //   const live = demo.subscribe(content => render(content))
+//   demo.presence.on('change', members => showAvatars(members))
+//   await demo.presence.set({ path: 'title' })
 //   ...
 //   client.close()
 //
@@ -32,7 +34,7 @@ export interface ContentdClient {
   project (ref: string): ProjectClient
   /** Who the token belongs to. */
   me (): Promise<{ username: string, createdAt: string }>
-  /** The projects the token can see, with the caller's role in each. */
+  /** The projects the token can see, with the caller's role in each: all of them (the server sends them a page at a time). */
   projects (): Promise<ProjectSummary[]>
   /** Creates an account (403 SIGNUP_DISABLED when the server's sign-up is closed). */
   signup (username: string, password: string): Promise<SessionGrant>
@@ -85,6 +87,9 @@ export type { ProjectClient, WriteOptions, WriteResult, Snapshot } from './proje
 export type { ApiKeyInfo, CreatedApiKey, KeyPermission, Member, MemberRole, NewApiKey, ProjectRole, ProjectSummary, SessionGrant } from './account.js'
 export type { ConnectionState, ConnectionListener } from './realtime.js'
 export type { Subscription, SubscribeOptions, ContentListener } from './subscription.js'
+export type { ProjectPresence, PresenceListener, PresenceErrorListener } from './presence.js'
+export type { PresenceMember, PresenceEvent } from '../presence.js'
+export type { Actor } from '../actor.js'
 export type { ChangeEvent } from '../events.js'
 export type { ErrorCode } from '../errors.js'
 export type { Json, JsonObject } from '../json.js'

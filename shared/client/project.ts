@@ -5,6 +5,8 @@ import type { Json, JsonObject } from '../json.js'
 import type { Member, MemberRole, ProjectSummary } from './account.js'
 import type { Http } from './http.js'
 import { versionOf } from './http.js'
+import { readAllPages } from './pages.js'
+import type { ProjectPresence } from './presence.js'
 import type { ProjectRef } from './project-ref.js'
 import type { LiveContent } from './realtime.js'
 import type { Subscription, SubscribeOptions, ContentListener } from './subscription.js'
@@ -45,7 +47,7 @@ export class ProjectClient {
 
   /** The members besides the owner (owner only). */
   async members (): Promise<Member[]> {
-    return (await this.http.request<{ members: Member[] }>('GET', `${this.projectBase}/members`)).body.members
+    return readAllPages<Member, 'members'>(this.http, `${this.projectBase}/members`, 'members')
   }
 
   /** Adds a member by username ("bob" or "@bob"), or changes their role (owner only). */
@@ -109,6 +111,15 @@ export class ProjectClient {
 
   private memberPath (username: string): string {
     return `${this.projectBase}/members/${encodeURIComponent(username.replace(/^@/, ''))}`
+  }
+
+  /**
+   * Who is looking at the project right now (docs/sdk.md#presence): `members`, a live list,
+   * `set(state)` to show this client with a state, `on('change', …)`. One per client and
+   * project, whichever ProjectClient asks.
+   */
+  get presence (): ProjectPresence {
+    return this.live.presence(this.ref)
   }
 
   private async write (suffix: string, body: unknown, options: WriteOptions = {}): Promise<WriteResult> {

@@ -7,9 +7,13 @@
 // of it the client keeps: copies that want a snapshot while a subscribe for their project
 // is on its way share that request, so several `subscribe()` calls on one project — and
 // the re-subscribing of all copies after a reconnect — send one subscribe per project.
+// A project's presence (presence.ts) holds the subscription the same way, with a copy that
+// keeps no content, and gets the project's `presence` events.
 import { io, type Socket } from 'socket.io-client'
 import { EVENTS, type ChangeEvent, type ConnectErrorData, type RevokedEvent, type SubscribeAck } from '../events.js'
+import type { PresenceEvent } from '../presence.js'
 import { ContentdClientError } from './errors.js'
+import { ClientPresence } from './presence.js'
 import { LiveCopy, statusOf, type ContentListener, type SubscribeOptions, type Subscription } from './subscription.js'
 
 export interface RealtimeOptions {
@@ -36,21 +40,47 @@ export class LiveContent {
   private readonly copies = new Map<string, Set<LiveCopy>>()
   /** The subscribe request on its way for each project, shared by the copies that want a snapshot meanwhile. */
   private readonly inFlight = new Map<string, Promise<SubscribeAck>>()
+  private readonly presences = new Map<string, ClientPresence>()
 
   constructor (private readonly options: RealtimeOptions) {}
+
+  /** The project's presence, one per client and project. */
+  presence (project: string): ClientPresence {
+    let presence = this.presences.get(project)
+    if (!presence) {
+      presence = new ClientPresence(project, hooks => this.hold(project, hooks))
+      this.presences.set(project, presence)
+    }
+    return presence
+  }
+
+  /**
+   * Keeps the project subscribed without a copy of its content, for presence: `subscribed`
+   * runs at every (re)subscription with the socket, `failed` when the subscription ends for good.
+   */
+  private hold (project: string, hooks: { subscribed: (socket: Socket) => void, failed: (error: ContentdClientError) => void }): { close (): void } {
+    const socket = this.connect()
+    const copy = new LiveCopy(project, () => hooks.subscribed(socket), { onError: hooks.failed }, () => this.requestSnapshot(socket, project), closed => this.forget(closed), false)
+    this.add(copy)
+    return copy
+  }
 
   subscribe (project: string, onContent: ContentListener, options: SubscribeOptions): Subscription {
     const socket = this.connect()
     const copy = new LiveCopy(project, onContent, options, () => this.requestSnapshot(socket, project), closed => this.forget(closed))
-    let set = this.copies.get(project)
-    if (!set) { set = new Set(); this.copies.set(project, set) }
+    this.add(copy)
+    return copy
+  }
+
+  private add (copy: LiveCopy): void {
+    let set = this.copies.get(copy.project)
+    if (!set) { set = new Set(); this.copies.set(copy.project, set) }
     // A copy of this project that is already live has exactly what a snapshot would give.
     const live = [...set].find(other => other.isLive)
     set.add(copy)
     // Not before subscribe() has returned: listeners may refer to the subscription.
     if (live) queueMicrotask(() => copy.startFrom(live))
     else copy.resync()
-    return copy
   }
 
   get connection (): ConnectionState { return this.state }
@@ -63,6 +93,7 @@ export class LiveContent {
 
   /** Ends every subscription and the socket. */
   close (): void {
+    for (const presence of this.presences.values()) presence.close()
     for (const set of [...this.copies.values()]) for (const copy of [...set]) copy.close()
     clearTimeout(this.reconnectTimer)
     const socket = this.socket
@@ -96,6 +127,7 @@ export class LiveContent {
     socket.on('disconnect', () => {
       this.inFlight.clear()
       track(socket.active ? 'connecting' : 'offline')
+      for (const presence of this.presences.values()) presence.disconnected()
     })
     socket.on('connect_error', (error: Error & { data?: ConnectErrorData }) => {
       // socket.active is false when the server refused us (bad token): no retry will help,
@@ -117,6 +149,7 @@ export class LiveContent {
       const set = this.copies.get(change.project)
       if (set) for (const copy of [...set]) copy.receive(change)
     })
+    socket.on(EVENTS.presence, (event: PresenceEvent) => this.presences.get(event.project)?.receive(event))
     socket.on(EVENTS.revoked, (event: RevokedEvent) => {
       const error = new ContentdClientError(statusOf(event.code), event.code, event.message)
       const affected = event.project === undefined ? this.allCopies() : [...(this.copies.get(event.project) ?? [])]

@@ -10,6 +10,10 @@
 // in place: so each copy keeps its own document, cloning what it takes in (snapshots and
 // written values), and never shares objects with another copy.
 // Socket handling lives in realtime.ts; this class only sees acks and events.
+//
+// A copy made with `keepsContent` false holds the server subscription without a document
+// (presence needs the subscription, not the content): it ignores changes, and its listener
+// hears only that a snapshot arrived.
 import { ERRORS, type ErrorCode } from '../errors.js'
 import type { ChangeEvent, SubscribeAck } from '../events.js'
 import { operationOfChange } from '../events.js'
@@ -64,7 +68,8 @@ export class LiveCopy implements Subscription {
     private readonly onContent: ContentListener,
     private readonly options: SubscribeOptions,
     private readonly requestSnapshot: SnapshotRequester,
-    private readonly onClose: (copy: LiveCopy) => void
+    private readonly onClose: (copy: LiveCopy) => void,
+    private readonly keepsContent = true
   ) {
     let settled = false
     this.ready = new Promise<void>((resolve, reject) => {
@@ -122,7 +127,7 @@ export class LiveCopy implements Subscription {
   }
 
   receive (change: ChangeEvent): void {
-    if (this.closed) return
+    if (this.closed || !this.keepsContent) return
     if (this.waiting) { this.buffered.push(change); return }
     const version = this.currentVersion as number
     if (change.version <= version) return // already in the snapshot, or a duplicate
@@ -156,11 +161,11 @@ export class LiveCopy implements Subscription {
   }
 
   private start (content: JsonObject, version: number): void {
-    this.doc = structuredClone(content)
+    this.doc = this.keepsContent ? structuredClone(content) : undefined
     this.currentVersion = version
     this.waiting = false
     this.taken += 1
-    this.onContent(this.doc, this.currentVersion)
+    this.onContent(this.doc ?? content, this.currentVersion)
     this.settleReady()
     const held = this.buffered.sort((a, b) => a.version - b.version)
     this.buffered = []

@@ -67,7 +67,7 @@ describe('the packed package, installed into another app', { timeout: 180_000 },
     if (work) rmSync(work, { recursive: true, force: true })
   })
 
-  it('holds the built server, the client with its types and the console; no sources, tests or source maps', () => {
+  it('holds the built server, the client with its types, the console and the licence; no sources, tests or source maps', () => {
     const files = packed.files.map(f => f.path)
     for (const needed of ['package.json', 'README.md', 'dist/server/index.js', 'dist/server/cli/main.js', 'dist/shared/client/index.js', 'dist/shared/client/index.d.ts', 'dist/console/main.js', 'public/index.html']) {
       expect(files, needed).toContain(needed)

@@ -96,6 +96,13 @@ describe('HTTP operations', () => {
     expect(await c.me()).toMatchObject({ username: '@alice' })
     expect((await c.projects()).map(p => `${p.username}/${p.slug}`)).toContain('@alice/demo')
   })
+
+  it('projects() gathers every page: 130 projects come back, each once, in order', async () => {
+    const owner = await signup(app.url, 'many-projects')
+    const slugs = Array.from({ length: 130 }, (_, i) => `p${String(i).padStart(3, '0')}`)
+    for (const slug of slugs) expect((await call(app.url, 'POST', '/api/projects', { token: owner, body: { slug } })).status).toBe(201)
+    expect((await client(owner).projects()).map(p => p.slug)).toEqual(slugs)
+  })
 })
 
 describe('subscribe', () => {
