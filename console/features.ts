@@ -31,8 +31,8 @@ export const UPCOMING = {
   schema: { issue: 16, what: 'the content schema (docs/design.md §12)', probe: '/schema' },
   /** Narrowed keys (paths, ops): the fields in the key form (keys-page.tsx). */
   keyNarrowing: { issue: 16, what: 'narrowed keys (docs/design.md §12)', static: false },
-  /** Presence: avatars in the project header (project-page.tsx). */
-  presence: { issue: 19, what: 'presence (docs/design.md §14)', static: false }
+  /** Presence: "Viewing now" on the Content tab (content/viewing-now.tsx). */
+  presence: { issue: 19, what: 'presence (docs/design.md §14)', static: true }
 } as const satisfies Record<string, FeatureInfo>
 
 export type UpcomingFeature = keyof typeof UPCOMING

@@ -10,7 +10,9 @@ import { LiveDocument } from './content/live-document.js'
 import { probeFeatures, staticAvailability, type Availability } from './features.js'
 import { KeyIcon } from './icons.js'
 import { MembersPage } from './members-page.js'
+import { HistoryPanel } from './panels/history-panel.js'
 import { NotAvailable, UpcomingPanel } from './panels/upcoming-panels.js'
+import { WebhooksPanel } from './panels/webhooks-panel.js'
 import { hrefOf, PROJECT_TABS, visibleTabs, type ProjectTab } from './route.js'
 import { SettingsPage } from './settings-page.js'
 import { Badge, EmptyState, Loading } from './ui.js'
@@ -70,7 +72,6 @@ export function ProjectPage ({ project, tab }: { project: string, tab: ProjectTa
           <Badge tone={role === 'owner' ? 'accent' : 'plain'}>{role}</Badge>
         </div>
         <LiveBadge doc={doc} />
-        {/* Presence avatars (issue 19, docs/design.md §14) go here once available.presence is true (features.ts). */}
       </div>
       <nav class="tabs" aria-label={`${project} sections`}>
         {visibleTabs(available).map(t => (
@@ -100,12 +101,12 @@ function TabBody ({ tab, project, info, doc, available, probed }: TabBodyProps) 
     )
   }
   switch (tab) {
-    case 'content': return <ContentPage doc={doc} canWrite={role !== 'viewer'} project={project} />
+    case 'content': return <ContentPage doc={doc} canWrite={role !== 'viewer'} project={project} presence={available.presence === true} />
     case 'connect': return <ConnectPage project={project} role={role} events={available.events === true} />
     case 'members': return <MembersPage project={project} owner={info.username} />
     case 'settings': return <SettingsPage info={info} project={project} />
-    case 'history': return <UpcomingPanel name="history" />
-    case 'webhooks': return <UpcomingPanel name="webhooks" />
+    case 'history': return <HistoryPanel project={project} doc={doc} canWrite={role !== 'viewer'} />
+    case 'webhooks': return <WebhooksPanel project={project} />
     case 'schema': return <UpcomingPanel name="schema" />
   }
 }

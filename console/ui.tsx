@@ -47,14 +47,16 @@ export function CopyButton ({ text, label = 'Copy', describedBy, select }: { tex
   )
 }
 
-/** A secret shown once (an API key): read-only, selected, with a copy button. */
-export function SecretOnce ({ secret, label, onDone }: { secret: string, label: string, onDone: () => void }) {
+const KEY_NOTE = <><strong>Copy this key now.</strong> It is shown only once: contentd keeps only its hash.</>
+
+/** A secret shown once (an API key, a webhook's signing secret): read-only, selected, with a copy button. */
+export function SecretOnce ({ secret, label, onDone, note = KEY_NOTE }: { secret: string, label: string, onDone: () => void, note?: ComponentChildren }) {
   const id = useId()
   const input = useRef<HTMLInputElement>(null)
   useEffect(() => { input.current?.focus(); input.current?.select() }, [secret])
   return (
     <div class="secret" role="group" aria-labelledby={`${id}-title`}>
-      <p id={`${id}-title`} class="secret-title"><strong>Copy this key now.</strong> It is shown only once: contentd keeps only its hash.</p>
+      <p id={`${id}-title`} class="secret-title">{note}</p>
       <label for={`${id}-value`} class="visually-hidden">{label}</label>
       <div class="input-row">
         <input id={`${id}-value`} ref={input} class="mono" readOnly value={secret} onFocus={e => e.currentTarget.select()} />

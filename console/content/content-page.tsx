@@ -13,6 +13,8 @@ import { searchDocument, type SearchResult } from './search.js'
 import { Children, TreeContext, type TreeContextValue } from './tree.js'
 import { flash, OpenState, PAGE_SIZE, RowRegistry } from './tree-state.js'
 import { preview } from './value-input.js'
+import { actorName } from '../panels/history-text.js'
+import { selectedPath, usePresence, ViewingNow } from './viewing-now.js'
 
 /** Expand all opens at most this many values at once. */
 const EXPAND_ALL_LIMIT = 3000
@@ -32,7 +34,7 @@ function flashColor (): string {
   return getComputedStyle(document.documentElement).getPropertyValue('--flash').trim() || '#fff3b0'
 }
 
-export function ContentPage ({ doc, canWrite, project }: { doc: LiveDocument, canWrite: boolean, project: string }) {
+export function ContentPage ({ doc, canWrite, project, presence: presenceOn = false }: { doc: LiveDocument, canWrite: boolean, project: string, presence?: boolean }) {
   const [view, setView] = useState<'tree' | 'json'>('tree')
   const [, setFrame] = useState(0)
   const [layout, setLayout] = useState(0)
@@ -47,6 +49,9 @@ export function ContentPage ({ doc, canWrite, project }: { doc: LiveDocument, ca
   const rootBase = useRef(0)
   const pendingReveal = useRef<string | null>(null)
   const measuredEpoch = useRef(-1)
+  const presence = usePresence(doc.project, presenceOn)
+  /** Rows marked as selected (by this tab or by others), to unmark at the next render. */
+  const marked = useRef<HTMLElement[]>([])
   const tree = useMemo<TreeContextValue>(() => ({ doc, canWrite, open, rows, relayout: () => setLayout(n => n + 1) }), [doc, canWrite, open, rows])
 
   useEffect(() => doc.onUpdate(() => setFrame(n => n + 1)), [doc])
@@ -58,8 +63,25 @@ export function ContentPage ({ doc, canWrite, project }: { doc: LiveDocument, ca
     return () => clearTimeout(timer)
   }, [query, doc, doc.content])
 
-  // After every render: highlight what changed, finish a reveal, and time a new snapshot's render.
+  // After every render: mark the selected rows, highlight what changed, finish a reveal, and time a new snapshot's render.
   useEffect(() => {
+    for (const row of marked.current) { row.classList.remove('selected', 'watched'); row.removeAttribute('title') }
+    marked.current = []
+    if (presenceOn && view === 'tree') {
+      const byPath = new Map<string, string[]>()
+      for (const member of presence.members) {
+        const path = selectedPath(member)
+        if (path === null || member.id === presence.selfId) continue
+        byPath.set(path, [...byPath.get(path) ?? [], actorName(member.actor)])
+      }
+      for (const [path, names] of byPath) {
+        const row = rows.get(path)
+        if (row) { row.classList.add('watched'); row.title = `Selected by ${names.join(', ')}`; marked.current.push(row) }
+      }
+      const own = presence.selected === null ? undefined : rows.get(presence.selected)
+      if (own) { own.classList.add('selected'); marked.current.push(own) }
+    }
+
     const changed = doc.takeFlashes()
     if (view === 'tree' && changed.length > 0) {
       const color = flashColor()
@@ -105,6 +127,11 @@ export function ContentPage ({ doc, canWrite, project }: { doc: LiveDocument, ca
     setView('tree')
     setLayout(n => n + 1)
   }
+  // Selecting a value (clicking or focusing its row) shares its path with the other viewers.
+  const selectFrom = (event: Event) => {
+    const path = (event.target as Element | null)?.closest<HTMLElement>('.row[data-path]')?.dataset.path
+    if (path !== undefined) presence.select(path)
+  }
   const collapseAll = () => { open.collapseAll(); setNotice(null); setLayout(n => n + 1) }
   const expandAll = () => {
     const values = countValues(content, EXPAND_ALL_LIMIT)
@@ -128,6 +155,7 @@ export function ContentPage ({ doc, canWrite, project }: { doc: LiveDocument, ca
   return (
     <TreeContext value={tree}>
       <div class="content-page">
+        {presenceOn && <ViewingNow presence={presence} />}
         {doc.state === 'ended' && <p class="banner banner-bad" role="alert">Live updates stopped: {doc.error?.message}. Reload the page to try again.</p>}
         <div class="toolbar">
           <div class="segmented" role="group" aria-label="View">
@@ -162,7 +190,7 @@ export function ContentPage ({ doc, canWrite, project }: { doc: LiveDocument, ca
             {rootAction.conflict && <ConflictNote doc={doc} conflict={rootAction.conflict} busy={rootAction.busy} onRetry={async () => { if (await rootAction.retry()) setAdding(false) }} onDiscard={() => { rootAction.clear(); setAdding(false) }} />}
             {size === 0 && !adding && <EmptyContent project={project} canWrite={canWrite} onAdd={startAdding} onPaste={() => setView('json')} />}
             {size > 0 && (
-              <ul class="tree" ref={element => rows.attach('', element)} aria-label={`Content of ${project}`}>
+              <ul class="tree" ref={element => rows.attach('', element)} aria-label={`Content of ${project}`} onFocusIn={selectFrom} onClick={selectFrom}>
                 <Children path="" value={content} depth={0} count={rootCount} layout={layout} />
                 {size > rootCount && (
                   <li class="more">

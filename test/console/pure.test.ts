@@ -10,6 +10,8 @@ import { DEFAULT_OPEN_BUDGET, OpenState, RowRegistry } from '../../console/conte
 import { kindOf, parseValue, preview, textOf } from '../../console/content/value-input.js'
 import { endpointExists, staticAvailability } from '../../console/features.js'
 import { expiryOf } from '../../console/key-expiry.js'
+import { actorName, diffPaths, entryMatches, entryTarget } from '../../console/panels/history-text.js'
+import { parsePathList, WEBHOOK_OP_CHOICES } from '../../console/panels/webhook-form.js'
 import { hrefOf, parseRoute, titleOf, visibleTabs, type Route } from '../../console/route.js'
 import { inScope, snippetsFor } from '../../console/snippets.js'
 
@@ -48,7 +50,7 @@ describe('routes', () => {
     expect(endpointExists(404, undefined)).toBe(true)
     expect(endpointExists(200, { changes: [] })).toBe(true)
     expect(endpointExists(403, { code: 'FORBIDDEN' })).toBe(true)
-    expect(staticAvailability()).toEqual({ keyNarrowing: false, presence: false })
+    expect(staticAvailability()).toEqual({ keyNarrowing: false, presence: true })
   })
 })
 
@@ -219,5 +221,52 @@ describe('connect snippets', () => {
     expect(inScope(key(null), '@alice/demo')).toBe(true)
     expect(inScope(key(['@alice/demo']), '@alice/demo')).toBe(true)
     expect(inScope(key(['@alice/other']), '@alice/demo')).toBe(false)
+  })
+})
+
+describe('history text', () => {
+  it('names actors without secrets', () => {
+    expect(actorName({ type: 'user', name: '@ada' })).toBe('@ada')
+    expect(actorName({ type: 'key', id: 'k1', name: 'deploy' })).toBe('key deploy')
+    expect(actorName({ type: 'system', name: 'cli' })).toBe('cli')
+    expect(actorName(undefined)).toBe('unknown')
+  })
+
+  it('says what an entry touched', () => {
+    expect(entryTarget({ op: 'set', path: 'price' })).toBe('price')
+    expect(entryTarget({ op: 'insert', path: 'tags', index: 0 })).toBe('tags at 0')
+    expect(entryTarget({ op: 'update' })).toBe('the whole content')
+    expect(entryTarget({ op: 'revert', revertedTo: 3 })).toBe('the content of v3')
+  })
+
+  it('filters entries by path, keeping whole-content changes', () => {
+    expect(entryMatches({ op: 'set', path: 'site.title' }, 'SITE')).toBe(true)
+    expect(entryMatches({ op: 'set', path: 'price' }, 'site')).toBe(false)
+    expect(entryMatches({ op: 'revert' }, 'site')).toBe(true)
+    expect(entryMatches({ op: 'set', path: 'price' }, '  ')).toBe(true)
+  })
+
+  it('lists the paths that differ between two versions', () => {
+    const then: Json = { a: 1, b: { c: [1, 2], d: 'x' }, gone: true }
+    const now: Json = { a: 1, b: { c: [1, 3], d: 'x', e: null }, added: 0 }
+    expect(diffPaths(then, now).differences).toEqual([
+      { path: 'gone', kind: 'removed' },
+      { path: 'added', kind: 'added' },
+      { path: 'b.e', kind: 'added' },
+      { path: 'b.c.1', kind: 'changed' }
+    ])
+    expect(diffPaths(then, then)).toEqual({ differences: [], truncated: false })
+    expect(diffPaths({ a: 1, b: 2, c: 3 }, {}, 2)).toEqual({ differences: [{ path: 'a', kind: 'removed' }, { path: 'b', kind: 'removed' }], truncated: true })
+    expect(diffPaths({ a: [1] }, { a: { 0: 1 } }).differences).toEqual([{ path: 'a', kind: 'changed' }])
+  })
+})
+
+describe('webhook form', () => {
+  it('reads the paths field as a list, refusing bad paths', () => {
+    expect(parsePathList('')).toEqual({ ok: true, paths: [] })
+    expect(parsePathList(' site , stock.items,')).toEqual({ ok: true, paths: ['site', 'stock.items'] })
+    expect(parsePathList('a..b')).toEqual({ ok: false, message: 'Path "a..b" has an empty segment.' })
+    expect(parsePathList('$x')).toEqual({ ok: false, message: 'Path "$x" starts with "$".' })
+    expect(WEBHOOK_OP_CHOICES).toContain('revert')
   })
 })
