@@ -230,7 +230,7 @@ function VersionView ({ viewed, client, now, latest, canWrite, reverting, revert
       {content === null && !viewed.error && <Loading what={`v${version}`} />}
       {diff && (
         <details class="diff">
-          <summary>{diff.differences.length === 0 ? 'Same as the current content' : `${diff.truncated ? 'More than ' : ''}${diff.differences.length} path${diff.differences.length === 1 ? '' : 's'} differ from the current content (v${latest})`}</summary>
+          <summary>{differenceSummary(diff.differences.length, diff.truncated, latest)}</summary>
           <ul class="diff-list">
             {diff.differences.map(d => (
               <li key={d.path}><Badge tone={d.kind === 'added' ? 'ok' : d.kind === 'removed' ? 'bad' : 'warn'}>{d.kind === 'added' ? 'added since' : d.kind === 'removed' ? 'removed since' : 'changed since'}</Badge> <span class="mono">{d.path || '(root)'}</span></li>
@@ -254,7 +254,7 @@ function VersionView ({ viewed, client, now, latest, canWrite, reverting, revert
         <div class="version-actions">
           <ConfirmButton label={`Revert to v${version}`} confirmLabel="Revert" busy={reverting} onConfirm={onRevert}
             question={`Make the content what it was at v${version}? This adds a new version; the history stays.`}>
-            Revert to this version
+            Revert to v{version}
           </ConfirmButton>
         </div>
       )}
@@ -262,4 +262,10 @@ function VersionView ({ viewed, client, now, latest, canWrite, reverting, revert
       <ErrorText message={revertError} />
     </section>
   )
+}
+
+function differenceSummary (count: number, truncated: boolean, latest: number): string {
+  if (count === 0) return 'Same as the current content'
+  if (truncated) return `More than ${count} paths differ from the current content (v${latest})`
+  return `${count} path${count === 1 ? ' differs' : 's differ'} from the current content (v${latest})`
 }

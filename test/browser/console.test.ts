@@ -11,8 +11,11 @@ import { promisify } from 'node:util'
 import type { Browser, BrowserContext, Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { hasChromium, launchChromium, requireChromium, screenshot, seriousViolations, type AxeViolation } from '../support/browser.js'
-import { call, PASSWORD, signup } from '../support/http.js'
+import { createLogger } from '../../server/logger.js'
+import { createWebhooks, type Webhooks } from '../../server/webhooks/index.js'
+import { call, createKey, PASSWORD, signup } from '../support/http.js'
 import { startTestApp, type TestApp } from '../support/temp-app.js'
+import { eventually, startReceiver, type Receiver } from '../webhooks/receiver.js'
 
 requireChromium('the console browser test')
 
@@ -22,6 +25,11 @@ const API = `/api/${PROJECT}`
 
 describe.skipIf(!hasChromium)('the console in chromium', () => {
   let app: TestApp
+  /** Delivers webhooks in this process, as the server's own dispatcher would. */
+  let webhooks: Webhooks
+  let receiver: Receiver
+  /** Bob's session token, from the members test. */
+  let bob = ''
   let browser: Browser
   let context: BrowserContext
   let page: Page
@@ -40,7 +48,11 @@ describe.skipIf(!hasChromium)('the console in chromium', () => {
   const versionShown = () => page.locator('.live .version').textContent()
 
   beforeAll(async () => {
-    app = await startTestApp({}, { realtime: true })
+    // Webhooks may point at the loopback receiver (docs/webhooks.md, "Where webhooks may point").
+    app = await startTestApp({ WEBHOOK_ALLOW_PRIVATE: 'true' }, { realtime: true })
+    webhooks = createWebhooks({ config: app.config, store: app.store, logger: createLogger('silent'), pollIntervalMs: 20 })
+    webhooks.dispatcher.start()
+    receiver = await startReceiver()
     browser = await launchChromium()
     context = await browser.newContext({ viewport: { width: 1280, height: 800 }, permissions: ['clipboard-read', 'clipboard-write'], colorScheme: 'light' })
     page = await context.newPage()
@@ -57,6 +69,8 @@ describe.skipIf(!hasChromium)('the console in chromium', () => {
   })
   afterAll(async () => {
     await browser?.close()
+    await webhooks?.dispatcher.stop()
+    await receiver?.stop()
     await app?.close()
   })
 
@@ -318,7 +332,7 @@ describe.skipIf(!hasChromium)('the console in chromium', () => {
   })
 
   it('adds a member, changes the role, and removes them', async () => {
-    const bob = await signup(app.url, 'bob')
+    bob = await signup(app.url, 'bob')
     const bobWrites = async () => (await call(app.url, 'POST', `${API}/content/set`, { token: bob, body: { path: 'by', value: 'bob' } })).status
     await page.goto(`${app.url}/#/${PROJECT}/members`)
     await page.getByRole('heading', { name: 'Add a member' }).waitFor()
@@ -359,16 +373,14 @@ describe.skipIf(!hasChromium)('the console in chromium', () => {
     await other.getByRole('heading', { name: 'Delete this project' }).waitFor()
     await other.close()
 
-    // The tabs of features this server lacks (it answers their endpoints 404 NOT_FOUND) stay
-    // out of the navigation; typed in, they say what they need.
+    // The tab of a feature this server lacks (it answers its endpoint 404 NOT_FOUND) stays
+    // out of the navigation; typed in, it says what it needs. History and webhooks are there.
     const tabs = await page.getByRole('navigation', { name: `${PROJECT} sections` }).getByRole('link').allTextContents()
-    expect(tabs).toEqual(['Content', 'Connect', 'Members', 'Settings'])
-    for (const [tab, label, issue] of [['history', 'History', 13], ['webhooks', 'Webhooks', 15], ['schema', 'Schema', 16]] as const) {
-      expect((await call(app.url, 'GET', `${API}/${tab === 'history' ? 'content/changes' : tab}`, { token: session })).body).toMatchObject({ code: 'NOT_FOUND' })
-      await page.goto(`${app.url}/#/${PROJECT}/${tab}`)
-      await page.getByRole('heading', { name: `${label} is not available on this server` }).waitFor()
-      expect(await page.locator('.empty').textContent()).toContain(`(issue ${issue})`)
-    }
+    expect(tabs).toEqual(['Content', 'History', 'Connect', 'Webhooks', 'Members', 'Settings'])
+    expect((await call(app.url, 'GET', `${API}/schema`, { token: session })).body).toMatchObject({ code: 'NOT_FOUND' })
+    await page.goto(`${app.url}/#/${PROJECT}/schema`)
+    await page.getByRole('heading', { name: 'Schema is not available on this server' }).waitFor()
+    expect(await page.locator('.empty').textContent()).toContain('(issue 16)')
     await checkScreen('upcoming feature')
     await page.goto(`${app.url}/#/nowhere`)
     await page.getByText('Nothing here').waitFor()
@@ -426,6 +438,137 @@ describe.skipIf(!hasChromium)('the console in chromium', () => {
     await checkScreen('keyboard, members')
   })
 
+  it('lists the history with actors, shows a past version, reverts to it, and adds new changes live', async () => {
+    const key = await createKey(app.url, session, { name: 'history script', permission: 'write', projects: [PROJECT] })
+    const before = await stored()
+    const set = await call(app.url, 'POST', `${API}/content/set`, { token: key.key, body: { path: 'price', value: 0 } })
+    expect(set.status).toBe(200)
+    const priced = Number(JSON.parse(set.headers.get('etag') as string))
+
+    await page.goto(`${app.url}/#/${PROJECT}/history`)
+    const entry = (version: number) => page.locator(`.change[data-version="${version}"]`)
+    await entry(priced).waitFor()
+    // Newest first: the key's change on top, with its actor.
+    expect(await page.locator('.change').first().getAttribute('data-version')).toBe(String(priced))
+    expect(await entry(priced).textContent()).toMatch(/v\d+set.*price.*0.*key history script/)
+    expect(await entry(priced - 1).locator('.change-actor').textContent()).toBe(`@${USER}`)
+    await checkScreen('history')
+    await screenshot(page, 'console-history', { docName: 'console-history' })
+
+    // The content before the key's change, read-only, with what differs from now.
+    await entry(priced - 1).getByRole('button', { name: `View v${priced - 1}` }).click()
+    const view = page.locator('.version-view')
+    await view.getByRole('heading', { name: `The content at v${priced - 1}` }).waitFor()
+    await view.locator('.row[data-path="title"]').waitFor()
+    expect(await view.locator('.row[data-path="price"]').count()).toBe(0)
+    expect(await view.locator('.row[data-path="title"] .shown').textContent()).toBe(JSON.stringify(before.title))
+    // Read-only: no value to click, no edit buttons.
+    expect(await view.getByRole('button', { name: /^Edit / }).count()).toBe(0)
+    expect(await view.locator('.diff summary').textContent()).toContain('1 path differs')
+    await checkScreen('history, a past version')
+
+    // Revert asks first, then makes one new change; it joins the top of the list live.
+    await view.getByRole('button', { name: `Revert to v${priced - 1}` }).click()
+    await view.getByRole('group', { name: /^Make the content what it was/ }).getByRole('button', { name: 'Revert', exact: true }).click()
+    await expect.poll(stored).toEqual(before)
+    await entry(priced + 1).waitFor()
+    expect(await entry(priced + 1).textContent()).toContain(`the content of v${priced - 1}`)
+    expect(await entry(priced + 1).locator('.change-actor').textContent()).toBe(`@${USER}`)
+    const log = (await call(app.url, 'GET', `${API}/content/changes?since=${priced}`, { token: session })).body
+    expect(log.changes).toEqual([expect.objectContaining({ version: priced + 1, op: 'revert', revertedTo: priced - 1, actor: { type: 'user', name: `@${USER}` } })])
+
+    // A change made elsewhere while the tab is open appears at the top.
+    await call(app.url, 'POST', `${API}/content/increment`, { token: key.key, body: { path: 'stats.visits' } })
+    await entry(priced + 2).waitFor()
+    expect(await page.locator('.change').first().getAttribute('data-version')).toBe(String(priced + 2))
+    // The filter keeps entries whose path matches (and whole-content ones).
+    await page.getByLabel('Filter changes by path').fill('visits')
+    await expect.poll(() => page.locator('.change .change-path').allTextContents()).not.toContain('price')
+    expect(await entry(priced + 2).count()).toBe(1)
+    await page.getByLabel('Filter changes by path').fill('')
+  })
+
+  it('adds a webhook (its secret shown once), pings it, shows its deliveries, and deletes it', async () => {
+    await page.goto(`${app.url}/#/${PROJECT}/webhooks`)
+    await page.getByText('No webhooks yet').waitFor()
+    await page.getByLabel('URL').fill(receiver.url)
+    await page.getByLabel('Paths').fill('title, stats')
+    await page.getByRole('checkbox', { name: 'set' }).check()
+    await page.getByRole('checkbox', { name: 'increment' }).check()
+    await page.getByLabel('Description').fill('rebuild the site')
+    await page.getByRole('button', { name: 'Add webhook' }).click()
+    const secretField = page.getByLabel(`Signing secret of the webhook to ${receiver.url}`)
+    const secret = await secretField.inputValue()
+    expect(secret).toMatch(/^whsec_/)
+    await page.getByRole('button', { name: 'Copy' }).click()
+    expect(await page.evaluate(() => navigator.clipboard.readText())).toBe(secret)
+    const listed = (await call(app.url, 'GET', `${API}/webhooks`, { token: session })).body.webhooks
+    expect(listed).toEqual([expect.objectContaining({ url: receiver.url, paths: ['title', 'stats'], ops: ['set', 'increment'], description: 'rebuild the site', enabled: true })])
+    const item = page.locator(`.webhook-item[data-webhook="${listed[0].id as string}"]`)
+    expect(await item.textContent()).toContain(`delivered up to v${listed[0].cursor as number}`)
+    await checkScreen('webhooks')
+    await screenshot(page, 'console-webhooks', { docName: 'console-webhooks', fullPage: true })
+    await page.getByRole('button', { name: 'I have copied it' }).click()
+    expect(await secretField.count()).toBe(0)
+
+    // A test ping reaches the receiver, signed with that secret.
+    await item.getByRole('button', { name: 'Send a test ping' }).click()
+    await expect.poll(() => item.locator('.ping').textContent()).toMatch(/^Ping delivered: HTTP 204/)
+    expect(receiver.received.map(r => JSON.parse(r.body).type)).toEqual(['ping'])
+    receiver.verifyAll(secret)
+
+    // A matching change is delivered; the deliveries list shows it.
+    const changed = await call(app.url, 'POST', `${API}/content/set`, { token: session, body: { path: 'title', value: 'Hooked' } })
+    const version = Number(JSON.parse(changed.headers.get('etag') as string))
+    await eventually(async () => receiver.received.length === 2, 'the delivery of the change')
+    receiver.verifyAll(secret)
+    await eventually(async () => (await call(app.url, 'GET', `${API}/webhooks/${listed[0].id as string}/deliveries`, { token: session })).body.deliveries.length === 1, 'the recorded delivery')
+    await item.getByRole('button', { name: 'Deliveries' }).click()
+    const rows = item.locator('.deliveries tbody tr')
+    await expect.poll(() => rows.count()).toBe(1)
+    expect(await rows.first().textContent()).toMatch(new RegExp(`^v${version}delivered204`))
+    await checkScreen('webhooks, deliveries')
+
+    await item.getByRole('button', { name: `Delete the webhook to ${receiver.url}` }).click()
+    await item.getByRole('group', { name: /^Delete the webhook/ }).getByRole('button', { name: 'Delete', exact: true }).click()
+    await page.getByText('No webhooks yet').waitFor()
+    expect((await call(app.url, 'GET', `${API}/webhooks`, { token: session })).body.webhooks).toEqual([])
+  })
+
+  it('shows who is viewing the content now, and which value each selected', async () => {
+    expect((await call(app.url, 'PUT', `${API}/members/bob`, { token: session, body: { role: 'viewer' } })).status).toBe(200)
+    const bobContext = await browser.newContext({ viewport: { width: 1280, height: 800 } })
+    bobContext.setDefaultTimeout(8000)
+    await bobContext.addInitScript(token => sessionStorage.setItem('contentd.session', JSON.stringify({ token, username: '@bob' })), bob)
+    const bobPage = await bobContext.newPage()
+    bobPage.on('pageerror', error => problems.push(`bob: ${error.message}`))
+    try {
+      await page.goto(`${app.url}/#/${PROJECT}/content`)
+      await bobPage.goto(`${app.url}/#/${PROJECT}/content`)
+      const viewers = (p: Page) => p.locator('.viewer .viewer-name').allTextContents()
+      await expect.poll(() => viewers(page)).toEqual(expect.arrayContaining([`@${USER} (you)`, '@bob']))
+      await expect.poll(() => viewers(bobPage)).toEqual(expect.arrayContaining([`@${USER}`, '@bob (you)']))
+
+      // Bob (a viewer) selects a value: Ada sees the path next to his name, and the row marked.
+      await bobPage.locator('.row[data-path="stats.visits"] .value').click()
+      const bobOnAda = page.locator('.viewer', { hasText: '@bob' })
+      await expect.poll(() => bobOnAda.locator('.viewer-path').textContent()).toBe('stats.visits')
+      await expect.poll(() => row('stats.visits').getAttribute('title')).toBe('Selected by @bob')
+      // Ada selects one too (her focus on it); Bob sees it.
+      await row('title').locator('.value').focus()
+      await expect.poll(() => bobPage.locator('.viewer', { hasText: `@${USER}` }).locator('.viewer-path').textContent()).toBe('title')
+      await checkScreen('content, viewing now')
+      await screenshot(page, 'console-viewing-now')
+      await page.keyboard.press('Escape')
+
+      // Bob leaves: he is gone from Ada's list.
+      await bobPage.close()
+      await expect.poll(() => viewers(page), { timeout: 5000 }).toEqual([`@${USER} (you)`])
+    } finally {
+      await bobContext.close()
+    }
+  })
+
   it('deletes a project only after its name is typed', async () => {
     await page.goto(`${app.url}/#/@${USER}/other/settings`)
     const button = page.getByRole('button', { name: 'Delete this project' })
@@ -444,7 +587,7 @@ describe.skipIf(!hasChromium)('the console in chromium', () => {
 
   it('works at 375 px wide and in the dark theme', async () => {
     await page.setViewportSize({ width: 375, height: 812 })
-    for (const route of [`#/${PROJECT}/content`, `#/${PROJECT}/connect`, '#/keys', `#/${PROJECT}/members`, '#/']) {
+    for (const route of [`#/${PROJECT}/content`, `#/${PROJECT}/history`, `#/${PROJECT}/webhooks`, `#/${PROJECT}/connect`, '#/keys', `#/${PROJECT}/members`, '#/']) {
       await page.goto(`${app.url}/${route}`)
       await page.locator('h1').first().waitFor()
       await page.waitForTimeout(200)
