@@ -56,10 +56,21 @@ export function HistoryPanel ({ project, doc, canWrite }: { project: string, doc
     void (async () => {
       try {
         const { version } = await doc.project.info()
-        const since = Math.max(0, version - PAGE)
-        const page = await api.changes(since, PAGE)
-        if (!alive) return
-        setTimeline({ entries: [...page.changes].reverse(), newest: page.changes.at(-1)?.version ?? since, oldest: since + 1, expired: false })
+        // A server keeping fewer than a page of entries (HISTORY_LIMIT) answers 410 for an
+        // older `since`: ask for fewer until it answers.
+        let size = Math.min(PAGE, version)
+        for (;;) {
+          const since = version - size
+          try {
+            const page = await api.changes(since, PAGE)
+            if (!alive) return
+            setTimeline({ entries: [...page.changes].reverse(), newest: page.changes.at(-1)?.version ?? since, oldest: since + 1, expired: size < Math.min(PAGE, version) })
+            return
+          } catch (e) {
+            if (!(e instanceof ContentdError && e.code === 'HISTORY_EXPIRED' && size > 1)) throw e
+            size = Math.floor(size / 2)
+          }
+        }
       } catch (e) {
         if (alive) setError(failure(e))
       }

@@ -1,8 +1,8 @@
-// The panels of features being built on other branches: History (issue 13), Webhooks (15)
-// and Schema (16). Each is routed (route.ts), gated by the server's answer to its probe
-// (features.ts), and laid out here with the parts issue 17 asks for, so that wiring one up
-// means filling in its sections with the SDK methods its feature adds. None shows data
-// until then: the console never invents history, webhooks or schemas.
+// The panels of features being built on other branches: Schema (issue 16); History and
+// Webhooks are wired (history-panel.tsx, webhooks-panel.tsx). Each is routed (route.ts),
+// gated by the server's answer to its probe (features.ts), and laid out here with the parts
+// issue 17 asks for, so that wiring one up means filling in its sections with the endpoints
+// its feature adds. None shows data until then: the console never invents a schema.
 import { UPCOMING, type UpcomingFeature } from '../features.js'
 import { EmptyState } from '../ui.js'
 
@@ -14,24 +14,6 @@ interface PanelPlan {
 }
 
 export const PANEL_PLANS = {
-  history: {
-    feature: 'history',
-    title: 'History',
-    sections: [
-      { id: 'timeline', title: 'Timeline', uses: 'GET …/content/changes?since&limit (actor, time, op, path), filtered by path' },
-      { id: 'at-version', title: 'The content at a version', uses: 'GET …/content?version=N, diffed against the live content' },
-      { id: 'revert', title: 'Revert to this version', uses: 'POST …/content/revert {version}' }
-    ]
-  },
-  webhooks: {
-    feature: 'webhooks',
-    title: 'Webhooks',
-    sections: [
-      { id: 'list', title: 'Webhooks', uses: 'GET …/webhooks; DELETE …/webhooks/:id' },
-      { id: 'create', title: 'Add a webhook', uses: 'POST …/webhooks {url, paths?, ops?, description?} (secret shown once)' },
-      { id: 'deliveries', title: 'Deliveries', uses: 'GET …/webhooks/:id/deliveries; POST …/webhooks/:id/test' }
-    ]
-  },
   schema: {
     feature: 'schema',
     title: 'Schema',

@@ -558,7 +558,7 @@ describe.skipIf(!hasChromium)('the console in chromium', () => {
       await row('title').locator('.value').focus()
       await expect.poll(() => bobPage.locator('.viewer', { hasText: `@${USER}` }).locator('.viewer-path').textContent()).toBe('title')
       await checkScreen('content, viewing now')
-      await screenshot(page, 'console-viewing-now')
+      await screenshot(page, 'console-viewing-now', { docName: 'console-viewing-now' })
       await page.keyboard.press('Escape')
 
       // Bob leaves: he is gone from Ada's list.
