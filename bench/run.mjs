@@ -17,6 +17,7 @@ import { peer } from './scenarios/peer.mjs'
 import { resume } from './scenarios/resume.mjs'
 import { memory } from './scenarios/memory.mjs'
 import { fanout } from './scenarios/fanout.mjs'
+import { consoleScenario } from './scenarios/console.mjs'
 import { history } from './scenarios/history.mjs'
 import { fairness } from './scenarios/fairness.mjs'
 import { presence } from './scenarios/presence.mjs'
@@ -38,7 +39,8 @@ const SCENARIOS = {
   history,
   fairness,
   presence,
-  memory
+  memory,
+  console: consoleScenario
 }
 
 const only = process.env.BENCH_ONLY ? process.env.BENCH_ONLY.split(',').map(s => s.trim()) : Object.keys(SCENARIOS)

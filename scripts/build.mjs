@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// Compiles server/ and shared/ into dist/ (tsc -p tsconfig.build.json).
+// Compiles server/, shared/ and console/ (the web console) into dist/ (tsc -p tsconfig.build.json).
 //   node scripts/build.mjs             always compiles (npm run build)
 //   node scripts/build.mjs --if-stale  compiles only when an input changed since the last
 //                                      build (npm start, npm test, prepare)
@@ -15,7 +15,7 @@ import { dirname, join } from 'node:path'
 
 const ROOT = join(import.meta.dirname, '..')
 const STAMP = join(ROOT, 'dist', '.build-stamp')
-const INPUT_DIRECTORIES = ['server', 'shared']
+const INPUT_DIRECTORIES = ['server', 'shared', 'console']
 // Not package-lock.json: npm rewrites it on every install (the prepare before a start), and the
 // emitted JavaScript does not depend on it.
 const INPUT_FILES = ['tsconfig.json', 'tsconfig.build.json', 'package.json']

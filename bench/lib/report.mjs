@@ -14,7 +14,7 @@ function throughputTable (results) {
     '|---|---:|---:|---:|---:|---:|---:|---:|---|'
   ]
   for (const r of rows(results)) {
-    if (r.kind === 'fanout' || r.kind === 'memory' || r.kind === 'history' || r.kind === 'fairness' || r.kind === 'presence' || r.scenario === 'presence' || r.kind === 'stream') continue
+    if (r.kind === 'fanout' || r.kind === 'memory' || r.kind === 'history' || r.kind === 'fairness' || r.kind === 'presence' || r.scenario === 'presence' || r.kind === 'stream' || r.kind === 'console') continue
     if (r.error || r.pending) { lines.push(`| ${r.scenario} | — | — | — | — | — | — | — | ${r.pending ? 'pending' : 'FAILED'}: ${r.error ?? r.note} |`); continue }
     const status = r.failed ? 'FAILED' : 'ok'
     lines.push(`| ${r.scenario} | ${fmt(r.reqPerSec)} | ${fmt(r.p50)} | ${fmt(r.p99)} | ${fmt(r.cpuPerRequest, 2)} | ${fmt(r.ok)} | ${fmt(r.non2xx)} | ${fmt((r.errors ?? 0) + (r.timeouts ?? 0))} | ${status}${r.note ? ` (${r.note})` : ''} |`)
@@ -52,6 +52,20 @@ function memoryTable (results) {
   for (const r of found) {
     if (r.error) { lines.push(`| ${r.scenario} | — | — | — | — | FAILED: ${r.error} |`); continue }
     lines.push(`| ${r.scenario} | ${fmt(r.projects)} | ${fmt(r.contentKiB)} KiB | ${fmt(r.rssMiB, 1)} MiB | ${fmt(r.seconds, 1)} | ${r.failed ? 'FAILED' : 'ok'}${r.note ? ` (${r.note})` : ''} |`)
+  }
+  return lines.join('\n')
+}
+
+function consoleTable (results) {
+  const found = rows(results).filter(r => r.kind === 'console')
+  if (found.length === 0) return null
+  const lines = [
+    '| scenario | first visit | 1 MiB: snapshot → painted | subscribe → painted | page load → painted | changes/s | fps | frame gap p99 / max | long tasks | last change shown | result |',
+    '|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|'
+  ]
+  for (const r of found) {
+    if (r.error) { lines.push(`| ${r.scenario} | — | — | — | — | — | — | — | — | — | FAILED: ${r.error} |`); continue }
+    lines.push(`| ${r.scenario} | ${fmt(r.pageRequests)} requests, ${fmt(r.pageBytes / 1024)} KiB (${fmt(r.pageGzipBytes / 1024)} KiB gzipped) | ${fmt(r.renderFromSnapshotMs)} ms | ${fmt(r.renderFromSubscribeMs)} ms | ${fmt(r.renderFromNavigationMs)} ms | ${fmt(r.changesPerSecond)} | ${fmt(r.fps)} | ${fmt(r.frameGapP99)} / ${fmt(r.frameGapMax)} ms | ${fmt(r.longTasks)} (${fmt(100 * r.longTaskShare, 1)}% of the time) | ${fmt(r.caughtUpMs)} ms after its response | ${r.failed ? 'FAILED' : 'ok'}${r.note ? ` (${r.note})` : ''} |`)
   }
   return lines.join('\n')
 }
@@ -111,6 +125,8 @@ function goals (results) {
     ['fan-out p99, two nodes + Redis', fanouts.find(r => r.nodes === 2 && ok(r))?.p99, '≤ 100 ms', v => v <= 100, v => `${fmt(v, 1)} ms`],
     ...streamGoals(results),
     ['RSS with 10,000 projects touched', ok(results.memory) ? results.memory.rssMiB : undefined, '≤ 300 MiB', v => v <= 300, v => `${fmt(v, 1)} MiB`],
+    ['console: 1 MiB document, snapshot → painted tree', results.console?.renderFromSnapshotMs, '≤ 1000 ms', v => v <= 1000, v => `${fmt(v)} ms`],
+    ['console: frame gap p99 under 100 changes/s', results.console?.frameGapP99, '≤ 100 ms', v => v <= 100, v => `${fmt(v)} ms`],
     ['another user\'s increment p99, flooded / quiet', ok(results.fairness) ? results.fairness.ratio : undefined, '≤ 2×', v => v <= 2, v => `${fmt(v, 2)}× (${fmt(results.fairness.floodedP99, 1)} / ${fmt(results.fairness.quietP99, 1)} ms)`]
   ]
   const lines = ['| goal | measured | target | met |', '|---|---:|---|---|']
@@ -153,6 +169,8 @@ export function renderResults ({ machine, results, date }) {
   if (streams) parts.push('', '### Resume and Server-Sent Events', '', streams)
   const mem = memoryTable(results)
   if (mem) parts.push('', '### Memory', '', mem)
+  const web = consoleTable(results)
+  if (web) parts.push('', '### The console in Chromium', '', web)
   return parts.join('\n')
 }
 

@@ -8,11 +8,15 @@
 //   await demo.presence.set({ path: 'title' })
 //   ...
 //   client.close()
+//
+// The same client manages accounts, projects and keys (account.ts): createClient without a
+// token can sign up or log in; a client made with the session token does the rest.
 import type { Json } from '../json.js'
+import { AccountRequests, type ApiKeyInfo, type CreatedApiKey, type NewApiKey, type ProjectSummary, type SessionGrant } from './account.js'
 import { Http, type FetchLike } from './http.js'
 import { parseProjectRef } from './project-ref.js'
 import { ProjectClient } from './project.js'
-import { LiveContent } from './realtime.js'
+import { LiveContent, type ConnectionListener, type ConnectionState } from './realtime.js'
 
 export interface ClientOptions {
   /** Where contentd runs, e.g. "https://content.example.com". */
@@ -25,22 +29,32 @@ export interface ClientOptions {
   socketOptions?: Record<string, unknown>
 }
 
-export interface ProjectSummary {
-  username: string
-  slug: string
-  name: string
-  createdAt: string
-  version: number
-  role?: 'owner' | 'editor' | 'viewer'
-}
-
 export interface ContentdClient {
   /** A project by reference: "@alice/demo" (or "alice/demo"). */
   project (ref: string): ProjectClient
   /** Who the token belongs to. */
   me (): Promise<{ username: string, createdAt: string }>
-  /** The projects the token can see, all of them (the server sends them a page at a time). */
+  /** The projects the token can see, with the caller's role in each: all of them (the server sends them a page at a time). */
   projects (): Promise<ProjectSummary[]>
+  /** Creates an account (403 SIGNUP_DISABLED when the server's sign-up is closed). */
+  signup (username: string, password: string): Promise<SessionGrant>
+  /** Signs in (401 WRONG_CREDENTIALS). Use the grant's token in a new client. */
+  login (username: string, password: string): Promise<SessionGrant>
+  /** Ends the client's session token. */
+  logout (): Promise<{ message: string }>
+  /** Creates a project owned by the session's user (409 PROJECT_EXISTS). */
+  createProject (project: { slug: string, name?: string }): Promise<ProjectSummary>
+  /** Deletes a project with its content and members (owner, with a session). */
+  deleteProject (ref: string): Promise<{ message: string }>
+  /** The session user's API keys (never their secrets). */
+  keys (): Promise<ApiKeyInfo[]>
+  /** Mints an API key; the result's `key` is the secret, shown this once. */
+  createKey (key: NewApiKey): Promise<CreatedApiKey>
+  revokeKey (id: string): Promise<{ message: string }>
+  /** The realtime connection's state (see ConnectionState). */
+  readonly connection: ConnectionState
+  /** Calls `listener` with every new connection state; returns the function that stops it. */
+  onConnection (listener: ConnectionListener): () => void
   /** Ends the realtime connection and every subscription. */
   close (): void
 }
@@ -49,26 +63,29 @@ export function createClient (options: ClientOptions): ContentdClient {
   if (typeof options?.baseUrl !== 'string' || options.baseUrl === '') throw new TypeError('contentd client: baseUrl is required')
   const http = new Http(options)
   const live = new LiveContent({ baseUrl: http.baseUrl, token: options.token, socketOptions: options.socketOptions })
+  const account = new AccountRequests(http)
   return {
     project: ref => new ProjectClient(http, live, parseProjectRef(ref)),
-    me: async () => (await http.request<{ username: string, createdAt: string }>('GET', '/api/me')).body,
-    projects: async () => {
-      const all: ProjectSummary[] = []
-      let cursor: string | null = null
-      do {
-        const page: { projects: ProjectSummary[], nextCursor: string | null } =
-          (await http.request<{ projects: ProjectSummary[], nextCursor: string | null }>('GET', `/api/projects${cursor ? `?cursor=${encodeURIComponent(cursor)}` : ''}`)).body
-        all.push(...page.projects)
-        cursor = page.nextCursor ?? null
-      } while (cursor !== null)
-      return all
-    },
+    me: () => account.me(),
+    projects: () => account.projects(),
+    signup: (username, password) => account.signup(username, password),
+    login: (username, password) => account.login(username, password),
+    logout: () => account.logout(),
+    createProject: project => account.createProject(project),
+    deleteProject: ref => account.deleteProject(ref),
+    keys: () => account.keys(),
+    createKey: key => account.createKey(key),
+    revokeKey: id => account.revokeKey(id),
+    get connection () { return live.connection },
+    onConnection: listener => live.onConnection(listener),
     close: () => live.close()
   }
 }
 
 export { ContentdClientError, ContentdClientError as ContentdError, type ClientErrorCode } from './errors.js'
 export type { ProjectClient, WriteOptions, WriteResult, Snapshot, ChangesPage, ChangesOptions } from './project.js'
+export type { ApiKeyInfo, CreatedApiKey, KeyPermission, Member, MemberRole, NewApiKey, ProjectRole, ProjectSummary, SessionGrant } from './account.js'
+export type { ConnectionState, ConnectionListener } from './realtime.js'
 export type { Subscription, SubscribeOptions, ContentListener } from './subscription.js'
 export type { ProjectPresence, PresenceListener, PresenceErrorListener } from './presence.js'
 export type { PresenceMember, PresenceEvent } from '../presence.js'

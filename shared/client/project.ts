@@ -1,5 +1,6 @@
-// One project's content over HTTP: get, update, the six path operations, batch and JSON Patch,
-// and its history (changes, past versions, revert). Each write resolves with the server's
+// One project over HTTP: its content (get, update, the six path operations, batch and JSON
+// Patch), its history (changes, past versions, revert), its details and, for the owner, its
+// members. Each write resolves with the server's
 // message and the content version it produced (from the ETag). A write with an
 // idempotencyKey is retried on network errors (and while the server says the first attempt is
 // still running): the key makes a retry safe, because the server answers it with the first
@@ -8,9 +9,11 @@ import type { BatchOperationBody } from '../batch.js'
 import type { ChangeEntry } from '../events.js'
 import type { Json, JsonObject } from '../json.js'
 import type { PatchOperation } from '../json-patch.js'
+import type { Member, MemberRole, ProjectSummary } from './account.js'
 import { ContentdClientError } from './errors.js'
 import type { Http } from './http.js'
 import { versionOf } from './http.js'
+import { readAllPages } from './pages.js'
 import type { ProjectPresence } from './presence.js'
 import type { ProjectRef } from './project-ref.js'
 import type { LiveContent } from './realtime.js'
@@ -67,11 +70,34 @@ export interface ChangesOptions {
 export class ProjectClient {
   /** "@alice/demo" */
   readonly ref: string
+  /** "/api/@alice/demo" */
+  private readonly projectBase: string
   private readonly base: string
 
   constructor (private readonly http: Http, private readonly live: LiveContent, project: ProjectRef) {
     this.ref = project.ref
-    this.base = `/api/@${project.owner}/${encodeURIComponent(project.slug)}/content`
+    this.projectBase = `/api/@${project.owner}/${encodeURIComponent(project.slug)}`
+    this.base = `${this.projectBase}/content`
+  }
+
+  /** The project's details, with the caller's role (read access). */
+  async info (): Promise<ProjectSummary> {
+    return (await this.http.request<ProjectSummary>('GET', this.projectBase)).body
+  }
+
+  /** The members besides the owner (owner only). */
+  async members (): Promise<Member[]> {
+    return readAllPages<Member, 'members'>(this.http, `${this.projectBase}/members`, 'members')
+  }
+
+  /** Adds a member by username ("bob" or "@bob"), or changes their role (owner only). */
+  async setMember (username: string, role: MemberRole): Promise<Member> {
+    return (await this.http.request<Member>('PUT', this.memberPath(username), { body: { role } })).body
+  }
+
+  /** Removes a member; their live subscriptions to the project end (owner only). */
+  async removeMember (username: string): Promise<{ message: string }> {
+    return (await this.http.request<{ message: string }>('DELETE', this.memberPath(username))).body
   }
 
   /** The whole content, or the value at a dot path (404 PATH_NOT_FOUND when absent). */
@@ -148,6 +174,10 @@ export class ProjectClient {
    */
   subscribe (onContent: ContentListener, options: SubscribeOptions = {}): Subscription {
     return this.live.subscribe(this.ref, onContent, options)
+  }
+
+  private memberPath (username: string): string {
+    return `${this.projectBase}/members/${encodeURIComponent(username.replace(/^@/, ''))}`
   }
 
   /**

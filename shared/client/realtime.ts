@@ -23,8 +23,18 @@ export interface RealtimeOptions {
   socketOptions?: Record<string, unknown> | undefined
 }
 
+/**
+ * The realtime connection: `idle` before the first subscribe and after close(); `connecting`
+ * while (re)connecting, socket.io retrying by itself; `online`; `offline` when the server
+ * refused or ended the connection and no retry will follow (a bad or revoked credential).
+ */
+export type ConnectionState = 'idle' | 'connecting' | 'online' | 'offline'
+export type ConnectionListener = (state: ConnectionState) => void
+
 export class LiveContent {
   private socket: Socket | undefined
+  private state: ConnectionState = 'idle'
+  private readonly stateListeners = new Set<ConnectionListener>()
   private connectedBefore = false
   private reconnectTimer: ReturnType<typeof setTimeout> | undefined
   private readonly copies = new Map<string, Set<LiveCopy>>()
@@ -73,21 +83,40 @@ export class LiveContent {
     else copy.resync()
   }
 
+  get connection (): ConnectionState { return this.state }
+
+  /** Calls `listener` with every new connection state; returns the function that stops it. */
+  onConnection (listener: ConnectionListener): () => void {
+    this.stateListeners.add(listener)
+    return () => { this.stateListeners.delete(listener) }
+  }
+
   /** Ends every subscription and the socket. */
   close (): void {
     for (const presence of this.presences.values()) presence.close()
     for (const set of [...this.copies.values()]) for (const copy of [...set]) copy.close()
     clearTimeout(this.reconnectTimer)
-    this.socket?.disconnect()
+    const socket = this.socket
     this.socket = undefined
+    socket?.disconnect()
     this.inFlight.clear()
     this.connectedBefore = false
+    this.setState('idle')
+  }
+
+  private setState (state: ConnectionState): void {
+    if (state === this.state) return
+    this.state = state
+    for (const listener of [...this.stateListeners]) listener(state)
   }
 
   private connect (): Socket {
     if (this.socket) return this.socket
     const socket = io(this.options.baseUrl, { ...this.options.socketOptions, auth: { token: this.options.token ?? '' } })
+    // Events of a socket close() has let go of say nothing about the client any more.
+    const track = (state: ConnectionState) => { if (this.socket === socket) this.setState(state) }
     socket.on('connect', () => {
+      track('online')
       // Subscribe requests made while offline are buffered by socket.io and sent now. After a
       // reconnect, changes may have been missed: each copy asks for those since its version
       // (a snapshot only when the server no longer has them).
@@ -98,20 +127,23 @@ export class LiveContent {
     // copies' next snapshot requests (on reconnect) go out afresh.
     socket.on('disconnect', () => {
       this.inFlight.clear()
+      track(socket.active ? 'connecting' : 'offline')
       for (const presence of this.presences.values()) presence.disconnected()
     })
     socket.on('connect_error', (error: Error & { data?: ConnectErrorData }) => {
       // socket.active is false when the server refused us (bad token): no retry will help,
       // except when the refusal was the rate limit: then again once it says we may.
-      if (socket.active) return
+      if (socket.active) { track('connecting'); return }
       const data = error.data
       if (data?.code === 'RATE_LIMITED') {
+        track('connecting')
         this.reconnectTimer = setTimeout(() => { if (this.socket === socket) socket.connect() }, (data.retryAfter ?? 1) * 1000)
         return
       }
       const failure = data && typeof data.code === 'string'
         ? new ContentdClientError(statusOf(data.code), data.code, data.message)
         : new ContentdClientError(0, 'REALTIME_ERROR', `Cannot connect: ${error.message}`)
+      track('offline')
       for (const copy of this.allCopies()) copy.fail(failure)
     })
     socket.on(EVENTS.change, (change: ChangeEvent) => {
@@ -125,6 +157,7 @@ export class LiveContent {
       for (const copy of affected) copy.fail(error)
     })
     this.socket = socket
+    track('connecting')
     return socket
   }
 

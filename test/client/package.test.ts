@@ -67,16 +67,16 @@ describe('the packed package, installed into another app', { timeout: 180_000 },
     if (work) rmSync(work, { recursive: true, force: true })
   })
 
-  it('holds the built server, the client with its types, the dashboard and the licence; no sources, tests or source maps', () => {
+  it('holds the built server, the client with its types, the console and the licence; no sources, tests or source maps', () => {
     const files = packed.files.map(f => f.path)
-    for (const needed of ['package.json', 'README.md', 'dist/server/index.js', 'dist/server/cli/main.js', 'dist/shared/client/index.js', 'dist/shared/client/index.d.ts', 'public/index.html']) {
+    for (const needed of ['package.json', 'README.md', 'dist/server/index.js', 'dist/server/cli/main.js', 'dist/shared/client/index.js', 'dist/shared/client/index.d.ts', 'dist/console/main.js', 'public/index.html']) {
       expect(files, needed).toContain(needed)
     }
-    expect(files.filter(f => !/^(dist\/(server|shared)\/|public\/)/.test(f)).sort()).toEqual(['LICENSE', 'README.md', 'package.json'])
+    expect(files.filter(f => !/^(dist\/(server|shared|console)\/|public\/)/.test(f)).sort()).toEqual(['LICENSE', 'README.md', 'package.json'])
     expect(files.filter(f => f.endsWith('.ts') && !f.endsWith('.d.ts'))).toEqual([])
     expect(files.filter(f => f.endsWith('.map') || f.includes('.tsbuildinfo') || f.includes('.build-stamp'))).toEqual([])
-    // The server's declarations serve no one; the client's are its types.
-    expect(files.filter(f => f.startsWith('dist/server/') && f.endsWith('.d.ts'))).toEqual([])
+    // The server's and the console's declarations serve no one; the client's are its types.
+    expect(files.filter(f => /^dist\/(server|console)\//.test(f) && f.endsWith('.d.ts'))).toEqual([])
   })
 
   it('gives the app a working contentd/client: signup, me(), a write and a live copy against a real server', async () => {

@@ -1,0 +1,117 @@
+// The whole document as JSON text: read it, or edit it and save it as one update (with
+// If-Match on the version it was loaded at). The text does not follow live changes while
+// it is open (it would overwrite what the user types); a banner says when it is behind.
+import { useEffect, useId, useRef, useState } from 'preact/hooks'
+import type { JsonObject } from '../../shared/client/index.js'
+import { ErrorText, valueOf } from '../ui.js'
+import { ConflictNote, useAction } from './conflict.js'
+import type { LiveDocument } from './live-document.js'
+
+/** Above this many characters the text stops following live changes by itself. */
+const FOLLOW_LIMIT = 200_000
+
+function pretty (content: JsonObject | undefined): string {
+  return JSON.stringify(content ?? {}, null, 2)
+}
+
+/** "Unexpected token } in JSON at position 12" → the line and column of that position. */
+function locate (text: string, message: string): string {
+  const position = /position (\d+)/.exec(message)
+  if (!position) return message
+  const before = text.slice(0, Number(position[1]))
+  const line = before.split('\n').length
+  const column = before.length - before.lastIndexOf('\n')
+  return `${message} (line ${line}, column ${column})`
+}
+
+export function RawEditor ({ doc, canWrite }: { doc: LiveDocument, canWrite: boolean }) {
+  const id = useId()
+  const [text, setText] = useState(() => pretty(doc.content))
+  const [baseVersion, setBaseVersion] = useState(doc.version ?? 0)
+  const [dirty, setDirty] = useState(false)
+  const [problem, setProblem] = useState<string | null>(null)
+  const [saved, setSaved] = useState(false)
+  const action = useAction(doc)
+  const area = useRef<HTMLTextAreaElement>(null)
+  const [, setFrame] = useState(0)
+  useEffect(() => doc.onUpdate(() => setFrame(n => n + 1)), [doc])
+
+  // Untouched text follows the live content, unless it is too big to re-print every frame.
+  const follows = !dirty && text.length < FOLLOW_LIMIT
+  useEffect(() => {
+    if (follows && doc.version !== baseVersion) {
+      setText(pretty(doc.content))
+      setBaseVersion(doc.version ?? 0)
+    }
+  })
+
+  const parse = (): JsonObject | null => {
+    let value: unknown
+    try {
+      value = JSON.parse(text)
+    } catch (e) {
+      setProblem(`Not valid JSON: ${locate(text, e instanceof Error ? e.message : String(e))}`)
+      return null
+    }
+    if (value === null || typeof value !== 'object' || Array.isArray(value)) {
+      setProblem('The content must be a JSON object: { … }')
+      return null
+    }
+    return value as JsonObject
+  }
+  const save = async (version: number) => {
+    setSaved(false)
+    const value = parse()
+    if (!value) { area.current?.focus(); return }
+    setProblem(null)
+    if (await action.run({ op: 'update', value }, version)) {
+      setDirty(false)
+      setSaved(true)
+    }
+  }
+  const reload = () => {
+    setText(pretty(doc.content))
+    setBaseVersion(doc.version ?? 0)
+    setDirty(false)
+    setProblem(null)
+    setSaved(false)
+    action.clear()
+  }
+  const format = () => {
+    const value = parse()
+    if (value) { setProblem(null); setText(pretty(value)) }
+  }
+  const behind = !follows && doc.version !== baseVersion
+
+  return (
+    <div class="raw-editor">
+      {behind && !action.conflict && (
+        <p class="banner banner-warn" role="status">
+          {dirty
+            ? `The content changed since you started editing (version ${baseVersion} → ${doc.version ?? ''}). Saving will show you what changed first.`
+            : `A newer version is available (${doc.version ?? ''}).`}
+          <button type="button" class="button small ghost" onClick={reload}>{dirty ? 'Discard my text and load the latest' : 'Load the latest'}</button>
+        </p>
+      )}
+      <label for={`${id}-json`} class="visually-hidden">Content as JSON</label>
+      <textarea id={`${id}-json`} ref={area} class="mono json-area" value={text} readOnly={!canWrite} spellcheck={false}
+        rows={Math.min(30, Math.max(8, text.split('\n', 31).length))}
+        aria-invalid={problem ? true : undefined} aria-describedby={problem ? `${id}-problem` : undefined}
+        onInput={e => { setText(valueOf(e)); setDirty(true); setSaved(false); setProblem(null) }} />
+      <ErrorText id={`${id}-problem`} message={problem} />
+      <ErrorText message={action.error} />
+      {action.conflict && (
+        <ConflictNote doc={doc} conflict={action.conflict} busy={action.busy} retryLabel="Save my text over the latest version"
+          onRetry={() => { void save(doc.version ?? 0) }} onDiscard={reload} />
+      )}
+      {canWrite && (
+        <div class="actions">
+          <button type="button" class="button primary" disabled={action.busy || !dirty} onClick={() => { void save(baseVersion) }}>{action.busy ? 'Saving…' : 'Save document'}</button>
+          <button type="button" class="button ghost" onClick={format}>Format</button>
+          {dirty && <button type="button" class="button ghost" onClick={reload}>Revert my changes</button>}
+          {saved && <span class="saved" role="status">Saved.</span>}
+        </div>
+      )}
+    </div>
+  )
+}

@@ -1,0 +1,103 @@
+// The tree view's state that outlives its nodes: which containers are open, which node a
+// search asked to reveal, and the row element of each rendered path (to highlight changes
+// and move focus without searching the DOM).
+import { segmentsOf } from './edits.js'
+
+/** Children a container shows at first, and per "show more". */
+export const PAGE_SIZE = 100
+/** Rows that containers opened by default may show in all; past it, containers start closed. */
+export const DEFAULT_OPEN_BUDGET = 600
+
+export class OpenState {
+  private readonly explicit = new Map<string, boolean>()
+  /** Defaults once decided, so that a container does not open or close by itself later. */
+  private readonly decided = new Map<string, boolean>()
+  private budget = DEFAULT_OPEN_BUDGET
+  private mode: 'default' | 'expanded' | 'collapsed' = 'default'
+  private revealTarget: string | null = null
+
+  /**
+   * Whether a container is open: the user's choice, else the mode, else the default: the
+   * top level is open unless the document has many keys; below it, small containers (up to
+   * 12 children) in small parents, down to depth 3. Containers opened by default show at most
+   * DEFAULT_OPEN_BUDGET rows in all, so ordinary documents show at a glance and a 1 MiB one
+   * renders only a first screenful (its big lists start closed).
+   */
+  isOpen (path: string, depth: number, size: number, parentSize: number): boolean {
+    const chosen = this.explicit.get(path)
+    if (chosen !== undefined) return chosen
+    if (this.mode === 'expanded') return true
+    if (this.mode === 'collapsed') return false
+    const known = this.decided.get(path)
+    if (known !== undefined) return known
+    const wanted = depth <= 1 ? parentSize <= 50 : depth <= 3 && size <= 12 && parentSize <= 12
+    const shown = Math.min(size, PAGE_SIZE)
+    const open = wanted && shown <= this.budget
+    if (open) this.budget -= shown
+    this.decided.set(path, open)
+    return open
+  }
+
+  set (path: string, open: boolean): void {
+    this.explicit.set(path, open)
+  }
+
+  collapseAll (): void {
+    this.explicit.clear()
+    this.decided.clear()
+    this.mode = 'collapsed'
+    this.revealTarget = null
+  }
+
+  expandAll (): void {
+    this.explicit.clear()
+    this.decided.clear()
+    this.mode = 'expanded'
+    this.revealTarget = null
+  }
+
+  /** Opens every container above `path`, and makes it show enough children to include it. */
+  reveal (path: string): void {
+    const segments = segmentsOf(path)
+    for (let n = 1; n < segments.length; n++) this.explicit.set(segments.slice(0, n).join('.'), true)
+    this.revealTarget = path
+  }
+
+  /** The key or index of the child of `path` on the way to the revealed node, if any. */
+  revealedChild (path: string): string | null {
+    const target = this.revealTarget
+    if (target === null || target === path) return null
+    const prefix = path === '' ? '' : `${path}.`
+    if (!target.startsWith(prefix)) return null
+    return segmentsOf(target.slice(prefix.length))[0] ?? null
+  }
+}
+
+/** Row elements by path, kept by the rows themselves as they mount and unmount. */
+export class RowRegistry {
+  private readonly rows = new Map<string, HTMLElement>()
+
+  attach (path: string, element: HTMLElement | null): void {
+    if (element) this.rows.set(path, element)
+    else this.rows.delete(path)
+  }
+
+  get (path: string): HTMLElement | undefined {
+    return this.rows.get(path)
+  }
+
+  /** The row of `path`, or of its nearest ancestor on screen (a change inside a closed container). */
+  nearest (path: string): HTMLElement | undefined {
+    const segments = segmentsOf(path)
+    for (let n = segments.length; n >= 0; n--) {
+      const row = this.rows.get(segments.slice(0, n).join('.'))
+      if (row) return row
+    }
+    return undefined
+  }
+}
+
+/** Briefly highlights a row (Web Animations: no layout work, nothing to clean up). */
+export function flash (row: HTMLElement, color: string): void {
+  row.animate([{ backgroundColor: color }, { backgroundColor: 'transparent' }], { duration: 1400, easing: 'ease-out' })
+}
