@@ -276,14 +276,15 @@ describe.skipIf(!hasChromium)('the console in chromium', () => {
     await page.getByRole('link', { name: 'Connect' }).click()
     await page.getByRole('heading', { name: 'Key for these examples' }).waitFor()
     expect(await page.locator('pre').first().textContent()).toContain('$CONTENTD_KEY')
-    // This server has no Server-Sent Events (…/content/events answers 404 NOT_FOUND): no EventSource example.
-    expect(await page.getByRole('heading', { name: /EventSource/ }).count()).toBe(0)
+    // This server has Server-Sent Events: the EventSource example is shown.
+    expect(await page.getByRole('heading', { name: /EventSource/ }).count()).toBe(1)
     await page.getByRole('button', { name: 'Create a read-only key' }).click()
     const secret = await page.getByLabel(/^New API key/).inputValue()
     expect(secret).toMatch(/^cdk_/)
     const curl = await page.locator('pre').first().textContent() as string
     expect(curl).toContain(secret)
     expect(curl).toContain(`${app.url}${API}/content`)
+    expect(await page.locator('pre', { hasText: 'new EventSource' }).textContent()).toContain(`${app.url}${API}/content/events?access_token=${secret}`)
     await page.getByRole('button', { name: 'Copy' }).first().click()
     expect(await page.evaluate(() => navigator.clipboard.readText())).toBe(secret)
     await checkScreen('connect')
