@@ -1,6 +1,7 @@
 // The one error catalogue. Every error contentd returns is one of these codes, with its
-// HTTP status and default message; every error body is {message, code}. docs/errors.md lists
-// them all (a test checks it), and clients can rely on the codes never changing meaning.
+// HTTP status and default message; every error body is {message, code}, and a schema
+// violation adds `errors` (docs/design.md §12). docs/errors.md lists them all (a test checks
+// it), and clients can rely on the codes never changing meaning.
 
 export const ERRORS = {
   // 400: the request itself is wrong
@@ -15,6 +16,7 @@ export const ERRORS = {
   INVALID_ARRAY_INDEX: { status: 400, message: 'An array index must be a non-negative integer without leading zeros' },
   INDEX_OUT_OF_RANGE: { status: 400, message: 'The array index is out of range' },
   NON_FINITE_RESULT: { status: 400, message: 'The result is not a finite number' },
+  INVALID_SCHEMA: { status: 400, message: 'The schema is not a valid JSON Schema (draft 2020-12)' },
   // 401: who are you?
   AUTH_REQUIRED: { status: 401, message: 'Authentication required: send Authorization: Bearer <token or API key>' },
   INVALID_TOKEN: { status: 401, message: 'The session token or API key is invalid, revoked or expired' },
@@ -25,6 +27,7 @@ export const ERRORS = {
   SESSION_REQUIRED: { status: 403, message: 'This action needs a session token, not an API key' },
   OWNER_REQUIRED: { status: 403, message: 'Only the project owner can do this' },
   SIGNUP_DISABLED: { status: 403, message: 'Signup is disabled on this server' },
+  KEY_SCOPE_DENIED: { status: 403, message: 'The API key is narrowed to other paths or operations' },
   ORIGIN_NOT_ALLOWED: { status: 403, message: 'This origin is not allowed (CORS_ORIGINS)' },
   // 404
   NOT_FOUND: { status: 404, message: 'No such endpoint' },
@@ -33,6 +36,7 @@ export const ERRORS = {
   PATH_NOT_FOUND: { status: 404, message: 'Nothing is stored at this path' },
   KEY_NOT_FOUND: { status: 404, message: 'API key not found' },
   MEMBER_NOT_FOUND: { status: 404, message: 'That user is not a member of this project' },
+  SCHEMA_NOT_FOUND: { status: 404, message: 'The project has no schema' },
   // 405: the path exists, the method does not (the Allow header lists the ones that do)
   METHOD_NOT_ALLOWED: { status: 405, message: 'This endpoint does not accept that method' },
   UNKNOWN_EVENT: { status: 404, message: 'No such realtime event' },
@@ -40,6 +44,9 @@ export const ERRORS = {
   USERNAME_TAKEN: { status: 409, message: 'That username is taken' },
   PROJECT_EXISTS: { status: 409, message: 'A project with that slug already exists' },
   SUBSCRIPTION_CANCELLED: { status: 409, message: 'An unsubscribe ended this subscription before it was ready' },
+  // 422: a write whose result breaks the project's schema (409 when setting a schema the
+  // current content breaks); the body lists the violations in `errors`
+  SCHEMA_VIOLATION: { status: 422, message: 'The content would not match the project\'s schema' },
   // 412, 413, 429
   PRECONDITION_FAILED: { status: 412, message: 'The content has changed: If-Match does not match the current version' },
   BODY_TOO_LARGE: { status: 413, message: 'The request body is larger than the server accepts' },
@@ -54,10 +61,25 @@ export const ERRORS = {
 
 export type ErrorCode = keyof typeof ERRORS
 
+/** One way the content breaks a project's schema; `path` in dot form, "" for the root. */
+export interface SchemaError {
+  path: string
+  message: string
+}
+
 /** The JSON body of every error response. */
 export interface ErrorBody {
   message: string
   code: ErrorCode
+  /** Only with SCHEMA_VIOLATION: what breaks the schema. */
+  errors?: SchemaError[]
+}
+
+export interface ContentdErrorExtras {
+  /** SCHEMA_VIOLATION's list of violations. */
+  errors?: SchemaError[]
+  /** A status other than the catalogue's, where the design names one (409 SCHEMA_VIOLATION). */
+  status?: number
 }
 
 /**
@@ -71,18 +93,20 @@ export class ContentdError extends Error {
   readonly code: ErrorCode
   readonly status: number
   readonly detail: string | undefined
+  readonly errors: SchemaError[] | undefined
 
-  constructor (code: ErrorCode, detail?: string) {
+  constructor (code: ErrorCode, detail?: string, extras: ContentdErrorExtras = {}) {
     const base = ERRORS[code].message
     super(detail ? `${base}: ${detail}` : base)
     this.name = 'ContentdError'
     this.code = code
-    this.status = ERRORS[code].status
+    this.status = extras.status ?? ERRORS[code].status
     this.detail = detail || undefined
+    this.errors = extras.errors
   }
 
   toBody (): ErrorBody {
-    return { message: this.message, code: this.code }
+    return this.errors ? { message: this.message, code: this.code, errors: this.errors } : { message: this.message, code: this.code }
   }
 }
 
