@@ -11,7 +11,7 @@ import type { JsonObject } from '../shared/json.js'
 import type { Operation } from '../shared/operations.js'
 import { CommitCounter } from '../server/store/sqlite/lookup-cache.js'
 import { SqliteStore } from '../server/store/sqlite/sqlite-store.js'
-import type { ApiKeyRecord, CommittedChange, ProjectRecord, Store, UserRecord } from '../server/store/types.js'
+import type { ApiKeyRecord, CommittedChange, ProjectRecord, SchemaRecord, Store, UserRecord } from '../server/store/types.js'
 import { isSameJson, OPERATION_CASES, toOperation, type OperationCase } from './cases/operation-cases.js'
 import { CONTRACT_CONTENT_LIMIT, storeFactories, type StoreUnderTest } from './support/stores.js'
 
@@ -36,6 +36,8 @@ function keyRecord (userId: string, overrides: Partial<ApiKeyRecord> = {}): ApiK
     keyHash: randomUUID() + randomUUID(),
     permission: 'write',
     projectIds: null,
+    paths: null,
+    ops: null,
     expiresAt: null,
     createdAt: new Date().toISOString(),
     ...overrides
@@ -161,7 +163,7 @@ describe.each(storeFactories)('store contract: $name', (factory) => {
       const bob = await newUser()
       const project = await newProject(alice)
       const scoped = keyRecord(alice.id, { permission: 'read', projectIds: [project.id], expiresAt: new Date(Date.now() + 3_600_000).toISOString() })
-      const unscoped = keyRecord(alice.id)
+      const unscoped = keyRecord(alice.id, { paths: ['votes', 'data.public'], ops: ['increment', 'decrement'] })
       const bobs = keyRecord(bob.id)
       for (const key of [scoped, unscoped, bobs]) await store.createApiKey(key)
       expect(await store.findApiKeyByHash(scoped.keyHash)).toEqual(scoped)
@@ -428,6 +430,132 @@ describe.each(storeFactories)('store contract: $name', (factory) => {
     })
   })
 
+  describe('content schema (docs/design.md §12)', () => {
+    const INVENTORY = {
+      type: 'object',
+      properties: {
+        stock: { type: 'object', additionalProperties: { type: 'integer', minimum: 0 } },
+        tags: { type: 'array', items: { type: 'string' }, maxItems: 3 },
+        title: { type: 'string' }
+      },
+      required: ['stock']
+    }
+    const schemaRecord = (schema: unknown, revision = randomUUID()): SchemaRecord =>
+      ({ revision, schema: schema as SchemaRecord['schema'], setBy: '@alice', setAt: new Date().toISOString() })
+
+    /** Rejects with SCHEMA_VIOLATION, returning its status and errors. */
+    async function violation (promise: Promise<unknown>, what: string): Promise<{ status: number, errors: unknown }> {
+      let outcome: unknown
+      try { outcome = { resolved: await promise } } catch (error) { outcome = error }
+      expect(outcome, `${what}: expected SCHEMA_VIOLATION`).toBeInstanceOf(ContentdError)
+      const error = outcome as ContentdError
+      expect(error.code, what).toBe('SCHEMA_VIOLATION')
+      return { status: error.status, errors: error.errors }
+    }
+
+    async function inventoryProject (): Promise<ProjectRecord> {
+      const project = await newProject()
+      await store.applyOperation(project, { op: 'update', value: { stock: { apples: 3 }, tags: ['fruit'] } })
+      await store.putSchema(project.id, schemaRecord(INVENTORY))
+      return project
+    }
+
+    it('stores, returns, replaces and removes a schema without touching content or version', async () => {
+      const project = await newProject()
+      await store.applyOperation(project, set('stock', { apples: 1 }))
+      expect(await store.getSchema(project.id)).toBeNull()
+      const first = schemaRecord(INVENTORY)
+      await store.putSchema(project.id, first)
+      expect(await store.getSchema(project.id)).toEqual(first)
+      const second = schemaRecord({ type: 'object', $defs: { n: { type: 'number' } } })
+      await store.putSchema(project.id, second)
+      expect(await store.getSchema(project.id)).toEqual(second)
+      expect(await content(project)).toEqual({ version: 1, content: { stock: { apples: 1 } } })
+      expect(await store.deleteSchema(project.id)).toBe(true)
+      expect(await store.getSchema(project.id)).toBeNull()
+      expect(await store.deleteSchema(project.id), 'deleting twice').toBe(false)
+      expect(changesOf(project.id).map(c => c.version)).toEqual([1])
+    })
+
+    it('refuses a schema the current content breaks: SCHEMA_VIOLATION 409 with the errors, nothing stored', async () => {
+      const project = await newProject()
+      await store.applyOperation(project, set('stock', { apples: 'lots' }))
+      const refused = await violation(store.putSchema(project.id, schemaRecord(INVENTORY)), 'breaking schema')
+      expect(refused).toEqual({ status: 409, errors: [{ path: 'stock.apples', message: 'must be integer' }] })
+      expect(await store.getSchema(project.id)).toBeNull()
+      const empty = await newProject()
+      const missing = await violation(store.putSchema(empty.id, schemaRecord(INVENTORY)), 'missing required member')
+      expect(missing.errors).toEqual([{ path: '', message: "must have required property 'stock'" }])
+    })
+
+    it('refuses a schema that is not one (INVALID_SCHEMA) and a missing project (PROJECT_NOT_FOUND)', async () => {
+      const project = await newProject()
+      await expectCode(store.putSchema(project.id, schemaRecord({ type: 'nonsense' })), 'INVALID_SCHEMA', 'bad type')
+      await expectCode(store.putSchema(project.id, schemaRecord({ $ref: 'https://example.com/remote.json' })), 'INVALID_SCHEMA', 'remote $ref')
+      expect(await store.getSchema(project.id)).toBeNull()
+      await expectCode(store.putSchema(randomUUID(), schemaRecord(true)), 'PROJECT_NOT_FOUND', 'missing project')
+    })
+
+    it.each<[string, Operation, string]>([
+      ['set', set('stock.apples', 'lots'), 'stock.apples'],
+      ['increment', inc('title'), 'title'],
+      ['decrement below the minimum', { op: 'decrement', path: ['stock', 'apples'], value: 4 }, 'stock.apples'],
+      ['push', push('tags', 7), 'tags.1'],
+      ['insert', { op: 'insert', path: ['tags'], index: 0, value: false }, 'tags.0'],
+      ['delete of a required member', { op: 'delete', path: ['stock'] }, ''],
+      ['update', { op: 'update', value: { stock: { pears: -1 } } }, 'stock.pears']
+    ])('refuses a %s whose result breaks the schema: 422, nothing changed, nothing notified', async (_what, operation, path) => {
+      const project = await inventoryProject()
+      const before = await content(project)
+      const refused = await violation(store.applyOperation(project, operation), operation.op)
+      expect(refused.status).toBe(422)
+      expect(refused.errors).toEqual([{ path, message: expect.any(String) }])
+      expect(await content(project)).toEqual(before)
+      expect(changesOf(project.id).map(c => c.version)).toEqual([1])
+      // The document is intact for the next write (the refused one was undone, not half-applied).
+      expect(await store.applyOperation(project, inc('stock.apples'))).toEqual({ version: 2 })
+      expect((await content(project)).content).toEqual({ ...before.content, stock: { ...before.content.stock as object, apples: 4 } })
+    })
+
+    it('accepts writes that keep the content valid, and checks nothing once the schema is removed', async () => {
+      const project = await inventoryProject()
+      await store.applyOperation(project, set('stock.pears', 2))
+      await store.applyOperation(project, push('tags', 'red'))
+      await store.applyOperation(project, { op: 'delete', path: ['tags', '0'] })
+      await store.applyOperation(project, { op: 'update', value: { stock: {}, title: 'Shop' } })
+      expect(await content(project)).toEqual({ version: 5, content: { stock: {}, title: 'Shop' } })
+      await store.deleteSchema(project.id)
+      await store.applyOperation(project, set('stock', 'anything'))
+      expect((await content(project)).content).toEqual({ stock: 'anything', title: 'Shop' })
+    })
+
+    it('applies a replaced schema from the next write on', async () => {
+      const project = await inventoryProject()
+      await store.applyOperation(project, set('title', 'x'.repeat(10)))
+      await store.putSchema(project.id, schemaRecord({ ...INVENTORY, properties: { ...INVENTORY.properties, title: { type: 'string', maxLength: 10 } } }))
+      await violation(store.applyOperation(project, set('title', 'x'.repeat(11))), 'longer title')
+      await store.applyOperation(project, set('title', 'short'))
+      expect((await content(project)).content.title).toBe('short')
+    })
+
+    it('checks each of many simultaneous writes on its own: exactly those within the schema commit', async () => {
+      const project = await newProject()
+      await store.applyOperation(project, set('votes', 0))
+      await store.putSchema(project.id, schemaRecord({ properties: { votes: { type: 'integer', maximum: 25 } } }))
+      const outcomes = await Promise.allSettled(Array.from({ length: 40 }, () => store.applyOperation(project, inc('votes'))))
+      const refused = outcomes.filter(o => o.status === 'rejected').map(o => (o.reason as ContentdError).code)
+      expect(outcomes.filter(o => o.status === 'fulfilled')).toHaveLength(25)
+      expect(refused).toEqual(Array.from({ length: 15 }, () => 'SCHEMA_VIOLATION'))
+      expect(await content(project)).toEqual({ version: 26, content: { votes: 25 } })
+    })
+
+    it('forgets the schema of a deleted project', async () => {
+      const project = await inventoryProject()
+      await store.deleteProject(project.id)
+      expect(await store.getSchema(project.id)).toBeNull()
+    })
+  })
+
   describe('concurrency', () => {
     it('500 simultaneous increments all count: 500, version 500, notified in version order', async () => {
       const project = await newProject()
@@ -540,6 +668,19 @@ describe('sqlite: two stores on one data directory (like two processes)', () => 
     expect((await second.findProject(owner.username, 'shared'))?.version).toBe(400)
     // Each store notifies its own commits only; other processes' changes travel via Redis.
     expect(notified).toEqual({ first: 200, second: 200 })
+  })
+
+  it('a schema set through one store applies to writes through the other at once', async () => {
+    const owner = userRecord()
+    await first.createUser(owner)
+    const project = await first.createProject({ id: randomUUID(), ownerId: owner.id, ownerName: owner.username, slug: 'schema-shared', name: 'S', createdAt: new Date().toISOString() })
+    await second.applyOperation(project, set('n', 1))
+    await first.putSchema(project.id, { revision: randomUUID(), schema: { properties: { n: { maximum: 1 } } }, setBy: '@x', setAt: new Date().toISOString() })
+    await expectCode(second.applyOperation(project, inc('n')), 'SCHEMA_VIOLATION', 'write through the other store')
+    expect(await second.getSchema(project.id)).toMatchObject({ schema: { properties: { n: { maximum: 1 } } } })
+    expect(await first.deleteSchema(project.id)).toBe(true)
+    await second.applyOperation(project, inc('n'))
+    expect(await first.readContent(project.id)).toMatchObject({ version: 2, content: { n: 2 } })
   })
 
   it('a project deleted through one store is gone for the other', async () => {

@@ -83,6 +83,18 @@ export class ContentSchema {
     }
   }
 
+  /**
+   * For a store: call BEFORE applying `operation` to `before`; the result throws
+   * SCHEMA_VIOLATION (422) when the document after it breaks the schema.
+   */
+  enforce (before: JsonObject, operation: Operation): (after: JsonObject) => void {
+    const check = this.prepare(before, operation)
+    return after => {
+      const violations = check(after)
+      if (violations.length > 0) throw schemaViolation(violations)
+    }
+  }
+
   /** A value replaced or a member added: walk down to it, then validate it. */
   private checkWritten (after: JsonObject, change: Extract<Change, { kind: 'replaced' | 'added' }>): SchemaError[] {
     const violations = new Violations()

@@ -1,6 +1,8 @@
 // API keys: minted by a signed-in user, shown once, stored as a SHA-256 hash with a visible
-// prefix, optionally limited to some projects and to a lifetime.
+// prefix, optionally limited to some projects, to a lifetime, and narrowed to some paths and
+// operations (docs/design.md §12).
 import { ContentdError } from '../../shared/errors.js'
+import type { NarrowableOperation } from '../../shared/key-scope.js'
 import { hashSecret, newId, newSecret, VISIBLE_KEY_CHARS } from '../auth/tokens.js'
 import type { Clock } from '../clock.js'
 import type { ApiKeyRecord, Permission, Store } from '../store/types.js'
@@ -16,6 +18,10 @@ export interface KeyView {
   permission: Permission
   /** null: every project the user can access. */
   projects: string[] | null
+  /** null: not narrowed to paths. */
+  paths: string[] | null
+  /** null: not narrowed to operations. */
+  ops: NarrowableOperation[] | null
   expiresAt: string | null
   createdAt: string
 }
@@ -24,6 +30,9 @@ export interface NewKeyRequest {
   name: string
   permission: Permission
   projects?: string[] | undefined
+  /** Dot paths, already validated (apiKeyBody). */
+  paths?: string[] | undefined
+  ops?: NarrowableOperation[] | undefined
   expiresAt?: string | undefined
 }
 
@@ -55,6 +64,8 @@ export class Keys {
       keyHash: hashSecret(key),
       permission: request.permission,
       projectIds,
+      paths: request.paths ? [...new Set(request.paths)] : null,
+      ops: request.ops ? [...new Set(request.ops)] : null,
       expiresAt,
       createdAt: new Date(this.now()).toISOString()
     }
@@ -90,6 +101,6 @@ export class Keys {
 
   private async view (k: ApiKeyRecord): Promise<KeyView> {
     const projects = k.projectIds === null ? null : (await this.store.findProjectsByIds(k.projectIds)).map(projectRef)
-    return { id: k.id, name: k.name, prefix: k.prefix, permission: k.permission, projects, expiresAt: k.expiresAt, createdAt: k.createdAt }
+    return { id: k.id, name: k.name, prefix: k.prefix, permission: k.permission, projects, paths: k.paths, ops: k.ops, expiresAt: k.expiresAt, createdAt: k.createdAt }
   }
 }

@@ -2,7 +2,9 @@
 // contract suite (test/store-contract.test.ts) runs against each, so they behave alike.
 // Records carry hashes of secrets only, never the secrets.
 import type { JsonObject } from '../../shared/json.js'
+import type { NarrowableOperation } from '../../shared/key-scope.js'
 import type { Operation } from '../../shared/operations.js'
+import type { JsonSchema } from '../schema/compile.js'
 
 export type Permission = 'read' | 'write'
 export type MemberRole = 'viewer' | 'editor'
@@ -33,6 +35,10 @@ export interface ApiKeyRecord {
   permission: Permission
   /** Project ids the key is limited to; null means every project the user can access. */
   projectIds: string[] | null
+  /** Dot paths the key may write at or below; null: anywhere (docs/design.md §12). */
+  paths: string[] | null
+  /** The only operations the key may use; null: every one. */
+  ops: NarrowableOperation[] | null
   expiresAt: string | null
   createdAt: string
 }
@@ -51,6 +57,16 @@ export interface MemberRecord {
   userId: string
   username: string
   role: MemberRole
+}
+
+/** A project's content schema (docs/design.md §12). */
+export interface SchemaRecord {
+  /** New for every schema set; compiled schemas are cached by it. */
+  revision: string
+  schema: JsonSchema
+  /** Who set it: "@alice", or "operator" for the CLI. */
+  setBy: string
+  setAt: string
 }
 
 /** `*` matches any version; otherwise one of the listed versions must be current. */
@@ -124,7 +140,20 @@ export interface Store {
   /**
    * Applies one operation atomically and bumps the version; resolves with the new version.
    * Throws ContentdError (PRECONDITION_FAILED, CONTENT_TOO_LARGE, an operation's 400s,
-   * PROJECT_NOT_FOUND) having changed nothing.
+   * SCHEMA_VIOLATION when the project's schema refuses the result, PROJECT_NOT_FOUND)
+   * having changed nothing. The schema is the one stored when the write commits: read in
+   * the same atomic step, so a schema set meanwhile is never bypassed.
    */
   applyOperation (project: ProjectRecord, operation: Operation, options?: ApplyOptions): Promise<{ version: number }>
+
+  getSchema (projectId: string): Promise<SchemaRecord | null>
+  /**
+   * Stores the project's schema (replacing one), unless the current content breaks it:
+   * SCHEMA_VIOLATION (409) with nothing stored. The check and the store are one atomic step
+   * against content writes. Neither content nor version change. PROJECT_NOT_FOUND for a
+   * missing project; INVALID_SCHEMA for a schema that does not compile.
+   */
+  putSchema (projectId: string, record: SchemaRecord): Promise<void>
+  /** Removes the project's schema; false when it had none. */
+  deleteSchema (projectId: string): Promise<boolean>
 }

@@ -8,14 +8,24 @@
 // between, or the content is close to its limit and needed an exact measure), the write is
 // retried as a compare-and-set on the version read: still one atomic update, never a
 // read-then-write race.
+//
+// A project with a content schema (docs/design.md §12) keeps it in its document. Every write's
+// filter names the schema revision it was checked against (schema-condition.ts): none for the
+// single-update path, which therefore matches nothing once a schema exists; the revision read
+// for the compare-and-set path, where the operation is applied to the read document with the
+// shared core and the result checked against that schema before the write is sent.
 import { MongoClient, type Collection, type Db } from 'mongodb'
 import { ContentdError } from '../../../shared/errors.js'
 import type { JsonObject } from '../../../shared/json.js'
+import type { NarrowableOperation } from '../../../shared/key-scope.js'
 import { applyOperation, type Operation } from '../../../shared/operations.js'
 import { validateOperation } from '../../../shared/validate-operation.js'
+import type { JsonSchema } from '../../schema/compile.js'
+import { schemaViolation } from '../../schema/content-schema.js'
+import { SchemaCache } from '../../schema/schema-cache.js'
 import type {
   ApiKeyRecord, ApplyOptions, CommitListener, CommittedChange, ContentSnapshot, MemberRecord, MemberRole, Permission,
-  ProjectRecord, ProjectRole, SessionRecord, Store, UserRecord, VersionCondition
+  ProjectRecord, ProjectRole, SchemaRecord, SessionRecord, Store, UserRecord, VersionCondition
 } from '../types.js'
 import { CommitEmitter } from '../commit-emitter.js'
 import { CommitSequencer } from '../commit-sequencer.js'
@@ -23,6 +33,7 @@ import { versionMatches } from '../version-condition.js'
 import { startupFailureMessage } from './connection.js'
 import { databaseNameFrom } from './uri.js'
 import { isDuplicateKey, mapDriverError } from './driver-errors.js'
+import { SCHEMA_FIELD, withSchemaCondition } from './schema-condition.js'
 import { contentBsonBytes, effectiveContentLimit, translateOperation, type MongoWrite } from './translate.js'
 
 export interface MongoStoreOptions {
@@ -39,17 +50,21 @@ interface UserDoc { _id: string, username: string, passwordHash: string, created
 interface SessionDoc { _id: string, userId: string, createdAt: string, expiresAt: Date }
 interface ApiKeyDoc {
   _id: string, userId: string, name: string, prefix: string, keyHash: string, permission: Permission,
-  projectIds: string[] | null, expiresAt: string | null, createdAt: string
+  projectIds: string[] | null, expiresAt: string | null, createdAt: string,
+  /** Absent on keys stored before narrowing existed: not narrowed. */
+  paths?: string[] | null, ops?: NarrowableOperation[] | null
 }
+/** The schema as JSON text: its keywords start with "$", which MongoDB field names should not. */
+interface SchemaDoc { revision: string, json: string, setBy: string, setAt: string }
 interface ProjectDoc {
   _id: string, ownerId: string, ownerName: string, slug: string, name: string, createdAt: string, version: number,
-  content: JsonObject
+  content: JsonObject, schema?: SchemaDoc
 }
 interface MemberDoc { _id: string, projectId: string, userId: string, role: MemberRole }
 
 /** Concurrent changes can beat a compare-and-set; after this many rounds answer 503. */
 const MAX_WRITE_ATTEMPTS = 8
-const PROJECT_FIELDS = { content: 0 } as const
+const PROJECT_FIELDS = { content: 0, [SCHEMA_FIELD]: 0 } as const
 
 export class MongoStore implements Store {
   readonly kind = 'mongodb'
@@ -64,6 +79,9 @@ export class MongoStore implements Store {
   private readonly apiKeys: Collection<ApiKeyDoc>
   private readonly projects: Collection<ProjectDoc>
   private readonly members: Collection<MemberDoc>
+  private readonly schemas = new SchemaCache()
+  /** Projects last seen with a schema: their writes go straight to the checked compare-and-set. */
+  private readonly projectsWithSchema = new Set<string>()
 
   constructor (private readonly options: MongoStoreOptions) {
     this.selectionTimeoutMs = options.serverSelectionTimeoutMS ?? 5000
@@ -165,7 +183,7 @@ export class MongoStore implements Store {
   async createApiKey (k: ApiKeyRecord): Promise<void> {
     await this.run(() => this.apiKeys.insertOne({
       _id: k.id, userId: k.userId, name: k.name, prefix: k.prefix, keyHash: k.keyHash, permission: k.permission,
-      projectIds: k.projectIds, expiresAt: k.expiresAt, createdAt: k.createdAt
+      projectIds: k.projectIds, paths: k.paths, ops: k.ops, expiresAt: k.expiresAt, createdAt: k.createdAt
     }))
   }
 
@@ -277,9 +295,10 @@ export class MongoStore implements Store {
     validateOperation(operation)
     const limit = this.contentLimit
     // A replacement measured here exactly; one over the limit goes straight to diagnosis (412 before 413).
-    let write: MongoWrite | null = operation.op === 'update' && contentBsonBytes(operation.value) > limit
+    // With a schema, the first attempt is the checked compare-and-set (below), not a blind update.
+    let write: MongoWrite | null = (operation.op === 'update' && contentBsonBytes(operation.value) > limit) || this.projectsWithSchema.has(project.id)
       ? null
-      : translateOperation(project.id, operation, { contentLimitBytes: limit, ifMatch: options.ifMatch })
+      : withSchemaCondition(translateOperation(project.id, operation, { contentLimitBytes: limit, ifMatch: options.ifMatch }), null)
     const ticket = this.sequencer.begin(project.id)
     let committed: CommittedChange | null = null
     try {
@@ -293,8 +312,8 @@ export class MongoStore implements Store {
             return { version }
           }
         }
-        const version = await this.diagnose(project.id, operation, options.ifMatch)
-        write = translateOperation(project.id, operation, { contentLimitBytes: limit, expectVersion: version })
+        const { version, schemaRevision } = await this.diagnose(project.id, operation, options.ifMatch)
+        write = withSchemaCondition(translateOperation(project.id, operation, { contentLimitBytes: limit, expectVersion: version }), schemaRevision)
       }
       throw new ContentdError('STORE_UNAVAILABLE', 'the project is changing too fast to apply this change; retry')
     } finally {
@@ -305,21 +324,63 @@ export class MongoStore implements Store {
   }
 
   /**
-   * Why did the guarded update match nothing? Throws the catalogued error the embedded
-   * store would give for the document as it is now; returns its version when the operation
-   * would succeed on it (the caller then retries as a compare-and-set on that version).
+   * Why did the guarded update match nothing (or: may this operation commit, for a project
+   * with a schema)? Throws the catalogued error the embedded store would give for the
+   * document as it is now; returns its version and schema revision when the operation would
+   * succeed on it (the caller then retries as a compare-and-set on both).
    */
-  private async diagnose (projectId: string, operation: Operation, ifMatch: VersionCondition | undefined): Promise<number> {
-    const doc = await this.run(() => this.projects.findOne({ _id: projectId }, { projection: { version: 1, content: 1 } }))
+  private async diagnose (projectId: string, operation: Operation, ifMatch: VersionCondition | undefined): Promise<{ version: number, schemaRevision: string | null }> {
+    const doc = await this.run(() => this.projects.findOne({ _id: projectId }, { projection: { version: 1, content: 1, [SCHEMA_FIELD]: 1 } }))
     if (!doc) throw new ContentdError('PROJECT_NOT_FOUND')
+    if (doc.schema) this.projectsWithSchema.add(projectId)
+    else this.projectsWithSchema.delete(projectId)
     if (ifMatch !== undefined && !versionMatches(ifMatch, doc.version)) throw new ContentdError('PRECONDITION_FAILED')
-    // On a copy: this only names the error; the write is the guarded update.
-    const candidate = applyOperation(structuredClone(doc.content), operation)
+    // On a copy: the write is the guarded update (or compare-and-set) sent afterwards.
+    const copy = structuredClone(doc.content)
+    const check = doc.schema ? this.compiledSchema(doc.schema).enforce(copy, operation) : null
+    const candidate = applyOperation(copy, operation)
     const bytes = contentBsonBytes(candidate)
     if (bytes > this.contentLimit) {
       throw new ContentdError('CONTENT_TOO_LARGE', `the content would be ${bytes} BSON bytes; the limit is ${this.contentLimit}`)
     }
-    return doc.version
+    check?.(candidate)
+    return { version: doc.version, schemaRevision: doc.schema?.revision ?? null }
+  }
+
+  private compiledSchema (stored: SchemaDoc) {
+    return this.schemas.get(stored.revision, () => JSON.parse(stored.json) as JsonSchema)
+  }
+
+  // ---- content schemas -------------------------------------------------------------
+
+  async getSchema (projectId: string): Promise<SchemaRecord | null> {
+    const doc = await this.run(() => this.projects.findOne({ _id: projectId }, { projection: { [SCHEMA_FIELD]: 1 } }))
+    const stored = doc?.schema
+    return stored ? { revision: stored.revision, schema: JSON.parse(stored.json) as JsonSchema, setBy: stored.setBy, setAt: stored.setAt } : null
+  }
+
+  async putSchema (projectId: string, record: SchemaRecord): Promise<void> {
+    const compiled = this.schemas.get(record.revision, () => record.schema)
+    const stored: SchemaDoc = { revision: record.revision, json: JSON.stringify(record.schema), setBy: record.setBy, setAt: record.setAt }
+    // Checked against the content at one version, stored only while that version is current.
+    for (let attempt = 0; attempt < MAX_WRITE_ATTEMPTS; attempt++) {
+      const doc = await this.run(() => this.projects.findOne({ _id: projectId }, { projection: { version: 1, content: 1 } }))
+      if (!doc) throw new ContentdError('PROJECT_NOT_FOUND')
+      const violations = compiled.validate(doc.content)
+      if (violations.length > 0) throw schemaViolation(violations, 409)
+      const result = await this.run(() => this.projects.updateOne({ _id: projectId, version: doc.version }, { $set: { [SCHEMA_FIELD]: stored } }))
+      if (result.matchedCount > 0) {
+        this.projectsWithSchema.add(projectId)
+        return
+      }
+    }
+    throw new ContentdError('STORE_UNAVAILABLE', 'the project is changing too fast to set its schema; retry')
+  }
+
+  async deleteSchema (projectId: string): Promise<boolean> {
+    const result = await this.run(() => this.projects.updateOne({ _id: projectId, [SCHEMA_FIELD]: { $exists: true } }, { $unset: { [SCHEMA_FIELD]: '' } }))
+    this.projectsWithSchema.delete(projectId)
+    return result.modifiedCount > 0
   }
 }
 
@@ -345,6 +406,8 @@ function toKey (doc: ApiKeyDoc): ApiKeyRecord {
     keyHash: doc.keyHash,
     permission: doc.permission,
     projectIds: doc.projectIds,
+    paths: doc.paths ?? null,
+    ops: doc.ops ?? null,
     expiresAt: doc.expiresAt,
     createdAt: doc.createdAt
   }

@@ -3,11 +3,14 @@
 // after it commits. Each keeps its own atomicity (a failing operation leaves the document as
 // the previous one left it) and its own version; the batch pays for one fsync and one
 // serialization per touched document instead of one per operation. How the result is laid
-// out in the file is content-log.ts's business.
+// out in the file is content-log.ts's business. A project's schema (docs/design.md §12) is
+// read inside the same transaction and checked on each operation's result (applyChecked).
 import type Database from 'better-sqlite3'
 import { ContentdError, isContentdError } from '../../../shared/errors.js'
 import type { JsonObject } from '../../../shared/json.js'
 import { applyOperation, growthBound, type Operation } from '../../../shared/operations.js'
+import { prepareUndo } from '../../../shared/undo.js'
+import type { ContentSchema } from '../../schema/content-schema.js'
 import type { CommitEmitter } from '../commit-emitter.js'
 import type { CachedDocument } from '../document-cache.js'
 import type { ApplyOptions, ProjectRecord } from '../types.js'
@@ -26,6 +29,8 @@ interface PendingWrite {
 /** A document while a batch changes it. */
 interface WorkingDocument extends ChangedDocument {
   dirty: boolean
+  /** The project's schema, read in the batch's transaction; null when it has none. */
+  schema: ContentSchema | null
 }
 
 type Outcome = { ok: true, version: number, at: string, operation: Operation } | { ok: false, error: unknown }
@@ -38,6 +43,8 @@ export interface ContentWriterParts {
   /** Hears each committed change, after the commit, in version order. */
   commitListeners: CommitEmitter
   contentLimitBytes: number
+  /** The project's schema as stored now (read inside the batch's transaction), or null. */
+  schemaFor: (projectId: string) => ContentSchema | null
 }
 
 export class ContentWriter {
@@ -100,7 +107,7 @@ export class ContentWriter {
     if (state === undefined) {
       const current = this.parts.log.editable(projectId)
       state = current
-        ? { doc: current.doc, version: current.version, bytes: current.bytes, dirty: false, logCount: current.logCount, logBytes: current.logBytes, batchLog: [], replaced: false }
+        ? { doc: current.doc, version: current.version, bytes: current.bytes, dirty: false, logCount: current.logCount, logBytes: current.logBytes, batchLog: [], replaced: false, schema: this.parts.schemaFor(projectId) }
         : null
       working.set(projectId, state)
     }
@@ -111,7 +118,7 @@ export class ContentWriter {
         throw new ContentdError('PRECONDITION_FAILED')
       }
       const serializedValue = 'value' in operation ? JSON.stringify(operation.value) ?? '' : ''
-      this.applyWithinLimit(state, operation, Buffer.byteLength(serializedValue))
+      this.applyChecked(state, operation, Buffer.byteLength(serializedValue))
       state.version += 1
       state.dirty = true
       if (operation.op === 'update') state.replaced = true
@@ -122,6 +129,28 @@ export class ContentWriter {
     } catch (error) {
       // Only expected failures stay per-operation; anything else aborts the whole batch.
       if (isContentdError(error)) return { ok: false, error }
+      throw error
+    }
+  }
+
+  /**
+   * applyWithinLimit, then the project's schema on the result. A refusal (SCHEMA_VIOLATION)
+   * leaves the working document exactly as it was: the operation mutated it in place, so it
+   * is undone (prepareUndo records only what the operation replaces), not copied beforehand.
+   */
+  private applyChecked (state: WorkingDocument, operation: Operation, valueBytes: number): void {
+    if (!state.schema) { this.applyWithinLimit(state, operation, valueBytes); return }
+    const { doc, bytes } = state
+    const check = state.schema.enforce(doc, operation)
+    const undo = prepareUndo(doc, operation)
+    this.applyWithinLimit(state, operation, valueBytes)
+    try {
+      check(state.doc)
+    } catch (error) {
+      // Changed in place unless update (a new document) or the near-limit copy replaced it.
+      if (state.doc === doc) undo()
+      state.doc = doc
+      state.bytes = bytes
       throw error
     }
   }

@@ -20,8 +20,8 @@ function prepareStatements (db: Database.Database) {
     insertSession: db.prepare('INSERT INTO sessions (token_hash, user_id, created_at, expires_at) VALUES (?, ?, ?, ?)'),
     sessionByHash: db.prepare('SELECT * FROM sessions WHERE token_hash = ?'),
     deleteSession: db.prepare('DELETE FROM sessions WHERE token_hash = ?'),
-    insertKey: db.prepare(`INSERT INTO api_keys (id, user_id, name, prefix, key_hash, permission, project_ids, expires_at, created_at)
-      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`),
+    insertKey: db.prepare(`INSERT INTO api_keys (id, user_id, name, prefix, key_hash, permission, project_ids, paths, ops, expires_at, created_at)
+      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`),
     keyByHash: db.prepare('SELECT * FROM api_keys WHERE key_hash = ?'),
     keyById: db.prepare('SELECT * FROM api_keys WHERE id = ?'),
     keysByUser: db.prepare('SELECT * FROM api_keys WHERE user_id = ? ORDER BY created_at, id'),
@@ -101,7 +101,7 @@ export class SqliteRecords {
   createApiKey (k: ApiKeyRecord): void {
     this.lookups.forgetAfterOwnWrite()
     this.statements.insertKey.run(k.id, k.userId, k.name, k.prefix, k.keyHash, k.permission,
-      k.projectIds === null ? null : JSON.stringify(k.projectIds), k.expiresAt, k.createdAt)
+      jsonOrNull(k.projectIds), jsonOrNull(k.paths), jsonOrNull(k.ops), k.expiresAt, k.createdAt)
   }
 
   findApiKeyByHash (keyHash: string): ApiKeyRecord | null {
@@ -198,6 +198,10 @@ function isUniqueViolation (e: unknown): boolean {
     (e.code === 'SQLITE_CONSTRAINT_UNIQUE' || e.code === 'SQLITE_CONSTRAINT_PRIMARYKEY')
 }
 
+function jsonOrNull (list: readonly string[] | null): string | null {
+  return list === null ? null : JSON.stringify(list)
+}
+
 function toUser (row: Row | undefined): UserRecord | null {
   if (!row) return null
   return { id: String(row.id), username: String(row.username), passwordHash: String(row.password_hash), createdAt: String(row.created_at) }
@@ -212,6 +216,8 @@ function toKey (row: Row): ApiKeyRecord {
     keyHash: String(row.key_hash),
     permission: row.permission as ApiKeyRecord['permission'],
     projectIds: row.project_ids === null ? null : JSON.parse(String(row.project_ids)) as string[],
+    paths: row.paths === null ? null : JSON.parse(String(row.paths)) as string[],
+    ops: row.ops === null ? null : JSON.parse(String(row.ops)) as ApiKeyRecord['ops'],
     expiresAt: row.expires_at === null ? null : String(row.expires_at),
     createdAt: String(row.created_at)
   }

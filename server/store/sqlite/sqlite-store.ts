@@ -4,19 +4,21 @@
 // - records.ts keeps users, sessions, keys, projects and members, through the
 //   lookup-cache.ts memory every request's look-ups use;
 // - content-writer.ts applies content operations with group commit;
-// - content-log.ts lays the content out as snapshot + log, with the document cache.
+// - content-log.ts lays the content out as snapshot + log, with the document cache;
+// - schemas.ts keeps content schemas, which content-writer.ts enforces.
 import type Database from 'better-sqlite3'
 import type { Operation } from '../../../shared/operations.js'
 import { CommitEmitter } from '../commit-emitter.js'
 import type {
   ApiKeyRecord, ApplyOptions, CommitListener, ContentSnapshot, MemberRecord, MemberRole, ProjectRecord,
-  ProjectRole, SessionRecord, Store, UserRecord
+  ProjectRole, SchemaRecord, SessionRecord, Store, UserRecord
 } from '../types.js'
 import { ContentLog } from './content-log.js'
 import { ContentWriter } from './content-writer.js'
 import { openDatabase } from './database.js'
 import { LookupCache, type CommitCounter } from './lookup-cache.js'
 import { SqliteRecords } from './records.js'
+import { SqliteSchemas } from './schemas.js'
 
 export interface SqliteStoreOptions {
   dataDir: string
@@ -34,6 +36,7 @@ export class SqliteStore implements Store {
   private readonly records: SqliteRecords
   private readonly content: ContentLog
   private readonly writer: ContentWriter
+  private readonly schemas: SqliteSchemas
   private readonly pingStatement: Database.Statement
 
   constructor (options: SqliteStoreOptions) {
@@ -42,7 +45,15 @@ export class SqliteStore implements Store {
     const lookups = new LookupCache(() => dataVersion.get() as number, options.commits)
     this.records = new SqliteRecords(this.db, lookups)
     this.content = new ContentLog(this.db, options.cacheBytes)
-    this.writer = new ContentWriter({ db: this.db, log: this.content, lookups, commitListeners: this.commitListeners, contentLimitBytes: options.contentLimitBytes })
+    this.schemas = new SqliteSchemas(this.db)
+    this.writer = new ContentWriter({
+      db: this.db,
+      log: this.content,
+      lookups,
+      commitListeners: this.commitListeners,
+      contentLimitBytes: options.contentLimitBytes,
+      schemaFor: projectId => this.schemas.schemaFor(projectId)
+    })
     this.pingStatement = this.db.prepare('SELECT 1 AS ok')
   }
 
@@ -103,4 +114,10 @@ export class SqliteStore implements Store {
   applyOperation (project: ProjectRecord, operation: Operation, options: ApplyOptions = {}): Promise<{ version: number }> {
     return this.writer.apply(project, operation, options)
   }
+
+  // ---- content schemas (schemas.ts) ---------------------------------------------------
+
+  async getSchema (projectId: string): Promise<SchemaRecord | null> { return this.schemas.get(projectId) }
+  async putSchema (projectId: string, record: SchemaRecord): Promise<void> { this.schemas.put(projectId, record, () => this.content.read(projectId)) }
+  async deleteSchema (projectId: string): Promise<boolean> { return this.schemas.delete(projectId) }
 }
