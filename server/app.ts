@@ -14,6 +14,7 @@ import { accountRoutes } from './http/routes/accounts.js'
 import { contentRoutes } from './http/routes/content.js'
 import { keyRoutes } from './http/routes/keys.js'
 import { projectRoutes } from './http/routes/projects.js'
+import { schemaRoutes } from './http/routes/schema.js'
 import type { Logger } from './logger.js'
 import { Metrics } from './observability/metrics.js'
 import { openApiRoutes } from './openapi/routes.js'
@@ -70,6 +71,7 @@ export function createApp ({ config, store, logger, redis, metrics = new Metrics
   accountRoutes(api, accounts, config.signup === 'open', limit, authRateLimit(limits.auth), loginThrottle(limits.login))
   keyRoutes(api, keys, limit)
   projectRoutes(api, projects, limit)
+  schemaRoutes(api, projects, services.schemas, limit)
   // The API reference: GET /openapi.json and the page at /docs.
   openApiRoutes(outside, routes)
   routes.install(app)

@@ -1,7 +1,7 @@
 // Who may do what to a project (docs/design.md §5, §12). Pure: the HTTP layer and the realtime
 // layer load the facts, this decides. A key's rights are the user's rights intersected with
 // the key's permission and project scope, and, for a narrowed key, its paths and operations.
-import type { ErrorCode } from '../../shared/errors.js'
+import { ContentdError, type ErrorCode } from '../../shared/errors.js'
 import type { NarrowableOperation } from '../../shared/key-scope.js'
 import type { Operation } from '../../shared/operations.js'
 import type { ApiKeyRecord, ProjectRole } from '../store/types.js'
@@ -57,6 +57,19 @@ export function keyScopeDenial (key: ApiKeyRecord | null, access: ContentAccess)
   if (access.kind === 'write' && key.ops !== null && !key.ops.includes(access.op)) return 'KEY_SCOPE_DENIED'
   if (key.paths !== null && !key.paths.some(scope => isAtOrBelow(access.path, scope))) return 'KEY_SCOPE_DENIED'
   return null
+}
+
+/** Throws KEY_SCOPE_DENIED (403) unless the credential may do this (keyScopeDenial). */
+export function requireKeyScope (key: ApiKeyRecord | null, access: ContentAccess): void {
+  const denial = keyScopeDenial(key, access)
+  if (denial) throw new ContentdError(denial, describeDenial(key as ApiKeyRecord, access))
+}
+
+/** Says which half of the narrowing refused, so the caller can tell a wrong path from a wrong op. */
+function describeDenial (key: ApiKeyRecord, access: ContentAccess): string {
+  if (access.kind === 'whole') return 'a narrowed key cannot read or write the whole content'
+  if (access.kind === 'write' && key.ops !== null && !key.ops.includes(access.op)) return `the key may only ${key.ops.join(', ')}`
+  return `"${access.path.join('.')}" is not at or below ${(key.paths ?? []).map(p => `"${p}"`).join(', ')}`
 }
 
 /** `votes.a` is at or below `votes`; `votesX` and `vo` are not. */

@@ -28,13 +28,18 @@ export interface ApiOperation {
   headers?: Array<{ name: string, description: string }>
   /** Answers 304 Not Modified to a matching If-None-Match. */
   notModified?: boolean
+  /** A code answered here with another status than the catalogue's (409 SCHEMA_VIOLATION). */
+  statuses?: Partial<Record<ErrorCode, number>>
 }
 
 const JSON_BODY: ErrorCode[] = ['INVALID_JSON', 'INVALID_BODY', 'BODY_TOO_LARGE']
 const PROJECT: ErrorCode[] = ['INVALID_USERNAME', 'USER_NOT_FOUND', 'PROJECT_NOT_FOUND']
 const READ: ErrorCode[] = [...PROJECT, 'FORBIDDEN', 'KEY_PERMISSION_DENIED']
 const OWNER: ErrorCode[] = [...PROJECT, 'FORBIDDEN', 'SESSION_REQUIRED', 'OWNER_REQUIRED']
-const WRITE: ErrorCode[] = [...READ, ...JSON_BODY, 'INVALID_PATH', 'PATH_CONFLICT', 'INVALID_ARRAY_INDEX', 'PRECONDITION_FAILED', 'CONTENT_TOO_LARGE']
+const WRITE: ErrorCode[] = [...READ, ...JSON_BODY, 'INVALID_PATH', 'PATH_CONFLICT', 'INVALID_ARRAY_INDEX', 'PRECONDITION_FAILED', 'CONTENT_TOO_LARGE', 'KEY_SCOPE_DENIED', 'SCHEMA_VIOLATION']
+const SCHEMA = '/api/{username}/{projectSlug}/schema'
+const NARROWED = 'A key narrowed to paths or operations (docs/design.md §12) may use this only at or below one of its paths and with one of its ops: 403 `KEY_SCOPE_DENIED` otherwise. '
+const CHECKED = 'With a project schema, a result that breaks it is 422 `SCHEMA_VIOLATION` listing `errors: [{path, message}]`, and nothing changes.'
 
 const IF_MATCH = { name: 'If-Match', description: 'Apply only when the content is at this version, e.g. "7" (several may be listed, or *); otherwise 412 and nothing changes.' }
 const CONTENT = '/api/{username}/{projectSlug}/content'
@@ -68,7 +73,7 @@ const pathOperation = (op: PathOperationName, { summary, description, errors }: 
     path: `${CONTENT}/${op}`,
     tag: 'Content',
     summary,
-    description,
+    description: `${description} ${NARROWED}${CHECKED}`,
     auth: 'any',
     body: { ...names, schema },
     success: { status: 200, description: messageBody(message), schema: 'Message', etag: true },
@@ -80,6 +85,8 @@ const pathOperation = (op: PathOperationName, { summary, description, errors }: 
 // Update's body is free-form content: validateOperation checks it is a JSON object that
 // follows the value rules of docs/design.md §3.
 const contentBody = z.record(z.string(), z.unknown()).meta({ description: 'The new content: any JSON object' })
+// A schema is checked by Ajv against the draft 2020-12 meta-schema, not by zod.
+const jsonSchemaBody = z.union([z.record(z.string(), z.unknown()), z.boolean()]).meta({ description: 'A JSON Schema (draft 2020-12): an object, or true or false' })
 
 export const API_OPERATIONS: ApiOperation[] = [
   // Accounts
@@ -95,13 +102,17 @@ export const API_OPERATIONS: ApiOperation[] = [
   { method: 'get', path: '/api/{username}/{projectSlug}/members', tag: 'Projects', summary: 'List members', auth: 'session', success: { status: 200, description: 'The members and their roles.', schema: 'MemberList' }, errors: OWNER },
   { method: 'put', path: '/api/{username}/{projectSlug}/members/{member}', tag: 'Projects', summary: 'Add a member or change their role', description: 'viewer reads; editor reads and changes content.', auth: 'session', body: { name: 'MemberRole', schema: memberBody }, success: { status: 200, description: 'The member.', schema: 'Member' }, errors: [...OWNER, ...JSON_BODY] },
   { method: 'delete', path: '/api/{username}/{projectSlug}/members/{member}', tag: 'Projects', summary: 'Remove a member', description: 'Their live subscriptions to the project end.', auth: 'session', success: { status: 200, description: 'Removed.', schema: 'Message' }, errors: [...OWNER, 'MEMBER_NOT_FOUND'] },
+  // Content schema
+  { method: 'put', path: SCHEMA, tag: 'Content schema', summary: 'Set the project\'s JSON Schema', description: 'The body is a JSON Schema (draft 2020-12), kept self-contained: remote `$ref`s are never fetched (400). Refused with 409 `SCHEMA_VIOLATION` and its `errors` when the current content breaks it. Every later write whose result breaks it is 422. Content and version do not change.', auth: 'session', body: { name: 'JsonSchema', schema: jsonSchemaBody, description: 'A JSON Schema, draft 2020-12.' }, success: { status: 200, description: 'Set; who set it and when.', schema: 'SchemaSet' }, errors: [...OWNER, ...JSON_BODY, 'INVALID_SCHEMA', 'SCHEMA_VIOLATION'], statuses: { SCHEMA_VIOLATION: 409 } },
+  { method: 'get', path: SCHEMA, tag: 'Content schema', summary: 'The project\'s JSON Schema', description: 'Last-Modified says when it was set.', auth: 'session', success: { status: 200, description: 'The schema itself.', schema: 'JsonValue' }, errors: [...OWNER, 'SCHEMA_NOT_FOUND'] },
+  { method: 'delete', path: SCHEMA, tag: 'Content schema', summary: 'Remove the project\'s schema', description: 'Writes are no longer checked.', auth: 'session', success: { status: 200, description: 'Removed.', schema: 'Message' }, errors: [...OWNER, 'SCHEMA_NOT_FOUND'] },
   // API keys
-  { method: 'post', path: '/api/keys', tag: 'API keys', summary: 'Create an API key', description: 'The secret is in this response only; the server keeps its SHA-256. Rights = your rights ∩ permission ∩ projects.', auth: 'session', body: { name: 'NewApiKey', schema: apiKeyBody }, success: { status: 201, description: 'The key, with its secret.', schema: 'NewApiKey' }, errors: [...JSON_BODY, 'SESSION_REQUIRED', 'USER_NOT_FOUND', 'PROJECT_NOT_FOUND', 'FORBIDDEN'] },
+  { method: 'post', path: '/api/keys', tag: 'API keys', summary: 'Create an API key', description: 'The secret is in this response only; the server keeps its SHA-256. Rights = your rights ∩ permission ∩ projects; `paths` and `ops` narrow it further (docs/design.md §12).', auth: 'session', body: { name: 'NewApiKey', schema: apiKeyBody }, success: { status: 201, description: 'The key, with its secret.', schema: 'NewApiKey' }, errors: [...JSON_BODY, 'SESSION_REQUIRED', 'USER_NOT_FOUND', 'PROJECT_NOT_FOUND', 'FORBIDDEN'] },
   { method: 'get', path: '/api/keys', tag: 'API keys', summary: 'List your API keys (without secrets)', auth: 'session', success: { status: 200, description: 'The keys.', schema: 'ApiKeyList' }, errors: ['SESSION_REQUIRED'] },
   { method: 'delete', path: '/api/keys/{id}', tag: 'API keys', summary: 'Revoke an API key', description: 'It stops working at once, and its live subscriptions end.', auth: 'session', success: { status: 200, description: 'Revoked.', schema: 'Message' }, errors: ['SESSION_REQUIRED', 'KEY_NOT_FOUND'] },
   // Content
-  { method: 'get', path: CONTENT, tag: 'Content', summary: 'Read the content, or the value at a path', auth: 'any', success: { status: 200, description: 'The whole content (a JSON object), or with `path` the value stored there. ETag is the version.', schema: 'JsonValue', etag: true }, errors: [...READ, 'INVALID_PATH', 'INVALID_ARRAY_INDEX', 'PATH_NOT_FOUND'], query: [{ name: 'path', description: 'Dot path, e.g. `stats.visits` or `items.0.title`' }], headers: [{ name: 'If-None-Match', description: 'A version, e.g. "7": 304 when the content is still at it.' }], notModified: true },
-  { method: 'post', path: CONTENT, tag: 'Content', summary: 'Replace the whole content', description: `The body is the new content and must be a JSON object (any members: it is content, not a request schema). Success: ${messageBody(UPDATE_MESSAGE)}`, auth: 'any', body: { name: 'Content', schema: contentBody, description: 'The new content (a JSON object).' }, success: { status: 200, description: messageBody(UPDATE_MESSAGE), schema: 'Message', etag: true }, errors: [...WRITE, 'INVALID_VALUE'], headers: [IF_MATCH] },
+  { method: 'get', path: CONTENT, tag: 'Content', summary: 'Read the content, or the value at a path', auth: 'any', success: { status: 200, description: 'The whole content (a JSON object), or with `path` the value stored there. ETag is the version.', schema: 'JsonValue', etag: true }, description: 'Without `path`, a key narrowed to paths or operations is 403 `KEY_SCOPE_DENIED`; with one, it may read at or below its paths.', errors: [...READ, 'INVALID_PATH', 'INVALID_ARRAY_INDEX', 'PATH_NOT_FOUND', 'KEY_SCOPE_DENIED'], query: [{ name: 'path', description: 'Dot path, e.g. `stats.visits` or `items.0.title`' }], headers: [{ name: 'If-None-Match', description: 'A version, e.g. "7": 304 when the content is still at it.' }], notModified: true },
+  { method: 'post', path: CONTENT, tag: 'Content', summary: 'Replace the whole content', description: `The body is the new content and must be a JSON object (any members: it is content, not a request schema). A narrowed key is 403 \`KEY_SCOPE_DENIED\`. ${CHECKED} Success: ${messageBody(UPDATE_MESSAGE)}`, auth: 'any', body: { name: 'Content', schema: contentBody, description: 'The new content (a JSON object).' }, success: { status: 200, description: messageBody(UPDATE_MESSAGE), schema: 'Message', etag: true }, errors: [...WRITE, 'INVALID_VALUE'], headers: [IF_MATCH] },
   ...PATH_OPERATION_NAMES.map(op => pathOperation(op, PATH_OPERATION_DOCS[op])),
   // Operations
   { method: 'get', path: '/healthz', tag: 'Operations', summary: 'Liveness: 200 when the store answers', auth: 'none', success: { status: 200, description: 'Healthy.', schema: 'Health' }, errors: ['STORE_UNAVAILABLE'] },

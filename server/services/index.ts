@@ -9,6 +9,7 @@ import { Accounts } from './accounts.js'
 import { Identities } from './identity.js'
 import { Keys } from './keys.js'
 import { Projects } from './projects.js'
+import { ProjectSchemas } from './schemas.js'
 
 export interface Services {
   /** Revocations, removed members and deleted projects, for the realtime layer to act on. */
@@ -17,6 +18,7 @@ export interface Services {
   identities: Identities
   keys: Keys
   projects: Projects
+  schemas: ProjectSchemas
 }
 
 export interface ServiceOptions {
@@ -34,6 +36,7 @@ export function createServices ({ store, sessionTtlMs, now = systemClock }: Serv
     accounts: new Accounts(store, accessEvents, sessionTtlMs, now),
     identities: new Identities(store, now),
     keys: new Keys(store, projects, accessEvents, now),
-    projects
+    projects,
+    schemas: new ProjectSchemas(store, now)
   }
 }

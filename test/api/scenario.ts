@@ -15,6 +15,8 @@ export interface Scenario<F> {
   headers?: Record<string, string> | ((fixture: F, version: number) => Record<string, string>)
   /** Content written (by the owner's session) before the request; default: the runner's base. */
   before?: Record<string, unknown>
+  /** Runs before the content is reset (to set or remove a project's schema, say). */
+  prepare?: (url: string, fixture: F) => Promise<void>
   expectStatus: number
   expectCode?: string
   expectBody?: unknown
@@ -39,12 +41,21 @@ async function readContent (url: string, projectPath: string, token: string): Pr
   return { content: r.body, version: Number(JSON.parse(r.headers.get('etag') ?? 'null')) }
 }
 
-/** Every error is {message, code} as JSON, and a 401 tells the client how to authenticate. */
+/**
+ * Every error is {message, code} as JSON (SCHEMA_VIOLATION adds its `errors`, each a
+ * {path, message}), and a 401 tells the client how to authenticate.
+ */
 export function expectErrorShape (r: CallResult, code?: string): void {
   expect(r.headers.get('content-type')).toMatch(/^application\/json/)
   expect(typeof r.body?.message).toBe('string')
   expect(r.body.message.length).toBeGreaterThan(0)
-  expect(Object.keys(r.body).sort()).toEqual(['code', 'message'])
+  if (r.body.code === 'SCHEMA_VIOLATION') {
+    expect(Object.keys(r.body).sort()).toEqual(['code', 'errors', 'message'])
+    expect(r.body.errors.length).toBeGreaterThan(0)
+    for (const error of r.body.errors) expect(error).toEqual({ path: expect.any(String), message: expect.any(String) })
+  } else {
+    expect(Object.keys(r.body).sort()).toEqual(['code', 'message'])
+  }
   if (code !== undefined) expect(r.body.code).toBe(code)
   if (r.status === 401) expect(r.headers.get('www-authenticate')).toMatch(/^Bearer/)
 }
@@ -53,6 +64,7 @@ export async function runScenario<F> (target: ScenarioTarget<F>, s: Scenario<F>)
   const url = target.url()
   const fixture = target.fixture()
   const owner = target.ownerSession(fixture)
+  await s.prepare?.(url, fixture)
   const reset = await call(url, 'POST', `${target.projectPath}/content`, { token: owner, body: s.before ?? target.base })
   expect(reset.status).toBe(200)
   const before = await readContent(url, target.projectPath, owner)
@@ -75,13 +87,14 @@ export async function runScenario<F> (target: ScenarioTarget<F>, s: Scenario<F>)
 
   const after = await readContent(url, target.projectPath, owner)
   const succeeded = r.status >= 200 && r.status < 300
-  const isWrite = s.method !== 'GET' && s.url.toLowerCase().startsWith(`${target.projectPath}/content`.toLowerCase())
+  const isContent = s.url.toLowerCase().startsWith(`${target.projectPath}/content`.toLowerCase())
+  const isWrite = s.method !== 'GET' && isContent
   if (s.expectContent !== undefined) expect(after.content).toEqual(s.expectContent)
   else if (!succeeded) expect(after.content).toEqual(before.content)
   else if (isWrite) throw new Error(`${s.name}: a successful write needs expectContent`)
   // Every successful change adds exactly 1 to the version; a failure adds nothing.
   expect(after.version).toBe(before.version + (succeeded && isWrite ? 1 : 0))
   // A write answers with the version it created; a read with the version it saw.
-  if (succeeded || r.status === 304) expect(r.headers.get('etag')).toBe(`"${after.version}"`)
+  if (isContent && (succeeded || r.status === 304)) expect(r.headers.get('etag')).toBe(`"${after.version}"`)
   return r
 }

@@ -8,10 +8,11 @@ import { PATH_OPERATION_NAMES, PATH_OPERATIONS, pathOperationFrom, UPDATE_MESSAG
 import { getAt, type Operation } from '../../../shared/operations.js'
 import { parsePath } from '../../../shared/path.js'
 import { validateOperation } from '../../../shared/validate-operation.js'
-import type { Access } from '../../auth/rights.js'
+import { operationAccess, requireKeyScope, type Access } from '../../auth/rights.js'
 import type { Projects } from '../../services/projects.js'
 import type { ApplyOptions, Store } from '../../store/types.js'
 import { etagFor, parseVersionCondition, versionMatches } from '../../store/version-condition.js'
+import { identityOf } from '../auth-middleware.js'
 import { jsonBody } from '../body.js'
 import { projectOf } from '../context.js'
 import { constantJson } from '../fast-path.js'
@@ -29,6 +30,8 @@ export function contentRoutes (api: RouteScope, store: Store, projects: Projects
     // The checks that need no document are request validation (docs/design.md §4 step 5), so
     // they answer before an If-Match mismatch (step 6) would.
     validateOperation(operation)
+    // A narrowed key's paths and ops (docs/design.md §12) are known once the body names them.
+    requireKeyScope(identityOf(res).key, operationAccess(operation))
     const options: ApplyOptions = {}
     const ifMatch = req.headers['if-match']
     if (ifMatch !== undefined) options.ifMatch = parseVersionCondition(ifMatch)
@@ -39,11 +42,12 @@ export function contentRoutes (api: RouteScope, store: Store, projects: Projects
 
   api.get(content, access('read'), async (req, res) => {
     const project = projectOf(res)
-    const snapshot = await store.readContent(project.id)
-    if (!snapshot) throw new ContentdError('PROJECT_NOT_FOUND')
     const pathParam = req.query.path
     // Parse the path before the conditional check: a bad request stays a 400.
     const path = pathParam === undefined ? null : parsePath(pathParam)
+    requireKeyScope(identityOf(res).key, path ? { kind: 'read', path } : { kind: 'whole' })
+    const snapshot = await store.readContent(project.id)
+    if (!snapshot) throw new ContentdError('PROJECT_NOT_FOUND')
     res.setHeader('ETag', etagFor(snapshot.version))
     const ifNoneMatch = req.headers['if-none-match']
     if (ifNoneMatch !== undefined && versionMatches(parseVersionCondition(ifNoneMatch), snapshot.version)) {

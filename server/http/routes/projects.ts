@@ -1,12 +1,10 @@
 // Creating, listing and deleting projects; the owner manages members.
-import type { RequestHandler } from 'express'
-import { ContentdError } from '../../../shared/errors.js'
 import { memberBody, parseBody, projectBody } from '../../../shared/schemas.js'
 import { projectView, type Projects } from '../../services/projects.js'
 import { identityOf, requireIdentity, requireSession } from '../auth-middleware.js'
 import { jsonBody } from '../body.js'
 import { context, projectOf } from '../context.js'
-import { projectAccess } from '../project-access.js'
+import { projectAccess, projectOwnerSession } from '../project-access.js'
 import type { RouteScope } from '../route-table.js'
 
 export function projectRoutes (api: RouteScope, projects: Projects, bodyLimitBytes: number): void {
@@ -22,17 +20,7 @@ export function projectRoutes (api: RouteScope, projects: Projects, bodyLimitByt
     res.json({ projects: await projects.listFor(identityOf(res)) })
   })
 
-  /** Only the owner, signed in with a session, manages a project. */
-  const ownerSession: RequestHandler = async (req, res, next) => {
-    const identity = identityOf(res)
-    const project = await projects.find(String(req.params.username), String(req.params.projectSlug))
-    const role = await projects.roleOf(project, identity.user.id)
-    if (role === null) throw new ContentdError('FORBIDDEN')
-    if (!identity.session) throw new ContentdError('SESSION_REQUIRED')
-    if (role !== 'owner') throw new ContentdError('OWNER_REQUIRED')
-    Object.assign(context(res), { project, role })
-    next()
-  }
+  const ownerSession = projectOwnerSession(projects)
 
   api.get('/:username/:projectSlug', projectAccess(projects, 'read'), (_req, res) => {
     res.json(projectView(projectOf(res), context(res).role))
