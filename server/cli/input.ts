@@ -24,6 +24,8 @@ const TERM_BY_FIELD: Record<string, Term> = {
   name: { name: '--name' },
   permission: { name: '--permission' },
   projects: { name: '--project' },
+  paths: { name: '--path' },
+  ops: { name: '--op' },
   expiresAt: { name: '--expires' }
 }
 
@@ -44,6 +46,15 @@ export function parseInput<S extends z.ZodType> (schema: S, input: Record<string
   const value = issue?.path.reduce<unknown>((at, key) => (at as Record<PropertyKey, unknown> | undefined)?.[key as PropertyKey], input)
   const shown = !term.secret && typeof value === 'string' && value.length <= ECHO_MAX_CHARS ? ` (got ${JSON.stringify(value)})` : ''
   throw new UsageError(worded + shown, command)
+}
+
+/** Parses a schema read from a file or stdin: any JSON (the schema check says what a schema is). */
+export function parseJsonInput (text: string, source: string): unknown {
+  try {
+    return JSON.parse(text)
+  } catch (e) {
+    throw new Error(`${source} is not valid JSON (${(e instanceof Error ? e.message : String(e)).replace(/\s+/g, ' ')})`)
+  }
 }
 
 /** Parses what `contentd import` read from stdin: a JSON object. */

@@ -6,9 +6,12 @@ export const COMMAND_USAGE: Record<string, string> = {
   'user create': 'contentd user create @name [--password P]   (without --password the password is read from stdin)',
   'user list': 'contentd user list',
   'project create': 'contentd project create @name/slug [--name "Display name"]',
-  'key create': 'contentd key create @name --name N --permission read|write [--project @name/slug]... [--expires 30d]',
+  'key create': 'contentd key create @name --name N --permission read|write [--project @name/slug]... [--path a.b]... [--op increment]... [--expires 30d]',
   'key list': 'contentd key list @name',
   'key revoke': 'contentd key revoke ID',
+  'schema set': 'contentd schema set @name/slug [schema.json]   (without a file the schema is read from stdin)',
+  'schema get': 'contentd schema get @name/slug',
+  'schema rm': 'contentd schema rm @name/slug',
   export: 'contentd export @name/slug > file.json',
   import: 'contentd import @name/slug < file.json'
 }
@@ -18,9 +21,12 @@ export const COMMAND_HELP: Record<string, string> = {
   'user create': 'Create a user (useful with SIGNUP=closed). The password is hashed like signup does.',
   'user list': 'List all users with their creation time.',
   'project create': 'Create a project owned by the user; its content starts as {}.',
-  'key create': 'Create an API key for the user and print it once, last on its line. --project may repeat; without it the key reaches every project the user can access. --expires takes 30d, 12h, 90m or 45s.',
+  'key create': 'Create an API key for the user and print it once, last on its line. --project may repeat; without it the key reaches every project the user can access. --path and --op may repeat and narrow the key to those paths and operations (docs/schema.md). --expires takes 30d, 12h, 90m or 45s.',
   'key list': 'List the user\'s API keys (without secrets).',
   'key revoke': 'Revoke an API key by id (key_…); it stops working at once.',
+  'schema set': 'Set the project\'s JSON Schema (draft 2020-12); refused when the current content breaks it, listing what breaks it.',
+  'schema get': 'Print the project\'s JSON Schema.',
+  'schema rm': 'Remove the project\'s JSON Schema; writes are no longer checked.',
   export: 'Print the project\'s content as JSON.',
   import: 'Replace the project\'s content with the JSON object read from stdin (one update: version + 1).'
 }
