@@ -56,9 +56,9 @@ export function createClient (options: ClientOptions): ContentdClient {
 }
 
 export { ContentdClientError, ContentdClientError as ContentdError, type ClientErrorCode } from './errors.js'
-export type { ProjectClient, WriteOptions, WriteResult, Snapshot } from './project.js'
+export type { ProjectClient, WriteOptions, WriteResult, Snapshot, JsonSchema, SchemaSet } from './project.js'
 export type { Subscription, SubscribeOptions, ContentListener } from './subscription.js'
 export type { ChangeEvent } from '../events.js'
-export type { ErrorCode } from '../errors.js'
+export type { ErrorCode, SchemaError } from '../errors.js'
 export type { Json, JsonObject } from '../json.js'
 export type JsonValue = Json

@@ -18,6 +18,17 @@ export interface WriteOptions {
   ifVersion?: number
 }
 
+/** A JSON Schema, draft 2020-12: an object, or true or false. */
+export type JsonSchema = boolean | JsonObject
+
+/** Who set a schema and when. */
+export interface SchemaSet {
+  message: string
+  /** "@alice", or "operator" when set with the CLI. */
+  setBy: string
+  setAt: string
+}
+
 export interface Snapshot<T = Json> {
   value: T
   version: number | undefined
@@ -27,10 +38,12 @@ export class ProjectClient {
   /** "@alice/demo" */
   readonly ref: string
   private readonly base: string
+  private readonly schemaUrl: string
 
   constructor (private readonly http: Http, private readonly live: LiveContent, project: ProjectRef) {
     this.ref = project.ref
     this.base = `/api/@${project.owner}/${encodeURIComponent(project.slug)}/content`
+    this.schemaUrl = `/api/@${project.owner}/${encodeURIComponent(project.slug)}/schema`
   }
 
   /** The whole content, or the value at a dot path (404 PATH_NOT_FOUND when absent). */
@@ -72,6 +85,25 @@ export class ProjectClient {
 
   insert (path: string, index: number, value: Json, options?: WriteOptions): Promise<WriteResult> {
     return this.write('/insert', { path, index, value }, options)
+  }
+
+  /**
+   * Sets the project's JSON Schema (draft 2020-12); the owner's session token only. Every later
+   * write whose result breaks it throws SCHEMA_VIOLATION (422) with `errors`. Throws
+   * INVALID_SCHEMA (400), or SCHEMA_VIOLATION (409, with `errors`) when the content breaks it.
+   */
+  async setSchema (schema: JsonSchema): Promise<SchemaSet> {
+    return (await this.http.request<SchemaSet>('PUT', this.schemaUrl, { body: schema })).body
+  }
+
+  /** The project's JSON Schema (owner's session); SCHEMA_NOT_FOUND (404) without one. */
+  async getSchema (): Promise<JsonSchema> {
+    return (await this.http.request<JsonSchema>('GET', this.schemaUrl)).body
+  }
+
+  /** Removes the project's JSON Schema (owner's session); SCHEMA_NOT_FOUND (404) without one. */
+  async deleteSchema (): Promise<void> {
+    await this.http.request('DELETE', this.schemaUrl)
   }
 
   /**
