@@ -19,6 +19,7 @@ const SCENARIOS = {
   ceiling: http.ceiling,
   increment1k: http.incrementSmall,
   increment1m: http.incrementLarge,
+  increment1mSchema: http.incrementLargeSchema,
   set: http.setValue,
   push: http.push,
   get: http.getLarge,
