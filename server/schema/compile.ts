@@ -98,23 +98,49 @@ function newAjv (): Ajv2020 {
   return ajv
 }
 
+/**
+ * JSON nesting a schema may have: 64 levels of subschemas written out (`properties` → name →
+ * schema is two levels each), like content's 64 (docs/design.md §3). Ajv and the meta-schema
+ * check recurse once per level: deeper schemas would exhaust the stack, and their compile
+ * time grows with depth.
+ */
+export const MAX_SCHEMA_DEPTH = 128
+
+/** How deep `value` nests, counted without recursion (the value may be deeper than the stack). */
+function nestingDepth (value: unknown, limit: number): number {
+  let deepest = 0
+  const pending: Array<[unknown, number]> = [[value, 1]]
+  while (pending.length > 0) {
+    const [node, depth] = pending.pop() as [unknown, number]
+    if (node === null || typeof node !== 'object') continue
+    if (depth > deepest) deepest = depth
+    if (deepest > limit) return deepest
+    for (const child of Object.values(node)) pending.push([child, depth + 1])
+  }
+  return deepest
+}
+
 /** Compiles a schema sent by a project's owner; anything wrong with it is INVALID_SCHEMA. */
 export function compileSchema (schema: unknown): CompiledSchema {
   if (typeof schema !== 'boolean' && (schema === null || typeof schema !== 'object' || Array.isArray(schema))) {
     throw new ContentdError('INVALID_SCHEMA', 'a schema is a JSON object (or true or false)')
   }
+  if (nestingDepth(schema, MAX_SCHEMA_DEPTH) > MAX_SCHEMA_DEPTH) {
+    throw new ContentdError('INVALID_SCHEMA', `the schema nests deeper than ${MAX_SCHEMA_DEPTH} levels of JSON`)
+  }
   const root = schema as JsonSchema
   if (typeof root === 'object' && root.$schema !== undefined && root.$schema !== DRAFT_2020_12 && root.$schema !== `${DRAFT_2020_12}#`) {
     throw new ContentdError('INVALID_SCHEMA', `only draft 2020-12 is supported: "$schema" must be "${DRAFT_2020_12}"`)
   }
-  const problem = metaProblem(root)
-  if (problem) throw new ContentdError('INVALID_SCHEMA', cap(problem))
   const base = baseOf(root) ?? DEFAULT_BASE
-  const loop = inPlaceLoop(root)
-  if (loop) throw new ContentdError('INVALID_SCHEMA', `the schema applies itself to the same value without end: ${loop.map(p => `"#${p}"`).join(' → ')}`)
   try {
+    const problem = metaProblem(root)
+    if (problem) throw new ContentdError('INVALID_SCHEMA', cap(problem))
+    const loop = inPlaceLoop(root)
+    if (loop) throw new ContentdError('INVALID_SCHEMA', `the schema applies itself to the same value without end: ${loop.map(p => `"#${p}"`).join(' → ')}`)
     return new CompiledSchema(newAjv(), root, base)
   } catch (error) {
+    if (error instanceof ContentdError) throw error
     throw new ContentdError('INVALID_SCHEMA', compileProblem(error, base))
   }
 }

@@ -58,6 +58,13 @@ const violation = (errors: Array<{ path: string, message: string | RegExp }>) =>
   errors: errors.map(e => ({ path: e.path, message: typeof e.message === 'string' ? e.message : expect.stringMatching(e.message) }))
 })
 
+/** A schema whose JSON nests `depth` levels: {"not": {"not": … true}}. */
+function nested (depth: number): unknown {
+  let schema: unknown = true
+  for (let i = 0; i < depth; i++) schema = { not: schema }
+  return schema
+}
+
 const SCHEMA_ENDPOINTS: Row[] = [
   { name: 'PUT sets the schema: 200 with who and when', prepare: withoutSchema, method: 'PUT', url: SCHEMA_URL, token: f => f.ownerSession, body: INVENTORY, expectStatus: 200, expectBody: { message: 'Schema set', setBy: '@alice', setAt: expect.stringMatching(/^\d{4}-/) } },
   { name: 'PUT replaces a schema', prepare: withSchema, method: 'PUT', url: SCHEMA_URL, token: f => f.ownerSession, body: { type: 'object' }, expectStatus: 200, expectBody: { message: 'Schema set', setBy: '@alice', setAt: expect.any(String) } },
@@ -68,6 +75,9 @@ const SCHEMA_ENDPOINTS: Row[] = [
   { name: '400 for an unknown keyword', prepare: withoutSchema, method: 'PUT', url: SCHEMA_URL, token: f => f.ownerSession, body: { type: 'object', requird: ['x'] }, expectStatus: 400, expectCode: 'INVALID_SCHEMA' },
   { name: '400 for a remote $ref (never fetched)', prepare: withoutSchema, method: 'PUT', url: SCHEMA_URL, token: f => f.ownerSession, body: { $ref: 'https://example.com/schema.json' }, expectStatus: 400, expectCode: 'INVALID_SCHEMA' },
   { name: '400 for another draft', prepare: withoutSchema, method: 'PUT', url: SCHEMA_URL, token: f => f.ownerSession, body: { $schema: 'http://json-schema.org/draft-07/schema#' }, expectStatus: 400, expectCode: 'INVALID_SCHEMA' },
+  { name: '400 for a schema nested deeper than 128 levels of JSON', prepare: withoutSchema, method: 'PUT', url: SCHEMA_URL, token: f => f.ownerSession, body: nested(129), expectStatus: 400, expectCode: 'INVALID_SCHEMA' },
+  { name: '400, not a crash, for a schema nested 10,000 levels deep', prepare: withoutSchema, method: 'PUT', url: SCHEMA_URL, token: f => f.ownerSession, raw: '{"not":'.repeat(10_000) + 'true' + '}'.repeat(10_000), expectStatus: 400, expectCode: 'INVALID_SCHEMA' },
+  { name: 'PUT accepts a schema 128 levels deep', prepare: withoutSchema, method: 'PUT', url: SCHEMA_URL, token: f => f.ownerSession, body: nested(128), expectStatus: 200 },
   { name: '400 for a number', prepare: withoutSchema, method: 'PUT', url: SCHEMA_URL, token: f => f.ownerSession, body: 5, expectStatus: 400, expectCode: 'INVALID_SCHEMA' },
   { name: '400 for a body that is not JSON', prepare: withoutSchema, method: 'PUT', url: SCHEMA_URL, token: f => f.ownerSession, raw: '{"type":', expectStatus: 400, expectCode: 'INVALID_JSON' },
   { name: '400 for a username without "@"', method: 'PUT', url: '/api/alice/demo/schema', token: f => f.ownerSession, body: INVENTORY, expectStatus: 400, expectCode: 'INVALID_USERNAME' },
