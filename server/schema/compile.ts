@@ -5,6 +5,7 @@
 import { Ajv2020, type AnySchema, type ValidateFunction } from 'ajv/dist/2020.js'
 import formats from 'ajv-formats'
 import { ContentdError } from '../../shared/errors.js'
+import { ajvLinearRegExp } from './linear-regexp.js'
 import { baseOf, inPlaceLoop } from './schema-refs.js'
 
 // ajv-formats is CommonJS with `exports.default`: under NodeNext the default import is the module.
@@ -92,7 +93,9 @@ function newAjv (): Ajv2020 {
     validateSchema: false,
     // The first violation only: Ajv's allErrors mode has thrown TypeErrors on some valid
     // schemas (dependentSchemas with recursive $refs), and one violation is enough to fix a write.
-    allErrors: false
+    allErrors: false,
+    // Patterns in linear time, never backtracking (linear-regexp.ts).
+    code: { regExp: ajvLinearRegExp }
   })
   addFormats(ajv)
   return ajv

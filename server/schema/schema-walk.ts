@@ -9,6 +9,7 @@
 // propertyNames, min/maxItems). Every other keyword (anyOf, oneOf, not, if/then/else,
 // dependentSchemas, unevaluated*, contains, uniqueItems, enum, const, ...) makes a schema
 // "not walkable": the value it applies to is then validated as a whole.
+import { linearRegExp } from './linear-regexp.js'
 import type { ValidateFunction } from 'ajv/dist/2020.js'
 import type { JsonContainer } from '../../shared/json.js'
 import type { CompiledSchema, JsonSchema } from './compile.js'
@@ -178,8 +179,8 @@ export class SchemaWalk {
   private regExp (pattern: string): RegExp {
     let regExp = this.patterns.get(pattern)
     if (!regExp) {
-      // As Ajv compiles patterns (its unicodeRegExp default).
-      regExp = new RegExp(pattern, 'u')
+      // As Ajv compiles them (compile.ts): linear time.
+      regExp = linearRegExp(pattern)
       this.patterns.set(pattern, regExp)
     }
     return regExp

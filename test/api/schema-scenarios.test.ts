@@ -43,14 +43,17 @@ const withoutSchema = async (url: string, f: Fixture) => {
   if (r.status !== 200 && r.status !== 404) throw new Error(`remove schema: ${r.status} ${r.text}`)
 }
 
-/** The project with the inventory schema, over content that satisfies it. */
-const withSchema = async (url: string, f: Fixture) => {
+/** The project with `schema`, over content that satisfies it. */
+const withSchemaOf = (schema: unknown) => async (url: string, f: Fixture) => {
   await withoutSchema(url, f)
   const reset = await call(url, 'POST', `${PROJECT}/content`, { token: f.ownerSession, body: BASE })
   if (reset.status !== 200) throw new Error(`reset: ${reset.status} ${reset.text}`)
-  const r = await call(url, 'PUT', SCHEMA_URL, { token: f.ownerSession, body: INVENTORY })
+  const r = await call(url, 'PUT', SCHEMA_URL, { token: f.ownerSession, body: schema })
   if (r.status !== 200) throw new Error(`set schema: ${r.status} ${r.text}`)
 }
+const withSchema = withSchemaOf(INVENTORY)
+/** A pattern that takes the backtracking engine minutes on "aaaa…b"; the linear engine, microseconds. */
+const CATASTROPHIC = { ...INVENTORY, properties: { ...INVENTORY.properties, title: { type: 'string', pattern: '^(a+)+$' } } }
 
 const violation = (errors: Array<{ path: string, message: string | RegExp }>) => ({
   message: expect.stringMatching(/^The content would not match the project's schema: /),
@@ -78,6 +81,8 @@ const SCHEMA_ENDPOINTS: Row[] = [
   { name: '400 for a schema nested deeper than 128 levels of JSON', prepare: withoutSchema, method: 'PUT', url: SCHEMA_URL, token: f => f.ownerSession, body: nested(129), expectStatus: 400, expectCode: 'INVALID_SCHEMA' },
   { name: '400, not a crash, for a schema nested 10,000 levels deep', prepare: withoutSchema, method: 'PUT', url: SCHEMA_URL, token: f => f.ownerSession, raw: '{"not":'.repeat(10_000) + 'true' + '}'.repeat(10_000), expectStatus: 400, expectCode: 'INVALID_SCHEMA' },
   { name: 'PUT accepts a schema 128 levels deep', prepare: withoutSchema, method: 'PUT', url: SCHEMA_URL, token: f => f.ownerSession, body: nested(128), expectStatus: 200 },
+  { name: '400 for a pattern that needs backtracking (a backreference)', prepare: withoutSchema, method: 'PUT', url: SCHEMA_URL, token: f => f.ownerSession, body: { properties: { a: { type: 'string', pattern: '^(a)\\1$' } } }, expectStatus: 400, expectCode: 'INVALID_SCHEMA' },
+  { name: '400 for a patternProperties key that is not a regular expression', prepare: withoutSchema, method: 'PUT', url: SCHEMA_URL, token: f => f.ownerSession, body: { patternProperties: { '(': true } }, expectStatus: 400, expectCode: 'INVALID_SCHEMA' },
   { name: '400 for a number', prepare: withoutSchema, method: 'PUT', url: SCHEMA_URL, token: f => f.ownerSession, body: 5, expectStatus: 400, expectCode: 'INVALID_SCHEMA' },
   { name: '400 for a body that is not JSON', prepare: withoutSchema, method: 'PUT', url: SCHEMA_URL, token: f => f.ownerSession, raw: '{"type":', expectStatus: 400, expectCode: 'INVALID_JSON' },
   { name: '400 for a username without "@"', method: 'PUT', url: '/api/alice/demo/schema', token: f => f.ownerSession, body: INVENTORY, expectStatus: 400, expectCode: 'INVALID_USERNAME' },
@@ -125,6 +130,8 @@ const WRITES_WITH_SCHEMA: Row[] = [
   { name: 'update to valid content: 200', prepare: withSchema, method: 'POST', url: `${PROJECT}/content`, token: f => f.ownerSession, body: { stock: {} }, expectStatus: 200, expectContent: { stock: {} } },
   { ...post('set', 'a bad path is still 400 first', { path: 'stock..apples', value: 'lots' }, { expectStatus: 400, expectCode: 'INVALID_PATH' }) },
   { ...post('set', 'a stale If-Match is 412 before the schema', { path: 'stock.apples', value: 'lots' }, { expectStatus: 412, expectCode: 'PRECONDITION_FAILED' }), headers: (_f, v) => ({ 'if-match': `"${v - 1}"` }) },
+  { ...post('set', 'a catastrophic pattern against a crafted string: 422 at once (linear-time patterns)', { path: 'title', value: `${'a'.repeat(5000)}b` }, { expectStatus: 422, expectBody: violation([{ path: 'title', message: 'must match pattern "^(a+)+$"' }]) }), prepare: withSchemaOf(CATASTROPHIC) },
+  { ...post('set', 'the same pattern accepts a matching string', { path: 'title', value: 'a'.repeat(5000) }, { expectContent: { ...BASE, title: 'a'.repeat(5000) } }), prepare: withSchemaOf(CATASTROPHIC) },
   post('increment', 'a wrong type at the path is 400 before the schema', { path: 'tags', value: 1 }, { expectStatus: 400, expectCode: 'NOT_A_NUMBER' })
 ]
 

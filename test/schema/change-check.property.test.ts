@@ -121,7 +121,8 @@ const operation: fc.Arbitrary<Operation> = fc.oneof(
 )
 
 describe('schema change check', () => {
-  it('agrees with validating the whole document, for every operation on a valid document', () => {
+  // Each run compiles a random schema (milliseconds each, more on a loaded machine): a generous timeout.
+  it('agrees with validating the whole document, for every operation on a valid document', { timeout: 300_000 }, () => {
     const seen = { schemas: 0, local: 0, compared: 0, accepted: 0, refused: 0, invalid: 0 }
     fc.assert(fc.property(rootSchema, fc.array(document, { minLength: 3, maxLength: 3 }), fc.array(operation, { minLength: 1, maxLength: 40 }), (raw, starts, operations) => {
       let contentSchema: ContentSchema
@@ -162,7 +163,7 @@ describe('schema change check', () => {
     expect(seen.invalid).toBeLessThan(100)
   })
 
-  it('agrees on arrays whose element schemas depend on the index, when elements shift', () => {
+  it('agrees on arrays whose element schemas depend on the index, when elements shift', { timeout: 300_000 }, () => {
     const scalar = fc.constantFrom<Json>(0, 1, 'x', true, null)
     const elementSchema = scalarType.map(type => ({ type }))
     const tupleRoot = fc.record({
