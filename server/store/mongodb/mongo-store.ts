@@ -251,6 +251,7 @@ export class MongoStore implements Store {
 
   async deleteProject (id: string): Promise<void> {
     await this.run(() => this.projects.deleteOne({ _id: id }))
+    this.projectsWithSchema.delete(id)
     // The embedded store cascades; here the memberships go right after the project.
     await this.run(() => this.members.deleteMany({ projectId: id }))
   }
