@@ -5,6 +5,8 @@
 //   BENCH_ONLY=a,b      run only these scenarios (names below)
 //   BENCH_NO_WRITE=1    print only, leave BENCHMARKS.md alone
 //   BENCH_ROUNDS=5      rounds the ceiling and increment scenarios alternate in
+//   BENCH_FAIRNESS_ROUNDS=3  quiet/flooded rounds of the fairness scenario (BENCH_DURATION s each)
+//   BENCH_PRESENCE_MEMBERS=1000,250, BENCH_PRESENCE_SECONDS=10   the presence fan-out's sizes (a row each) and length
 import { readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { describeMachine } from './lib/machine.mjs'
@@ -12,20 +14,31 @@ import { PROJECT_ROOT, stopAll } from './lib/processes.mjs'
 import { renderResults, spliceResults } from './lib/report.mjs'
 import * as http from './scenarios/http.mjs'
 import { peer } from './scenarios/peer.mjs'
+import { resume } from './scenarios/resume.mjs'
 import { memory } from './scenarios/memory.mjs'
 import { fanout } from './scenarios/fanout.mjs'
+import { history } from './scenarios/history.mjs'
+import { fairness } from './scenarios/fairness.mjs'
+import { presence } from './scenarios/presence.mjs'
+import { batch } from './scenarios/batch.mjs'
 
 const SCENARIOS = {
   ceiling: http.ceiling,
   increment1k: http.incrementSmall,
   increment1m: http.incrementLarge,
   increment1mSchema: http.incrementLargeSchema,
+  increment1kNoHistory: http.incrementSmallNoHistory,
   set: http.setValue,
   push: http.push,
   get: http.getLarge,
   hot: http.hotCounter,
+  batch,
+  resume,
   peer,
   fanout,
+  history,
+  fairness,
+  presence,
   memory
 }
 

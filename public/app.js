@@ -3,11 +3,14 @@
 // operation code (served from /shared/), so what it shows is exactly the stored content.
 import { io } from '/socket.io/socket.io.esm.min.js'
 import { EVENTS, operationOfChange } from '/shared/events.js'
-import { applyOperation } from '/shared/operations.js'
+import { PresenceRoster } from '/shared/presence.js'
+import { applyContentOperation } from '/shared/compound.js'
 
 /** @typedef {import('../shared/events.js').ChangeEvent} ChangeEvent */
 /** @typedef {import('../shared/events.js').SubscribeAck} SubscribeAck */
 /** @typedef {import('../shared/events.js').RevokedEvent} RevokedEvent */
+/** @typedef {import('../shared/presence.js').PresenceEvent} PresenceEvent */
+/** @typedef {import('../shared/presence.js').PresenceMember} PresenceMember */
 
 const $ = (id) => /** @type {HTMLElement} */ (document.getElementById(id))
 const HIGHLIGHT_MS = 1500
@@ -22,7 +25,11 @@ const state = {
   /** The open project: its reference, version and content as last known. */
   project: /** @type {{ ref: string, version: number, content: object } | null} */ (null),
   /** Paths of containers the user collapsed, kept across re-renders. */
-  collapsed: new Set()
+  collapsed: new Set(),
+  /** The path selected in the tree (shown to the project's other viewers), or null. */
+  selected: /** @type {string | null} */ (null),
+  /** Who else has the open project open (docs/realtime.md#presence). */
+  viewers: new PresenceRoster()
 }
 
 // ---- HTTP ---------------------------------------------------------------------------
@@ -99,8 +106,20 @@ async function enterWorkspace () {
 
 // ---- projects -----------------------------------------------------------------------
 
+/** Every item of a paginated list (docs/api.md#pages), page after page. */
+async function everyPage (path, field) {
+  const items = []
+  let cursor = null
+  do {
+    const page = await api('GET', cursor ? `${path}?cursor=${encodeURIComponent(cursor)}` : path)
+    items.push(...page[field])
+    cursor = page.nextCursor ?? null
+  } while (cursor !== null)
+  return items
+}
+
 async function loadProjects () {
-  const { projects } = await api('GET', '/api/projects')
+  const projects = await everyPage('/api/projects', 'projects')
   const list = $('project-list')
   list.replaceChildren()
   if (projects.length === 0) list.append(item('No projects yet.'))
@@ -152,13 +171,19 @@ function connectSocket () {
     // After a reconnect the server has forgotten our subscription: take it again.
     if (state.project) void subscribe(state.project.ref)
   })
-  socket.on('disconnect', (reason) => setConnection('offline', reason === 'io client disconnect' ? 'Not connected' : 'Disconnected, retrying…'))
+  socket.on('disconnect', (reason) => {
+    setConnection('offline', reason === 'io client disconnect' ? 'Not connected' : 'Disconnected, retrying…')
+    clearViewers()
+  })
   socket.on('connect_error', (error) => {
     const data = /** @type {any} */ (error).data
     if (data?.code === 'INVALID_TOKEN' || data?.code === 'AUTH_REQUIRED') { leaveWorkspace('Your session ended; please sign in again.'); return }
     setConnection('offline', data?.message ?? 'Cannot connect, retrying…')
   })
   socket.on(EVENTS.change, (/** @type {ChangeEvent} */ change) => onChange(change))
+  socket.on(EVENTS.presence, (/** @type {PresenceEvent} */ event) => {
+    if (event.project === state.project?.ref && state.viewers.receive(event)) renderViewers()
+  })
   socket.on(EVENTS.revoked, (/** @type {RevokedEvent} */ event) => {
     if (!event.project) { leaveWorkspace(`Access ended: ${event.message}`); return }
     if (state.project?.ref === event.project) closeProject(`Access to ${event.project} ended: ${event.message}`)
@@ -175,12 +200,93 @@ async function subscribe (ref) {
   if (state.project?.ref !== ref && state.project?.ref !== ack.project) return
   state.project = { ref: ack.project, version: ack.version, content: ack.content }
   renderContent()
+  await joinPresence(socket, ack.project)
+}
+
+// ---- presence: who else is viewing, and which path each has selected ---------------------
+
+/** Shows this tab to the project's other viewers and lists them (events meanwhile are replayed over the list). */
+async function joinPresence (socket, ref) {
+  state.viewers.listing()
+  socket.emit(EVENTS.presenceSet, { project: ref, state: presenceState() })
+  const ack = await socket.timeout(10_000).emitWithAck(EVENTS.presenceList, { project: ref }).catch(() => ({ ok: false }))
+  if (state.socket !== socket || state.project?.ref !== ref) return
+  state.viewers.listed(ack.ok ? ack.members : [])
+  renderViewers()
+}
+
+function presenceState () {
+  return state.selected === null ? {} : { path: state.selected }
+}
+
+/** Selects a path in the tree (or unselects it) and tells the other viewers. */
+function select (path) {
+  state.selected = state.selected === path ? null : path
+  markSelection()
+  if (state.project) state.socket?.emit(EVENTS.presenceSet, { project: state.project.ref, state: presenceState() })
+}
+
+function clearViewers () {
+  state.viewers.clear()
+  renderViewers()
+}
+
+function viewerName (/** @type {PresenceMember} */ member) {
+  const name = member.actor.type === 'key' ? `key ${member.actor.name}` : member.actor.name
+  return member.id === state.socket?.id ? `${name} (you)` : name
+}
+
+function renderViewers () {
+  const members = state.project ? state.viewers.members : []
+  $('viewers').hidden = members.length === 0
+  const list = $('viewer-list')
+  list.replaceChildren()
+  for (const member of members) {
+    const path = typeof member.state.path === 'string' ? member.state.path : null
+    const li = item(path === null ? viewerName(member) : `${viewerName(member)} · ${path || 'content'}`)
+    li.className = 'viewer'
+    li.dataset.viewer = member.id
+    list.append(li)
+  }
+  markWatched()
+}
+
+/** Marks in the tree the paths the other viewers have selected, with who selected each. */
+function markWatched () {
+  for (const marked of document.querySelectorAll('#tree .watched')) {
+    marked.classList.remove('watched')
+    marked.removeAttribute('title')
+  }
+  const byPath = new Map()
+  for (const member of state.viewers.members) {
+    if (member.id === state.socket?.id || typeof member.state.path !== 'string') continue
+    byPath.set(member.state.path, [...(byPath.get(member.state.path) ?? []), viewerName(member)])
+  }
+  for (const [path, names] of byPath) {
+    const target = pathElement(path)
+    if (!target) continue
+    target.classList.add('watched')
+    target.title = `Selected by ${names.join(', ')}`
+  }
+}
+
+function markSelection () {
+  for (const marked of document.querySelectorAll('#tree .selected')) marked.classList.remove('selected')
+  if (state.selected !== null) pathElement(state.selected)?.classList.add('selected')
+}
+
+/** The row (a leaf) or the summary (an object or array) showing a path. */
+function pathElement (path) {
+  const found = document.querySelector(`#tree [data-path="${CSS.escape(path)}"]`)
+  return found?.tagName === 'DETAILS' ? found.querySelector('summary') : found
 }
 
 async function openProject (ref) {
   if (state.project && state.project.ref !== ref) state.socket?.emit(EVENTS.unsubscribe, { project: state.project.ref })
   state.project = { ref, version: -1, content: {} }
   state.collapsed.clear()
+  state.selected = null
+  clearViewers()
   $('content-title').textContent = ref
   $('content-meta').textContent = 'Loading…'
   $('tree').replaceChildren()
@@ -193,6 +299,8 @@ async function openProject (ref) {
 
 function closeProject (message) {
   state.project = null
+  state.selected = null
+  clearViewers()
   $('content-title').textContent = 'Content'
   $('content-meta').textContent = 'Open a project to see its content live.'
   $('tree').replaceChildren()
@@ -210,7 +318,7 @@ function onChange (change) {
     return
   }
   try {
-    project.content = applyOperation(project.content, operationOfChange(change))
+    project.content = applyContentOperation(project.content, operationOfChange(change))
     project.version = change.version
   } catch {
     void subscribe(project.ref)
@@ -227,6 +335,8 @@ function renderContent (changedPath) {
   $('content-meta').textContent = `Version ${project.version}`
   const tree = $('tree')
   tree.replaceChildren(renderValue(null, project.content, ''))
+  markSelection()
+  markWatched()
   if (changedPath !== undefined) highlight(changedPath)
 }
 
@@ -243,6 +353,8 @@ function renderValue (key, value, path) {
     const summary = document.createElement('summary')
     const label = key === null ? 'content' : key
     summary.append(span('key', label), span('kind', Array.isArray(value) ? ` [${entries.length}]` : ` {${entries.length}}`))
+    // Clicking the summary also opens or closes it; the selection follows the click either way.
+    summary.addEventListener('click', () => select(path))
     const list = document.createElement('ul')
     for (const [k, v] of entries) {
       const childPath = path ? `${path}.${k}` : k
@@ -259,6 +371,10 @@ function renderValue (key, value, path) {
   const shown = span(`value ${value === null ? 'null' : typeof value}`, JSON.stringify(value))
   shown.dataset.path = path
   row.append(span('key', key ?? 'content'), ': ', shown)
+  // Focusable and selectable with the keyboard, like the summaries.
+  row.tabIndex = 0
+  row.addEventListener('click', () => select(path))
+  row.addEventListener('keydown', (event) => { if (event.key === 'Enter' || event.key === ' ') { event.preventDefault(); select(path) } })
   return row
 }
 
@@ -291,7 +407,7 @@ function item (text) {
 // ---- API keys -----------------------------------------------------------------------
 
 async function loadKeys () {
-  const { keys } = await api('GET', '/api/keys')
+  const keys = await everyPage('/api/keys', 'keys')
   const list = $('key-list')
   list.replaceChildren()
   if (keys.length === 0) list.append(item('No API keys.'))

@@ -12,15 +12,19 @@ import { requestLog } from './http/request-log.js'
 import { RouteTable } from './http/route-table.js'
 import { accountRoutes } from './http/routes/accounts.js'
 import { contentRoutes } from './http/routes/content.js'
+import { eventRoutes } from './http/routes/events.js'
 import { keyRoutes } from './http/routes/keys.js'
 import { projectRoutes } from './http/routes/projects.js'
 import { schemaRoutes } from './http/routes/schema.js'
+import { webhookRoutes } from './http/routes/webhooks.js'
 import type { Logger } from './logger.js'
 import { Metrics } from './observability/metrics.js'
 import { openApiRoutes } from './openapi/routes.js'
 import { observabilityRoutes } from './observability/routes.js'
 import type { Services } from './services/index.js'
 import type { Store } from './store/types.js'
+import type { WebhookService } from './webhooks/service.js'
+import { createWebhooks } from './webhooks/index.js'
 
 export interface AppDependencies {
   config: Config
@@ -34,9 +38,11 @@ export interface AppDependencies {
   services: Services
   /** The rate limiters; pass the realtime layer's, so HTTP and Socket.IO share one budget. */
   limits?: Limits
+  /** The webhooks' management, shared with the process's dispatcher; made here when absent. */
+  webhooks?: WebhookService
 }
 
-export function createApp ({ config, store, logger, redis, metrics = new Metrics(), services, limits = createLimits(config, redis) }: AppDependencies): Express {
+export function createApp ({ config, store, logger, redis, metrics = new Metrics(), services, limits = createLimits(config, redis), webhooks }: AppDependencies): Express {
   const { projects, accounts, keys } = services
   const limit = config.bodyLimitBytes
 
@@ -49,7 +55,7 @@ export function createApp ({ config, store, logger, redis, metrics = new Metrics
   metrics.watch(store)
   app.use(metrics.track)
   // helmet's and cors's headers, computed once (see fast-path.ts).
-  app.use(precomputedHeaders(config.corsOrigins === '*' ? '*' : config.corsOrigins, ['ETag', 'X-Request-Id', 'Retry-After']))
+  app.use(precomputedHeaders(config.corsOrigins === '*' ? '*' : config.corsOrigins, ['ETag', 'X-Request-Id', 'Retry-After', 'Idempotent-Replayed']))
 
   // Every route goes through one table (see route-table.ts); every /api route starts with
   // the caller's identity and the one rate limiter content and management share.
@@ -58,7 +64,10 @@ export function createApp ({ config, store, logger, redis, metrics = new Metrics
   const outside = routes.scope()
 
   // Content first: the hot path, so its requests are matched after the fewest routes.
-  contentRoutes(api, store, projects, limit)
+  contentRoutes(api, store, projects, limit, { batchLimit: config.batchLimit, idempotencyTtlMs: config.idempotencyTtlMs })
+  // Server-Sent Events: the same /api chain, with ?access_token= accepted for EventSource.
+  const streams = routes.scope('/api', [loadIdentity(services.identities, { queryToken: true }), rateLimit(limits.api)])
+  eventRoutes(streams, { store, projects, liveFeed: services.liveFeed, heartbeatMs: config.sseHeartbeatMs, bufferBytes: config.socketSendBufferBytes, streamsPerUser: config.socketConnectionsPerIdentity, logger, metrics })
   outside.get('/healthz', async (_req, res) => {
     try {
       await store.ping()
@@ -72,6 +81,7 @@ export function createApp ({ config, store, logger, redis, metrics = new Metrics
   keyRoutes(api, keys, limit)
   projectRoutes(api, projects, limit)
   schemaRoutes(api, projects, services.schemas, limit)
+  webhookRoutes(api, webhooks ?? createWebhooks({ config, store, logger }).service, projects, limit)
   // The API reference: GET /openapi.json and the page at /docs.
   openApiRoutes(outside, routes)
   routes.install(app)

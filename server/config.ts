@@ -42,6 +42,15 @@ const schema = z.object({
   // heap growth of heap-growth.ts) a server with 10,000 touched projects stays near 190 MiB
   // RSS (npm run bench). 32 MiB also holds one document at the default CONTENT_LIMIT.
   CACHE_BYTES: integer(0).default(32 * 1024 * 1024),
+  // Change log entries kept per project (docs/design.md §9); 0 keeps all.
+  HISTORY_LIMIT: integer(0).default(10_000),
+  // Benchmark reference only: `off` records no history at all, to measure what the log costs
+  // (npm run bench). Never for real use: changes, ?version= and revert then answer 410.
+  HISTORY: z.enum(['on', 'off']).default('on'),
+  // Transactions (docs/design.md §10): operations per batch or patch, and how long the first
+  // answer to an Idempotency-Key is kept.
+  BATCH_LIMIT: integer(1, 10_000).default(100),
+  IDEMPOTENCY_TTL: duration.default(24 * DURATION_UNITS_MS.h),
   RATE_LIMIT: integer(0).default(6000),
   // 1 per second per IP: a brake on password guessing that a setup script creating a few
   // dozen users in a burst does not hit.
@@ -50,7 +59,9 @@ const schema = z.object({
   TRUST_PROXY: z.string().trim().regex(/^(false|true|\d{1,2})$/, 'must be false, true or a number of proxy hops').default('false'),
   AUTH_RATE_LIMIT: integer(0).default(60),
   REQUEST_TIMEOUT: duration.default(30_000),
-  METRICS: z.enum(['on', 'off']).default('on'),
+  // on: /metrics needs METRICS_TOKEN (without one it answers 401 to everyone); open: no
+  // token needed (a private network scraping it); off: no /metrics at all.
+  METRICS: z.enum(['on', 'open', 'off']).default('on'),
   METRICS_TOKEN: z.string().trim().min(16, 'must be at least 16 characters').optional(),
   SESSION_TTL: duration.default(30 * DURATION_UNITS_MS.d),
   CORS_ORIGINS: z.string().trim().refine(value => value === '*' || value.split(',').some(o => o.trim() !== ''), 'must be * or a comma-separated list of origins').default('*'),
@@ -66,14 +77,42 @@ const schema = z.object({
   // `retryAfter`. Small documents can be re-subscribed freely, large ones about once a window.
   SOCKET_RESUBSCRIBE_WINDOW: duration.default(2000),
   SOCKET_RESUBSCRIBE_BYTES: integer(0).default(1_048_576),
+  // Presence (docs/design.md §14): the largest state one member may show, in bytes of JSON
+  // (a Socket.IO message is at most 16 KiB, so more could never arrive); how long a node
+  // that vanished without saying goodbye keeps its members listed on the others; and how
+  // many members one project shows.
+  PRESENCE_STATE_LIMIT: integer(2, 12_288).default(1024),
+  PRESENCE_TTL: duration.default(30_000),
+  PRESENCE_MEMBERS_LIMIT: integer(1).default(1000),
+  // A comment line this often on every Server-Sent Events stream keeps proxies from closing
+  // it while no change comes (docs/design.md §9: 15 s).
+  SSE_HEARTBEAT: duration.default(15_000),
   // Login attempts per username (from any IP, existing or not) that may fail within
   // LOGIN_ATTEMPT_WINDOW; the next answers 429 until the window has passed. 0 turns it off.
   LOGIN_ATTEMPTS_PER_USERNAME: integer(0).default(10),
   LOGIN_ATTEMPT_WINDOW: duration.default(15 * 60_000),
-  LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info')
+  // Quotas: one account cannot grow the server's tables (and the cost of listing them) without
+  // bound. Beyond them a create answers 403 QUOTA_EXCEEDED.
+  MAX_KEYS_PER_USER: integer(1).default(1000),
+  MAX_PROJECTS_PER_USER: integer(1).default(1000),
+  LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  // Webhooks (docs/webhooks.md): plain http: and loopback/private targets only when true
+  // (tests, local development); the key that encrypts webhook secrets at rest, kept outside
+  // the database (without it, a key file in DATA_DIR: fine for one node, not for several).
+  WEBHOOK_ALLOW_PRIVATE: z.enum(['true', 'false']).default('false'),
+  WEBHOOK_SECRET_KEY: z.string().trim().min(32, 'must be at least 32 characters (e.g. openssl rand -base64 32)').optional()
 }).superRefine((env, ctx) => {
   if (env.STORE === 'mongodb' && !env.MONGODB_URI) {
     ctx.addIssue({ code: 'custom', path: ['MONGODB_URI'], message: 'is required when STORE=mongodb' })
+  }
+  if (env.STORE === 'mongodb' && env.HISTORY === 'off') {
+    ctx.addIssue({ code: 'custom', path: ['HISTORY'], message: 'off is a benchmark reference of the embedded store only' })
+  }
+  if (env.METRICS === 'open' && env.METRICS_TOKEN !== undefined) {
+    ctx.addIssue({ code: 'custom', path: ['METRICS'], message: 'is open, so METRICS_TOKEN would never be asked for: unset one of them' })
+  }
+  if (env.PRESENCE_TTL < 1000) {
+    ctx.addIssue({ code: 'custom', path: ['PRESENCE_TTL'], message: 'must be at least 1s' })
   }
   if (env.SOCKET_SEND_BUFFER !== undefined && env.SOCKET_SEND_BUFFER <= env.CONTENT_LIMIT) {
     ctx.addIssue({ code: 'custom', path: ['SOCKET_SEND_BUFFER'], message: `must be larger than CONTENT_LIMIT (${env.CONTENT_LIMIT})` })
@@ -93,6 +132,12 @@ export interface Config {
   bodyLimitBytes: number
   contentLimitBytes: number
   cacheBytes: number
+  /** The change log: entries kept per project (0: all), and HISTORY=off (benchmark reference). */
+  history: { limit: number, enabled: boolean }
+  /** Operations per batch or JSON Patch (BATCH_LIMIT). */
+  batchLimit: number
+  /** How long an Idempotency-Key's first answer is kept (IDEMPOTENCY_TTL). */
+  idempotencyTtlMs: number
   /** Requests (and Socket.IO handshakes and events) per minute per user, per IP when anonymous; 0 disables. */
   rateLimitPerMinute: number
   /** Express's `trust proxy`: false, true (any) or the number of proxy hops to trust. */
@@ -101,8 +146,11 @@ export interface Config {
   authRateLimitPerMinute: number
   /** Longest time a client may take to send a whole request (headers and body). */
   requestTimeoutMs: number
-  /** Whether GET /metrics is served, and the bearer token it then requires (if any). */
-  metrics: { enabled: boolean, token: string | undefined }
+  /**
+   * GET /metrics: off (not served), open (no credentials) or token (Authorization: Bearer
+   * <METRICS_TOKEN>; with no token configured nobody gets in).
+   */
+  metrics: { access: 'off' | 'open' | 'token', token: string | undefined }
   sessionTtlMs: number
   /** '*' or an explicit list of allowed origins. */
   corsOrigins: '*' | string[]
@@ -115,16 +163,31 @@ export interface Config {
   /** Re-subscribe budget: snapshot bytes of one project per connection per window, after the first. */
   socketResubscribeWindowMs: number
   socketResubscribeBytes: number
+  /** Presence: bytes of one member's state, how soon a vanished node's members leave, members shown per project. */
+  presenceStateLimitBytes: number
+  presenceTtlMs: number
+  presenceMembersLimit: number
+  /** Interval of the comment line on Server-Sent Events streams. */
+  sseHeartbeatMs: number
   /** Failed login attempts per username per window before it answers 429; 0 disables. */
   loginAttemptsPerUsername: number
   loginAttemptWindowMs: number
+  /** Most API keys and owned projects per user (docs/design.md §13). */
+  quotas: Quotas
   logLevel: Env['LOG_LEVEL']
+  /** Webhooks: whether http: and private targets are allowed, and the secrets' encryption key. */
+  webhooks: { allowPrivate: boolean, secretKey: string | undefined }
+}
+
+export interface Quotas {
+  keysPerUser: number
+  projectsPerUser: number
 }
 
 export class ConfigError extends Error {}
 
 const KNOWN = Object.keys(schema.shape) as Array<keyof Env>
-const SECRET_VARIABLES = new Set(['MONGODB_URI', 'REDIS_URL', 'METRICS_TOKEN'])
+const SECRET_VARIABLES = new Set(['MONGODB_URI', 'REDIS_URL', 'METRICS_TOKEN', 'WEBHOOK_SECRET_KEY'])
 
 /** Reads the configuration from an environment (process.env by default). */
 export function loadConfig (source: Record<string, string | undefined> = process.env): Config {
@@ -154,11 +217,14 @@ export function loadConfig (source: Record<string, string | undefined> = process
     bodyLimitBytes: env.BODY_LIMIT,
     contentLimitBytes: env.CONTENT_LIMIT,
     cacheBytes: env.CACHE_BYTES,
+    history: { limit: env.HISTORY_LIMIT, enabled: env.HISTORY === 'on' },
+    batchLimit: env.BATCH_LIMIT,
+    idempotencyTtlMs: env.IDEMPOTENCY_TTL,
     rateLimitPerMinute: env.RATE_LIMIT,
     trustProxy: env.TRUST_PROXY === 'true' ? true : env.TRUST_PROXY === 'false' ? false : Number(env.TRUST_PROXY),
     authRateLimitPerMinute: env.AUTH_RATE_LIMIT,
     requestTimeoutMs: env.REQUEST_TIMEOUT,
-    metrics: { enabled: env.METRICS === 'on', token: env.METRICS_TOKEN },
+    metrics: { access: env.METRICS === 'on' ? 'token' : env.METRICS, token: env.METRICS_TOKEN },
     sessionTtlMs: env.SESSION_TTL,
     corsOrigins: env.CORS_ORIGINS === '*' ? '*' : env.CORS_ORIGINS.split(',').map(o => o.trim()).filter(Boolean),
     socketConnectionsPerIdentity: env.SOCKET_CONNECTIONS_PER_IDENTITY,
@@ -166,8 +232,14 @@ export function loadConfig (source: Record<string, string | undefined> = process
     socketSendBufferBytes: env.SOCKET_SEND_BUFFER ?? 2 * env.CONTENT_LIMIT,
     socketResubscribeWindowMs: env.SOCKET_RESUBSCRIBE_WINDOW,
     socketResubscribeBytes: env.SOCKET_RESUBSCRIBE_BYTES,
+    presenceStateLimitBytes: env.PRESENCE_STATE_LIMIT,
+    presenceTtlMs: env.PRESENCE_TTL,
+    presenceMembersLimit: env.PRESENCE_MEMBERS_LIMIT,
+    sseHeartbeatMs: env.SSE_HEARTBEAT,
     loginAttemptsPerUsername: env.LOGIN_ATTEMPTS_PER_USERNAME,
     loginAttemptWindowMs: env.LOGIN_ATTEMPT_WINDOW,
-    logLevel: env.LOG_LEVEL
+    quotas: { keysPerUser: env.MAX_KEYS_PER_USER, projectsPerUser: env.MAX_PROJECTS_PER_USER },
+    logLevel: env.LOG_LEVEL,
+    webhooks: { allowPrivate: env.WEBHOOK_ALLOW_PRIVATE === 'true', secretKey: env.WEBHOOK_SECRET_KEY }
   }
 }

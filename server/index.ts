@@ -15,9 +15,12 @@ import { createServices } from './services/index.js'
 import { listeningLine } from './startup-line.js'
 import { createStore } from './store/index.js'
 import type { Store } from './store/types.js'
+import { createWebhooks } from './webhooks/index.js'
 
 const SHUTDOWN_GRACE_MS = 10_000
-const IDLE_CONNECTION_GRACE_MS = 250
+// Long enough for a loaded server to read a request a client wrote on a keep-alive connection
+// just before the signal; the sweep would otherwise take that connection for idle.
+const IDLE_CONNECTION_GRACE_MS = 1000
 // Called with the HTTP server as `this` (see shutdown).
 const netServerClose = NetServer.prototype.close
 
@@ -51,10 +54,11 @@ async function main (): Promise<void> {
     }
   }
   const metrics = new Metrics()
-  const services = createServices({ store, sessionTtlMs: config.sessionTtlMs })
+  const services = createServices({ store, sessionTtlMs: config.sessionTtlMs, quotas: config.quotas })
   // One set of rate limiters: HTTP requests and Socket.IO handshakes and events share budgets.
   const limits = createLimits(config, redis)
-  const app = createApp({ config, store, logger, redis, metrics, services, limits })
+  const webhooks = createWebhooks({ config, store, logger, metrics })
+  const app = createApp({ config, store, logger, redis, metrics, services, limits, webhooks: webhooks.service })
   // REQUEST_TIMEOUT bounds how long a client may take to send a request (slowloris); Node
   // answers 408 and closes. Its sweep runs every connectionsCheckingInterval.
   const server = createServer({
@@ -79,6 +83,8 @@ async function main (): Promise<void> {
     // keep a non-JSON line as a raw message). It is info-level news (docs/design.md §13), so it
     // shows exactly when info logs do: LOG_LEVEL=warn, error or silent keep stdout quiet.
     if (logger.isLevelEnabled('info')) process.stdout.write(listeningLine(config, port) + '\n')
+    // Deliveries start once the node serves; they resume from each webhook's durable cursor.
+    webhooks.dispatcher.start()
   })
 
   let stopping = false
@@ -89,7 +95,9 @@ async function main (): Promise<void> {
     const force = setTimeout(() => { logger.error('shutdown took too long; exiting'); process.exit(1) }, SHUTDOWN_GRACE_MS)
     force.unref()
     // Live sockets would hold close() open: drop them (clients reconnect to another node).
-    const realtimeClosed = realtime.close()
+    const realtimeClosed = Promise.all([realtime.close(), webhooks.dispatcher.stop()])
+    // Server-Sent Events streams hold their connections open too; their clients resume elsewhere.
+    services.liveFeed.closeAll()
     // Stop accepting connections now. Not http.Server#close(): it also drops idle keep-alive
     // connections at once, losing a request a client wrote on one just before the signal.
     netServerClose.call(server, () => {

@@ -17,6 +17,12 @@ export const ERRORS = {
   INDEX_OUT_OF_RANGE: { status: 400, message: 'The array index is out of range' },
   NON_FINITE_RESULT: { status: 400, message: 'The result is not a finite number' },
   INVALID_SCHEMA: { status: 400, message: 'The schema is not a valid JSON Schema (draft 2020-12)' },
+  INVALID_VERSION: { status: 400, message: 'The version must be a non-negative integer, at most the current version' },
+  INVALID_QUERY: { status: 400, message: 'A query parameter is not valid' },
+  PASSWORD_TOO_COMMON: { status: 400, message: 'This password is too easy to guess; choose another one' },
+  WEBHOOK_URL_FORBIDDEN: { status: 400, message: 'The webhook URL targets an address contentd does not deliver to (loopback, private, link-local, metadata or plain http:; see WEBHOOK_ALLOW_PRIVATE)' },
+  INVALID_PATCH: { status: 400, message: 'The JSON Patch is not valid or cannot be applied' },
+  INVALID_IDEMPOTENCY_KEY: { status: 400, message: 'Idempotency-Key must be 1 to 255 visible ASCII characters' },
   // 401: who are you?
   AUTH_REQUIRED: { status: 401, message: 'Authentication required: send Authorization: Bearer <token or API key>' },
   INVALID_TOKEN: { status: 401, message: 'The session token or API key is invalid, revoked or expired' },
@@ -29,6 +35,7 @@ export const ERRORS = {
   SIGNUP_DISABLED: { status: 403, message: 'Signup is disabled on this server' },
   KEY_SCOPE_DENIED: { status: 403, message: 'The API key is narrowed to other paths or operations' },
   ORIGIN_NOT_ALLOWED: { status: 403, message: 'This origin is not allowed (CORS_ORIGINS)' },
+  QUOTA_EXCEEDED: { status: 403, message: 'This account has reached its limit' },
   // 404
   NOT_FOUND: { status: 404, message: 'No such endpoint' },
   USER_NOT_FOUND: { status: 404, message: 'User not found' },
@@ -37,23 +44,34 @@ export const ERRORS = {
   KEY_NOT_FOUND: { status: 404, message: 'API key not found' },
   MEMBER_NOT_FOUND: { status: 404, message: 'That user is not a member of this project' },
   SCHEMA_NOT_FOUND: { status: 404, message: 'The project has no schema' },
+  VERSION_NOT_FOUND: { status: 404, message: 'The project has no such version yet' },
+  WEBHOOK_NOT_FOUND: { status: 404, message: 'Webhook not found' },
   // 405: the path exists, the method does not (the Allow header lists the ones that do)
   METHOD_NOT_ALLOWED: { status: 405, message: 'This endpoint does not accept that method' },
   UNKNOWN_EVENT: { status: 404, message: 'No such realtime event' },
   // 409
   USERNAME_TAKEN: { status: 409, message: 'That username is taken' },
   PROJECT_EXISTS: { status: 409, message: 'A project with that slug already exists' },
+  TEST_FAILED: { status: 409, message: 'A test operation failed: the value at its path is not the one given' },
+  IDEMPOTENCY_IN_PROGRESS: { status: 409, message: 'A request with this Idempotency-Key is still being processed; retry later' },
   SUBSCRIPTION_CANCELLED: { status: 409, message: 'An unsubscribe ended this subscription before it was ready' },
+  NOT_SUBSCRIBED: { status: 409, message: 'Subscribe to the project on this connection first' },
+  // 410: history no longer kept (HISTORY_LIMIT); take a fresh snapshot
+  HISTORY_EXPIRED: { status: 410, message: 'That version is older than the history this project keeps' },
   // 422: a write whose result breaks the project's schema (409 when setting a schema the
   // current content breaks); the body lists the violations in `errors`
   SCHEMA_VIOLATION: { status: 422, message: 'The content would not match the project\'s schema' },
-  // 412, 413, 429
+  // 412, 413, 415, 422, 429
   PRECONDITION_FAILED: { status: 412, message: 'The content has changed: If-Match does not match the current version' },
   BODY_TOO_LARGE: { status: 413, message: 'The request body is larger than the server accepts' },
   CONTENT_TOO_LARGE: { status: 413, message: 'The change would make the project content larger than its limit' },
+  PRESENCE_STATE_TOO_LARGE: { status: 413, message: 'The presence state is larger than the server accepts (PRESENCE_STATE_LIMIT)' },
+  UNSUPPORTED_MEDIA_TYPE: { status: 415, message: 'PATCH takes Content-Type: application/json-patch+json' },
+  IDEMPOTENCY_KEY_REUSED: { status: 422, message: 'This Idempotency-Key was used for a different request' },
   RATE_LIMITED: { status: 429, message: 'Too many requests; retry later' },
   TOO_MANY_CONNECTIONS: { status: 429, message: 'Too many realtime connections for this user' },
   TOO_MANY_SUBSCRIPTIONS: { status: 429, message: 'Too many subscriptions on this connection' },
+  PRESENCE_FULL: { status: 429, message: 'The project has as many presence members as it allows (PRESENCE_MEMBERS_LIMIT)' },
   // 5xx: never carry internals
   INTERNAL_ERROR: { status: 500, message: 'Internal server error' },
   STORE_UNAVAILABLE: { status: 503, message: 'The store is unavailable; retry later' }
@@ -73,6 +91,8 @@ export interface ErrorBody {
   code: ErrorCode
   /** Only with SCHEMA_VIOLATION: what breaks the schema. */
   errors?: SchemaError[]
+  /** Batches and patches (docs/design.md §10): the index of the operation that failed. */
+  operation?: number
 }
 
 export interface ContentdErrorExtras {
@@ -112,4 +132,21 @@ export class ContentdError extends Error {
 
 export function isContentdError (e: unknown): e is ContentdError {
   return e instanceof ContentdError
+}
+
+/**
+ * A failure of one operation of a batch or patch (docs/design.md §10): the operation's own
+ * error, with the index of the operation in the request, which the body carries as `operation`.
+ */
+export class OperationError extends ContentdError {
+  readonly operation: number
+
+  constructor (cause: ContentdError, operation: number) {
+    super(cause.code, cause.detail === undefined ? `operation ${operation}` : `operation ${operation}: ${cause.detail}`, { status: cause.status })
+    this.operation = operation
+  }
+
+  override toBody (): ErrorBody {
+    return { message: this.message, code: this.code, operation: this.operation }
+  }
 }

@@ -1,10 +1,14 @@
-// The realtime protocol's payloads (docs/design.md §7), shared by the server, the dashboard and
-// any client. A client replays `change` events over its subscribe snapshot with the very
-// same applyOperation the server uses, so both always agree on the content.
+// The realtime protocol's payloads (docs/design.md §7) and the change log's entries (§9),
+// shared by the server, the dashboard and any client. A client replays `change` events (log
+// entries) over its subscribe snapshot with the very same applyOperation the server uses,
+// so both always agree on the content.
 import type { ErrorBody } from './errors.js'
+import { batchOperationOf, type BatchOperationBody } from './batch.js'
+import type { ContentOperation } from './compound.js'
 import type { Json, JsonObject } from './json.js'
-import { formatPath, parsePath } from './path.js'
-import type { Operation, OperationName } from './operations.js'
+import type { PatchOperation } from './json-patch.js'
+import { parsePath } from './path.js'
+import type { OperationName } from './operations.js'
 
 /** Event names, so no side spells them differently. */
 export const EVENTS = {
@@ -12,12 +16,22 @@ export const EVENTS = {
   unsubscribe: 'unsubscribe',
   change: 'change',
   revoked: 'revoked',
-  shutdown: 'shutdown'
+  shutdown: 'shutdown',
+  // Presence (docs/design.md §14; payloads in shared/presence.ts).
+  presence: 'presence',
+  presenceSet: 'presence:set',
+  presenceList: 'presence:list',
+  presenceLeave: 'presence:leave'
 } as const
 
 /** `emit('subscribe', { project: '@alice/demo' }, ack)`; `unsubscribe` takes the same. */
 export interface SubscribeRequest {
   project: string
+  /**
+   * Resume (docs/design.md §9): the version the client has. The ack then carries the changes
+   * after it instead of the content, or HISTORY_EXPIRED when the log no longer has them.
+   */
+  since?: number
 }
 
 /**
@@ -37,24 +51,57 @@ export type EventFailure = { ok: false } & ErrorBody & { retryAfter?: number }
 export type SubscribeAck =
   /** `project` is the canonical reference (lower-case owner) that `change` events carry. */
   | { ok: true, project: string, version: number, content: JsonObject }
+  /** With `since`: every change after it, ascending; live `change` events follow from `version` + 1. */
+  | { ok: true, project: string, version: number, changes: ChangeEntry[] }
   | EventFailure
 
 export type UnsubscribeAck = { ok: true } | EventFailure
 
-/** One committed change; `version` is the project's version right after it. */
-export interface ChangeEvent {
+/**
+ * Who made a change (docs/design.md §9): a user through a session, an API key (its id and
+ * name, never its secret), or the operator outside the API (the CLI's content import is
+ * `{ type: "system", name: "cli" }`).
+ */
+export type Actor =
+  | { type: 'user', name: string }
+  | { type: 'key', id: string, name: string }
+  | { type: 'system', name: string }
+
+/** The operations a change log entry can record: the content operations, revert, batch and patch. */
+export type ChangeOp = OperationName | 'revert' | 'batch' | 'patch'
+
+/**
+ * One committed change, as the change log keeps it and every channel sends it (HTTP
+ * `…/content/changes`, the Socket.IO `change` event): docs/design.md §9. `version` is the
+ * project's version right after it.
+ */
+export interface ChangeEntry {
   project: string
   version: number
-  op: OperationName
-  /** Dot path; absent for update. */
+  op: ChangeOp
+  /** Dot path; absent for update and revert. */
   path?: string
-  /** increment/decrement: the amount; set/push/insert: the value; update: the new content. */
+  /**
+   * increment/decrement: the amount; set/push/insert: the value; update: the new content;
+   * revert: the content it restored. Absent for delete.
+   */
   value?: Json
   /** insert only. */
   index?: number
+  /**
+   * batch: its operations with dot paths (`{op, path, value?, index?}`); patch: the RFC 6902
+   * operations as applied (docs/design.md §10).
+   */
+  operations?: Json[]
+  /** revert only: the version whose content was restored. */
+  revertedTo?: number
   /** ISO time of the commit. */
   at: string
+  actor: Actor
 }
+
+/** The realtime `change` event is the change log's entry. */
+export type ChangeEvent = ChangeEntry
 
 /**
  * Access ended. With `project`, only that subscription ended (member removed, project
@@ -77,24 +124,16 @@ export type ShutdownEvent = ErrorBody
 /** `connect_error`'s `data` when the handshake is refused (`retryAfter` with RATE_LIMITED). */
 export type ConnectErrorData = ErrorBody & { retryAfter?: number }
 
-/** The event a committed operation is broadcast as. */
-export function changeEventOf (project: string, version: number, operation: Operation, at: string): ChangeEvent {
-  switch (operation.op) {
-    case 'update':
-      return { project, version, op: 'update', value: operation.value, at }
-    case 'delete':
-      return { project, version, op: 'delete', path: formatPath(operation.path), at }
-    case 'insert':
-      return { project, version, op: 'insert', path: formatPath(operation.path), value: operation.value, index: operation.index, at }
-    default:
-      return { project, version, op: operation.op, path: formatPath(operation.path), value: operation.value, at }
-  }
-}
-
-/** The operation a change event describes, ready for applyOperation. Throws on a malformed event. */
-export function operationOfChange (change: ChangeEvent): Operation {
+/** The operation a change entry describes, ready for applyOperation. Throws on a malformed entry. */
+export function operationOfChange (change: Pick<ChangeEntry, 'op' | 'path' | 'value' | 'index' | 'operations'>): ContentOperation {
   switch (change.op) {
+    case 'batch':
+      return { op: 'batch', operations: (change.operations as unknown as BatchOperationBody[]).map(batchOperationOf) }
+    case 'patch':
+      return { op: 'patch', operations: change.operations as unknown as PatchOperation[] }
+    // A revert's value is the whole content it restored: applied, it replaces the content.
     case 'update':
+    case 'revert':
       return { op: 'update', value: change.value as JsonObject }
     case 'delete':
       return { op: 'delete', path: parsePath(change.path) }

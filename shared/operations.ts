@@ -17,6 +17,9 @@ export type Operation =
   | { op: 'insert', path: string[], value: Json, index: number }
   | { op: 'update', value: JsonObject }
 
+/** The operations on a path: every operation but update. */
+export type PathOperation = Exclude<Operation, { op: 'update' }>
+
 export type OperationName = Operation['op']
 export const OPERATION_NAMES: readonly OperationName[] = ['increment', 'decrement', 'set', 'delete', 'push', 'insert', 'update']
 

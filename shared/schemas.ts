@@ -2,7 +2,8 @@
 // Every body is a strict object: a member the schema does not name is refused (docs/design.md
 // §13), so a misspelt field is an error instead of silently meaning its default.
 // parseBody turns the first problem into a catalogued 400: an unknown member or a bad shape
-// is INVALID_BODY, a bad `path` INVALID_PATH, a bad `value` INVALID_VALUE.
+// is INVALID_BODY, a bad `path` INVALID_PATH, a bad `value` INVALID_VALUE, a bad `version`
+// INVALID_VERSION.
 //
 // Issue messages are details, never whole messages: ContentdError puts the catalogue text in
 // front of them, once (see shared/errors.ts).
@@ -41,6 +42,14 @@ export const insertBody = z.strictObject({
   value: requiredValue,
   index: z.number({ error: 'index is required and must be an integer' }).int({ error: 'index must be an integer' })
 })
+
+/** A version (docs/design.md §9): a non-negative integer that JavaScript represents exactly. */
+export const versionField = z.number({ error: 'version is required and must be a non-negative integer' })
+  .int({ error: 'version must be a non-negative integer' })
+  .min(0, { error: 'version must be a non-negative integer' })
+  .max(Number.MAX_SAFE_INTEGER, { error: 'version must be a non-negative integer' })
+
+export const revertBody = z.strictObject({ version: versionField })
 
 const USERNAME = /^@?[a-zA-Z0-9](?:[a-zA-Z0-9-]{0,37}[a-zA-Z0-9])?$/
 export const usernameField = z.string({ error: 'username is required' })
@@ -89,7 +98,7 @@ export const apiKeyBody = z.strictObject({
   expiresAt: z.iso.datetime({ offset: true, error: 'expiresAt must be an ISO 8601 date-time' }).optional()
 })
 
-const CODE_BY_FIELD: Record<string, ErrorCode> = { path: 'INVALID_PATH', value: 'INVALID_VALUE' }
+const CODE_BY_FIELD: Record<string, ErrorCode> = { path: 'INVALID_PATH', value: 'INVALID_VALUE', version: 'INVALID_VERSION' }
 
 const quoted = (keys: readonly string[]) => keys.map(key => JSON.stringify(key)).join(', ')
 

@@ -37,6 +37,16 @@ describe('loadConfig', () => {
     })
   })
 
+  it('keeps 10,000 change log entries per project by default; HISTORY_LIMIT=0 keeps all; HISTORY=off is the embedded store\'s benchmark reference only', () => {
+    expect(loadConfig({}).history).toEqual({ limit: 10_000, enabled: true })
+    expect(loadConfig({ HISTORY_LIMIT: '0' }).history).toEqual({ limit: 0, enabled: true })
+    expect(loadConfig({ HISTORY_LIMIT: '25', HISTORY: 'off' }).history).toEqual({ limit: 25, enabled: false })
+    expect(configError({ HISTORY_LIMIT: '-1' }).message).toMatch(/HISTORY_LIMIT/)
+    expect(configError({ HISTORY_LIMIT: '1.5' }).message).toMatch(/HISTORY_LIMIT/)
+    expect(configError({ HISTORY: 'maybe' }).message).toMatch(/HISTORY/)
+    expect(configError({ STORE: 'mongodb', MONGODB_URI: 'mongodb://db:27017', HISTORY: 'off' }).message).toMatch(/HISTORY/)
+  })
+
   it('does not read process.env when given an environment', () => {
     const saved = process.env.PORT
     process.env.PORT = '4567'

@@ -1,5 +1,6 @@
 // The Markdown results: machine, throughput table, fan-out, memory, and the goals with the
 // ratios measured in this run. Failed or pending scenarios are shown as such, never hidden.
+import { streamGoals, streamTable } from './stream-report.mjs'
 
 const fmt = (n, digits = 0) => n === undefined || n === null || Number.isNaN(n) ? '—' : Number(n).toLocaleString('en-US', { maximumFractionDigits: digits, minimumFractionDigits: digits })
 
@@ -13,7 +14,7 @@ function throughputTable (results) {
     '|---|---:|---:|---:|---:|---:|---:|---:|---|'
   ]
   for (const r of rows(results)) {
-    if (r.kind === 'fanout' || r.kind === 'memory') continue
+    if (r.kind === 'fanout' || r.kind === 'memory' || r.kind === 'history' || r.kind === 'fairness' || r.kind === 'presence' || r.scenario === 'presence' || r.kind === 'stream') continue
     if (r.error || r.pending) { lines.push(`| ${r.scenario} | — | — | — | — | — | — | — | ${r.pending ? 'pending' : 'FAILED'}: ${r.error ?? r.note} |`); continue }
     const status = r.failed ? 'FAILED' : 'ok'
     lines.push(`| ${r.scenario} | ${fmt(r.reqPerSec)} | ${fmt(r.p50)} | ${fmt(r.p99)} | ${fmt(r.cpuPerRequest, 2)} | ${fmt(r.ok)} | ${fmt(r.non2xx)} | ${fmt((r.errors ?? 0) + (r.timeouts ?? 0))} | ${status}${r.note ? ` (${r.note})` : ''} |`)
@@ -32,6 +33,18 @@ function fanoutTable (results) {
   return lines.join('\n')
 }
 
+function presenceTable (results) {
+  const found = rows(results).filter(r => r.kind === 'presence' || (r.scenario ?? '').startsWith('presence'))
+  if (found.length === 0) return null
+  const lines = ['| scenario | members | updates/s | deliveries/s | of asked | delay p50 ms | p99 ms | max ms | server CPU (cores) | server CPU µs/delivery | result |', '|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|']
+  for (const r of found) {
+    if (r.error) { lines.push(`| ${r.scenario} | — | — | — | — | — | — | — | — | — | FAILED: ${r.error} |`); continue }
+    const share = r.asked > 0 ? `${fmt(100 * r.deliveriesPerSecond / r.asked)}%` : '—'
+    lines.push(`| ${r.scenario} | ${fmt(r.members)} | ${fmt(r.updatesPerSecond)} | ${fmt(r.deliveriesPerSecond)} | ${share} | ${fmt(r.p50, 1)} | ${fmt(r.p99, 1)} | ${fmt(r.max, 1)} | ${fmt(r.cpuCores, 2)} | ${fmt(r.cpuMicrosPerDelivery, 2)} | ${r.failed ? 'FAILED' : 'ok'}${r.note ? ` (${r.note})` : ''} |`)
+  }
+  return lines.join('\n')
+}
+
 function memoryTable (results) {
   const found = rows(results).filter(r => r.kind === 'memory' || (r.scenario ?? '').startsWith('memory'))
   if (found.length === 0) return null
@@ -39,6 +52,33 @@ function memoryTable (results) {
   for (const r of found) {
     if (r.error) { lines.push(`| ${r.scenario} | — | — | — | — | FAILED: ${r.error} |`); continue }
     lines.push(`| ${r.scenario} | ${fmt(r.projects)} | ${fmt(r.contentKiB)} KiB | ${fmt(r.rssMiB, 1)} MiB | ${fmt(r.seconds, 1)} | ${r.failed ? 'FAILED' : 'ok'}${r.note ? ` (${r.note})` : ''} |`)
+  }
+  return lines.join('\n')
+}
+
+function historyTable (results) {
+  const found = rows(results).filter(r => r.kind === 'history' || (r.scenario ?? '').startsWith('GET ?version'))
+  if (found.length === 0) return null
+  const lines = ['| scenario | versions read | requests | p50 ms | p99 ms | worst version\'s p50 ms | result |', '|---|---:|---:|---:|---:|---:|---|']
+  for (const r of found) {
+    if (r.error) { lines.push(`| ${r.scenario ?? 'history'} | — | — | — | — | — | FAILED: ${r.error} |`); continue }
+    lines.push(`| ${r.scenario} | ${fmt(r.versions)} | ${fmt(r.requests)} | ${fmt(r.p50, 1)} | ${fmt(r.p99, 1)} | ${fmt(r.worstP50, 1)} (version ${fmt(r.worstVersion)}) | ${r.failed ? 'FAILED' : 'ok'}${r.note ? ` (${r.note})` : ''} |`)
+  }
+  return lines.join('\n')
+}
+
+function fairnessTable (results) {
+  const found = rows(results).filter(r => r.kind === 'fairness' || (r.scenario ?? '').startsWith('fairness'))
+  if (found.length === 0) return null
+  const lines = [
+    '| scenario | quiet p50 ms | quiet p99 ms | flooded p50 ms | flooded p99 ms | p99 flooded / quiet | samples quiet / flooded | what the flood got | result |',
+    '|---|---:|---:|---:|---:|---:|---:|---|---|'
+  ]
+  for (const r of found) {
+    if (r.error) { lines.push(`| ${r.scenario} | — | — | — | — | — | — | — | FAILED: ${r.error} |`); continue }
+    const f = r.flood
+    const got = `${fmt(f.keyPages)} key pages (${fmt(f.keyPagesLimited)} × 429), ${fmt(f.snapshots)} snapshots (${fmt(f.subscribesLimited)} × RATE_LIMITED), ${fmt(f.handshakes)} handshakes (${fmt(f.handshakesLimited)} × 429), ${fmt(f.errors)} errors`
+    lines.push(`| ${r.scenario} | ${fmt(r.quietP50, 1)} | ${fmt(r.quietP99, 1)} | ${fmt(r.floodedP50, 1)} | ${fmt(r.floodedP99, 1)} | ${fmt(r.ratio, 2)}× | ${r.samples} | ${got} | ${r.failed ? 'FAILED' : 'ok'}${r.note ? ` (${r.note})` : ''} |`)
   }
   return lines.join('\n')
 }
@@ -56,14 +96,23 @@ function goals (results) {
     return ` (rounds ${fmt(Math.min(...each), 2)}–${fmt(Math.max(...each), 2)})`
   }
   const fanouts = [results.fanout].flat().filter(Boolean)
+  const [singleOps, batchOps, update] = [results.batch].flat()
+  const batchRatio = ok(singleOps) && ok(batchOps) ? batchOps.opsPerSec / singleOps.opsPerSec : undefined
+  const batchCpu = ok(batchOps) && ok(update) && update.cpuPerRequest ? batchOps.cpuPerRequest / update.cpuPerRequest : undefined
   const list = [
     ['increment (1 KiB) / ceiling', ratio(rps('increment1k'), rps('ceiling')), '≥ 0.60 (stretch 0.80)', v => v >= 0.6, v => `${fmt(v, 2)}×${v >= 0.8 ? ' (stretch met)' : ''}${spread('increment1k', 'ceiling')}`],
     ['increment (1 MiB) / increment (1 KiB)', ratio(rps('increment1m'), rps('increment1k')), '≥ 0.50', v => v >= 0.5, v => `${fmt(v, 2)}×${spread('increment1m', 'increment1k')}`],
     ['increment (1 MiB, schema) / increment (1 MiB)', ratio(rps('increment1mSchema'), rps('increment1m')), '≥ 0.70', v => v >= 0.7, v => `${fmt(v, 2)}×${spread('increment1mSchema', 'increment1m')}`],
+    ['increment (1 KiB) with the change log / HISTORY=off', ratio(rps('increment1k'), rps('increment1kNoHistory')), '≥ 0.90', v => v >= 0.9, v => `${fmt(v, 2)}×${spread('increment1k', 'increment1kNoHistory')}`],
+    ['GET ?version=N (1 MiB, 10,000 entries): p50 of the worst N', ok(results.history) ? results.history.worstP50 : undefined, '≤ 20 ms', v => v <= 20, v => `${fmt(v, 1)} ms (all N: ${fmt(results.history.p50, 1)} ms)`],
     ['increment (1 MiB) / json-server PATCH (1 MiB)', ratio(rps('increment1m'), rps('peer')), '≥ 20×', v => v >= 20, v => `${fmt(v, 1)}×`],
+    ['batch of 100 increments / single increments (ops/s, same run)', batchRatio, '≥ 20×', v => v >= 20, v => `${fmt(v, 1)}×`],
+    ['batch of 100 server CPU per request / 1 MiB update', batchCpu, '≤ 1', v => v <= 1, v => `${fmt(v, 3)}×`],
     ['fan-out p99, one node', fanouts.find(r => r.nodes === 1 && ok(r))?.p99, '≤ 50 ms', v => v <= 50, v => `${fmt(v, 1)} ms`],
     ['fan-out p99, two nodes + Redis', fanouts.find(r => r.nodes === 2 && ok(r))?.p99, '≤ 100 ms', v => v <= 100, v => `${fmt(v, 1)} ms`],
-    ['RSS with 10,000 projects touched', ok(results.memory) ? results.memory.rssMiB : undefined, '≤ 300 MiB', v => v <= 300, v => `${fmt(v, 1)} MiB`]
+    ...streamGoals(results),
+    ['RSS with 10,000 projects touched', ok(results.memory) ? results.memory.rssMiB : undefined, '≤ 300 MiB', v => v <= 300, v => `${fmt(v, 1)} MiB`],
+    ['another user\'s increment p99, flooded / quiet', ok(results.fairness) ? results.fairness.ratio : undefined, '≤ 2×', v => v <= 2, v => `${fmt(v, 2)}× (${fmt(results.fairness.floodedP99, 1)} / ${fmt(results.fairness.quietP99, 1)} ms)`]
   ]
   const lines = ['| goal | measured | target | met |', '|---|---:|---|---|']
   for (const [name, value, target, met, show] of list) {
@@ -81,7 +130,7 @@ export const RESULTS_END = '<!-- results: end -->'
 /** The generated part: when and where it ran, the goals, and every scenario's numbers. */
 export function renderResults ({ machine, results, date }) {
   const parts = [
-    `Measured ${date} with \`npm run bench\` (BENCH_DURATION=${process.env.BENCH_DURATION ?? 10} s per HTTP scenario after a ${process.env.BENCH_WARMUP ?? 2} s warm-up; the ceiling and the three increment scenarios run interleaved in ${process.env.BENCH_ROUNDS ?? 5} alternating rounds; see [Method](#method)).`,
+    `Measured ${date} with \`npm run bench\` (BENCH_DURATION=${process.env.BENCH_DURATION ?? 10} s per HTTP scenario after a ${process.env.BENCH_WARMUP ?? 2} s warm-up; the ceiling and the increment scenarios run interleaved in ${process.env.BENCH_ROUNDS ?? 5} alternating rounds; see [Method](#method)).`,
     '',
     `Machine: ${machine.cpu}, ${machine.cores} cores, ${machine.memoryGiB} GiB RAM, Node ${machine.node}, ${machine.os}; load average at start ${machine.loadAtStart}.`,
     '',
@@ -95,6 +144,14 @@ export function renderResults ({ machine, results, date }) {
   ]
   const fan = fanoutTable(results)
   if (fan) parts.push('', '### Fan-out (Socket.IO)', '', fan)
+  const hist = historyTable(results)
+  if (hist) parts.push('', '### Change log', '', hist)
+  const fair = fairnessTable(results)
+  if (fair) parts.push('', '### Fairness under abuse', '', fair)
+  const pres = presenceTable(results)
+  if (pres) parts.push('', '### Presence fan-out (Socket.IO)', '', pres)
+  const streams = streamTable(results)
+  if (streams) parts.push('', '### Resume and Server-Sent Events', '', streams)
   const mem = memoryTable(results)
   if (mem) parts.push('', '### Memory', '', mem)
   return parts.join('\n')

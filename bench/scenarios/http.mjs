@@ -91,8 +91,8 @@ const DOCUMENT_SCHEMA = {
   }
 }
 
-async function prepareIncrement (scenario, bytes, { schema } = {}) {
-  const ctx = await startWithProject(documentOfSize(bytes))
+async function prepareIncrement (scenario, bytes, { schema, env = {} } = {}) {
+  const ctx = await startWithProject(documentOfSize(bytes), env)
   let before
   try {
     if (schema) await expectStatus(call(ctx.server.url, 'PUT', `${ctx.path}/schema`, { token: ctx.session, body: schema }), 200, 'set schema')
@@ -119,7 +119,10 @@ const PREPARE = {
   ceiling: prepareCeiling,
   increment1k: () => prepareIncrement('increment, 1 KiB content', KiB),
   increment1m: () => prepareIncrement('increment, 1 MiB content', ONE_MIB_DOCUMENT),
-  increment1mSchema: () => prepareIncrement('increment, 1 MiB content with a schema covering it', ONE_MIB_DOCUMENT, { schema: DOCUMENT_SCHEMA })
+  increment1mSchema: () => prepareIncrement('increment, 1 MiB content with a schema covering it', ONE_MIB_DOCUMENT, { schema: DOCUMENT_SCHEMA }),
+  // The reference for what the change log costs the write path (docs/change-log.md): the same
+  // increments with HISTORY=off, which records no log and rewrites the document instead.
+  increment1kNoHistory: () => prepareIncrement('increment, 1 KiB content, HISTORY=off (no change log)', KiB, { env: { HISTORY: 'off' } })
 }
 
 /** The scenarios whose req/s the goals compare with each other: measured interleaved. */
@@ -138,6 +141,7 @@ export const ceiling = () => alone('ceiling')
 export const incrementSmall = () => alone('increment1k')
 export const incrementLarge = () => alone('increment1m')
 export const incrementLargeSchema = () => alone('increment1mSchema')
+export const incrementSmallNoHistory = () => alone('increment1kNoHistory')
 
 /**
  * The named ratio scenarios side by side: all their servers up at once (idle ones cost

@@ -17,7 +17,8 @@ async function inParallel (count, task) {
 
 export async function memory () {
   // BENCH_CACHE_BYTES tries another cache budget; by default the server's own default is measured.
-  const server = await startContentd(process.env.BENCH_CACHE_BYTES ? { CACHE_BYTES: process.env.BENCH_CACHE_BYTES } : {})
+  // One user owns every project: past the default MAX_PROJECTS_PER_USER.
+  const server = await startContentd({ MAX_PROJECTS_PER_USER: String(PROJECTS), ...(process.env.BENCH_CACHE_BYTES ? { CACHE_BYTES: process.env.BENCH_CACHE_BYTES } : {}) })
   try {
     const started = performance.now()
     const user = await owner(server.url, 'bench')

@@ -1,10 +1,10 @@
 // Who may do what to a project (docs/design.md §5, §12). Pure: the HTTP layer and the realtime
 // layer load the facts, this decides. A key's rights are the user's rights intersected with
 // the key's permission and project scope, and, for a narrowed key, its paths and operations.
-import { ContentdError, type ErrorCode } from '../../shared/errors.js'
+import { ContentdError, OperationError, type ErrorCode } from '../../shared/errors.js'
 import type { NarrowableOperation } from '../../shared/key-scope.js'
 import type { Operation } from '../../shared/operations.js'
-import type { ApiKeyRecord, ProjectRole } from '../store/types.js'
+import type { ApiKeyRecord, ProjectRole, StoreOperation } from '../store/types.js'
 
 export type Access = 'read' | 'write'
 
@@ -38,6 +38,34 @@ export type ContentAccess =
 /** The access an operation needs: update is whole-content, the others write at their path. */
 export function operationAccess (operation: Operation): ContentAccess {
   return operation.op === 'update' ? { kind: 'whole' } : { kind: 'write', op: operation.op, path: operation.path }
+}
+
+/**
+ * Throws KEY_SCOPE_DENIED unless the credential may commit `operation` (docs/design.md §12).
+ * Update, revert and JSON Patch write the whole content; a batch needs every one of its
+ * operations allowed, a `test` counting as a read at its path. A batch's refusal names the
+ * first refused operation (`operation: i`, as its other failures do, §10).
+ */
+export function requireOperationScope (key: ApiKeyRecord | null, operation: StoreOperation): void {
+  if (key === null || !isNarrowed(key)) return
+  switch (operation.op) {
+    case 'revert':
+    case 'patch':
+      requireKeyScope(key, { kind: 'whole' })
+      return
+    case 'batch':
+      operation.operations.forEach((step, i) => {
+        const access: ContentAccess = step.op === 'test' ? { kind: 'read', path: step.path } : { kind: 'write', op: step.op, path: step.path }
+        try {
+          requireKeyScope(key, access)
+        } catch (error) {
+          throw error instanceof ContentdError ? new OperationError(error, i) : error
+        }
+      })
+      return
+    default:
+      requireKeyScope(key, operationAccess(operation))
+  }
 }
 
 /** True when a key is narrowed to some paths or operations. */

@@ -1,21 +1,35 @@
 // The operator's actions, done with the same services as the HTTP API (so passwords and
 // keys are hashed, validated and scoped exactly as over HTTP). No argument parsing and no
 // terminal I/O here: each action takes values and returns the text to print.
+import { z } from 'zod'
 import { ContentdError } from '../../shared/errors.js'
+import { parsePatch } from '../../shared/json-patch.js'
 import { apiKeyBody, credentialsBody, projectBody, usernameField } from '../../shared/schemas.js'
-import { parseDuration } from '../config.js'
+import { parseDuration, type Config } from '../config.js'
 import { displayName, type Identity } from '../services/identity.js'
 import { createServices, type Services } from '../services/index.js'
+import { readAll, readPage } from '../services/pagination.js'
 import { splitProjectRef } from '../../shared/project-ref.js'
-import type { Store, UserRecord } from '../store/types.js'
+import type { Actor, Store, UserRecord } from '../store/types.js'
+import { printChangeLog, type LogOptions } from './change-log.js'
 import { parseContentFromStdin, parseInput, parseJsonInput } from './input.js'
 import { UsageError } from './usage.js'
+import { WebhookAdmin } from './webhook-admin.js'
+
+/** Who the change log records for content the operator imports (docs/design.md §9). */
+export const CLI_ACTOR: Actor = { type: 'system', name: 'cli' }
 
 export class Admin {
   private readonly services: Services
+  /** `contentd webhook …` (webhook-admin.ts). */
+  readonly webhooks: WebhookAdmin
+  private readonly batchLimit: number
 
-  constructor (private readonly store: Store, sessionTtlMs: number) {
-    this.services = createServices({ store, sessionTtlMs })
+  /** The operator is held to the same quotas as users (MAX_KEYS_PER_USER, MAX_PROJECTS_PER_USER). */
+  constructor (private readonly store: Store, config: Config) {
+    this.services = createServices({ store, sessionTtlMs: config.sessionTtlMs, quotas: config.quotas })
+    this.webhooks = new WebhookAdmin(store, this.services.projects, config)
+    this.batchLimit = config.batchLimit
   }
 
   async createUser (name: string, password: string): Promise<string> {
@@ -24,8 +38,9 @@ export class Admin {
     return `Created user ${displayName(user.username)}`
   }
 
+  /** Page by page, so even a very large user table is read in bounded steps. */
   async listUsers (): Promise<string> {
-    const users = await this.store.listUsers()
+    const users = await readAll(query => readPage(query, z.string(), page => this.store.listUsers(page), u => u.username))
     if (users.length === 0) return 'No users.'
     return users.map(u => `${displayName(u.username)}\t${u.createdAt}`).join('\n')
   }
@@ -63,7 +78,7 @@ export class Admin {
 
   async listKeys (userName: string): Promise<string> {
     const user = await this.user(userName)
-    const keys = await this.services.keys.list(user.id)
+    const keys = await readAll(query => this.services.keys.list(user.id, query))
     if (keys.length === 0) return `${displayName(user.username)} has no API keys.`
     return keys.map(k => [
       k.id, `${k.prefix}…`, k.permission, k.projects === null ? 'all' : k.projects.join(','),
@@ -111,11 +126,31 @@ export class Admin {
     return snapshot.json ?? JSON.stringify(snapshot.content)
   }
 
+  /** Prints the change log through `options.print` (line by line, as it is read); returns ''. */
+  async log (ref: string, options: LogOptions): Promise<string> {
+    await printChangeLog(this.store, this.services.projects, ...refArgs(ref), options)
+    return ''
+  }
+
   async importContent (ref: string, text: string): Promise<string> {
     const project = await this.services.projects.find(...refArgs(ref))
     const content = parseContentFromStdin(text)
-    const { version } = await this.store.applyOperation(project, { op: 'update', value: content })
+    // An operator's action outside the API: its log entry names the CLI (docs/design.md §9).
+    const { version } = await this.store.applyOperation(project, { op: 'update', value: content }, { actor: CLI_ACTOR })
     return `Imported content into ${displayName(project.ownerName)}/${project.slug} (version ${version})`
+  }
+
+  async patchContent (ref: string, text: string): Promise<string> {
+    const project = await this.services.projects.find(...refArgs(ref))
+    let patch: unknown
+    try {
+      patch = JSON.parse(text)
+    } catch {
+      throw new ContentdError('INVALID_JSON', 'the patch file is not JSON')
+    }
+    // As PATCH …/content does (docs/design.md §10), recorded as the operator's change.
+    const { version } = await this.store.applyOperation(project, { op: 'patch', operations: parsePatch(patch, this.batchLimit) }, { actor: CLI_ACTOR })
+    return `Patched ${displayName(project.ownerName)}/${project.slug} (version ${version})`
   }
 
   private async user (name: string): Promise<UserRecord> {

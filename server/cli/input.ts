@@ -24,9 +24,11 @@ const TERM_BY_FIELD: Record<string, Term> = {
   name: { name: '--name' },
   permission: { name: '--permission' },
   projects: { name: '--project' },
+  expiresAt: { name: '--expires' },
+  url: { name: 'URL' },
   paths: { name: '--path' },
   ops: { name: '--op' },
-  expiresAt: { name: '--expires' }
+  description: { name: '--description' }
 }
 
 /**

@@ -6,7 +6,7 @@
 import { readFile } from 'node:fs/promises'
 import { parseArgs, type ParseArgsConfig } from 'node:util'
 import { ContentdError } from '../../shared/errors.js'
-import { ConfigError, loadConfig } from '../config.js'
+import { ConfigError, loadConfig, type Config } from '../config.js'
 import type { Store } from '../store/types.js'
 import type { Admin } from './admin.js'
 import { commandHelp, COMMAND_USAGE, MAIN_USAGE, UsageError } from './usage.js'
@@ -70,7 +70,43 @@ const COMMANDS: Record<string, Command> = {
   'schema get': { positionals: 1, run: (admin, [ref]) => admin.getSchema(ref as string) },
   'schema rm': { positionals: 1, run: (admin, [ref]) => admin.removeSchema(ref as string) },
   export: { positionals: 1, run: (admin, [ref]) => admin.exportContent(ref as string) },
-  import: { positionals: 1, run: async (admin, [ref]) => admin.importContent(ref as string, await readStdin()) }
+  import: { positionals: 1, run: async (admin, [ref]) => admin.importContent(ref as string, await readStdin()) },
+  'webhook add': {
+    positionals: 2,
+    options: { path: { type: 'string', multiple: true }, op: { type: 'string', multiple: true }, description: { type: 'string' } },
+    run: (admin, [ref, url], values) => admin.webhooks.add(ref as string, url as string, {
+      paths: (values.path as string[] | undefined) ?? [], ops: (values.op as string[] | undefined) ?? [], description: str(values.description)
+    })
+  },
+  'webhook list': { positionals: 1, run: (admin, [ref]) => admin.webhooks.list(ref as string) },
+  'webhook rm': { positionals: 1, run: (admin, [id]) => admin.webhooks.remove(id as string) },
+  'webhook deliveries': { positionals: 1, run: (admin, [id]) => admin.webhooks.deliveries(id as string) },
+  patch: { positionals: 2, run: async (admin, [ref, file]) => admin.patchContent(ref as string, file === '-' ? await readStdin() : await readPatchFile(file as string)) },
+  log: {
+    positionals: 1,
+    options: { since: { type: 'string' }, follow: { type: 'boolean' }, json: { type: 'boolean' } },
+    run: (admin, [ref], values) => {
+      const sinceText = str(values.since) ?? '0'
+      if (!/^(?:0|[1-9][0-9]{0,14})$/.test(sinceText)) throw new UsageError(`--since must be a version, a whole number such as 0 or 42 (got ${JSON.stringify(sinceText.slice(0, 40))})`, 'log')
+      const stopped = new Promise<void>(resolve => { process.once('SIGINT', resolve); process.once('SIGTERM', resolve) })
+      return admin.log(ref as string, {
+        since: Number(sinceText),
+        follow: values.follow === true,
+        json: values.json === true,
+        print: line => { process.stdout.write(line + '\n') },
+        stopped
+      })
+    }
+  }
+}
+
+async function readPatchFile (file: string): Promise<string> {
+  const { readFile } = await import('node:fs/promises')
+  try {
+    return await readFile(file, 'utf8')
+  } catch (e) {
+    throw new UsageError(`cannot read ${file}: ${(e as NodeJS.ErrnoException).code ?? 'error'}`, 'patch')
+  }
 }
 
 async function readStdin (): Promise<string> {
@@ -92,13 +128,13 @@ async function passwordFromStdin (): Promise<string> {
   return text.split(/\r?\n/)[0] ?? ''
 }
 
-async function withStore<T> (work: (store: Store, sessionTtlMs: number) => Promise<T>): Promise<T> {
+async function withStore<T> (work: (store: Store, config: Config) => Promise<T>): Promise<T> {
   const config = loadConfig()
   const { createStore } = await import('../store/index.js')
   const store = await createStore(config)
   try {
     await store.init()
-    return await work(store, config.sessionTtlMs)
+    return await work(store, config)
   } finally {
     await store.close()
   }
@@ -140,10 +176,17 @@ async function main (argv: string[]): Promise<number> {
   }
   // Loaded only to act: help and usage errors need no native module (argon2, SQLite).
   const { Admin } = await import('./admin.js')
-  const output = await withStore((store, ttl) => command.run(new Admin(store, ttl), parsed.positionals, parsed.values))
-  process.stdout.write(output.endsWith('\n') ? output : output + '\n')
+  const output = await withStore((store, config) => command.run(new Admin(store, config), parsed.positionals, parsed.values))
+  // '' when the command printed as it went (log).
+  if (output !== '') process.stdout.write(output.endsWith('\n') ? output : output + '\n')
   return 0
 }
+
+// `contentd log … | head`: the reader went away; stop quietly instead of crashing on EPIPE.
+process.stdout.on('error', (e: NodeJS.ErrnoException) => {
+  if (e.code === 'EPIPE') process.exit(0)
+  throw e
+})
 
 main(process.argv.slice(2)).then(code => {
   if (code >= 0) process.exitCode = code

@@ -13,7 +13,13 @@ export const COMMAND_USAGE: Record<string, string> = {
   'schema get': 'contentd schema get @name/slug',
   'schema rm': 'contentd schema rm @name/slug',
   export: 'contentd export @name/slug > file.json',
-  import: 'contentd import @name/slug < file.json'
+  import: 'contentd import @name/slug < file.json',
+  'webhook add': 'contentd webhook add @name/slug URL [--path P]... [--op OP]... [--description D]',
+  'webhook list': 'contentd webhook list @name/slug',
+  'webhook rm': 'contentd webhook rm ID',
+  'webhook deliveries': 'contentd webhook deliveries ID',
+  patch: 'contentd patch @name/slug file.json   (an RFC 6902 JSON Patch; - reads it from stdin)',
+  log: 'contentd log @name/slug [--since N] [--follow] [--json]'
 }
 
 export const COMMAND_HELP: Record<string, string> = {
@@ -28,7 +34,13 @@ export const COMMAND_HELP: Record<string, string> = {
   'schema get': 'Print the project\'s JSON Schema.',
   'schema rm': 'Remove the project\'s JSON Schema; writes are no longer checked.',
   export: 'Print the project\'s content as JSON.',
-  import: 'Replace the project\'s content with the JSON object read from stdin (one update: version + 1).'
+  import: 'Replace the project\'s content with the JSON object read from stdin (one update: version + 1).',
+  'webhook add': 'Add a webhook to the project: every later change at or below a --path (dot path; may repeat) with an --op (may repeat) is POSTed, signed, to URL. Prints the signing secret once. URLs are checked like the API does (WEBHOOK_ALLOW_PRIVATE).',
+  'webhook list': 'List the project\'s webhooks (without secrets): id, state, cursor, URL, filters, and why a disabled one was disabled.',
+  'webhook rm': 'Delete a webhook by id (whk_…); its deliveries stop at once.',
+  'webhook deliveries': 'Show a webhook\'s last 100 delivery attempts, newest first: time, version, outcome, HTTP status, attempt, duration, error.',
+  patch: 'Apply an RFC 6902 JSON Patch (a JSON array of operations) to the project\'s content, atomically, as one change (op "patch"), like PATCH …/content. At most BATCH_LIMIT operations.',
+  log: 'Print the project\'s change log, one change per line: version, time, who, what. --since N starts after version N (default 0; older than the history kept: HISTORY_EXPIRED, naming the oldest version kept). --follow keeps printing new changes until Ctrl-C. --json prints each change as its JSON entry.'
 }
 
 export const MAIN_USAGE = `usage: contentd <command> [arguments] [--help]

@@ -6,9 +6,15 @@ import { ContentdError } from '../../shared/errors.js'
 import { bearerSecret, type Identities, type Identity } from '../services/identity.js'
 import { context } from './context.js'
 
-export function loadIdentity (identities: Identities): RequestHandler {
+/**
+ * `queryToken`: also take the credential from `?access_token=` when there is no
+ * Authorization header, for browsers' EventSource, which cannot send headers (the
+ * Server-Sent Events route only; request logs redact it, see request-log.ts).
+ */
+export function loadIdentity (identities: Identities, { queryToken = false } = {}): RequestHandler {
   return async (req, res, next) => {
-    const result = await identities.resolve(bearerSecret(req.headers.authorization))
+    const fromQuery = queryToken && req.headers.authorization === undefined && typeof req.query.access_token === 'string' ? req.query.access_token : null
+    const result = await identities.resolve(fromQuery ?? bearerSecret(req.headers.authorization))
     Object.assign(context(res), result.identity ? { identity: result.identity, authFailure: null } : { identity: null, authFailure: result.failure })
     next()
   }

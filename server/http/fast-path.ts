@@ -23,6 +23,7 @@ import type { RequestHandler, Response } from 'express'
 import helmet from 'helmet'
 import { IncomingMessage, type ServerResponse } from 'node:http'
 import type { Logger } from '../logger.js'
+import { redactUrl } from './redact-url.js'
 
 type Middleware = (req: IncomingMessage, res: ServerResponse, next: (error?: unknown) => void) => void
 
@@ -75,7 +76,7 @@ export function quietRequestLog (logger: Logger, requestIdFor: (req: IncomingMes
     const res = response as ServerResponse & { [STARTED]?: number }
     req.id = requestIdFor(req, res)
     req[LOGGER] = logger
-    req[URL_AT_START] = req.url
+    req[URL_AT_START] = redactUrl(req.url ?? '')
     defineLog(req)
     res[STARTED] = Date.now()
     res.on('finish', logServerError)

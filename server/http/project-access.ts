@@ -2,7 +2,6 @@
 // 404 for a missing user or project, 403 without the needed access (docs/design.md §4 order:
 // identity first, then the project, then access). Leaves project and role in the context.
 import type { RequestHandler } from 'express'
-import { ContentdError } from '../../shared/errors.js'
 import type { Access } from '../auth/rights.js'
 import type { Projects } from '../services/projects.js'
 import { identityOf } from './auth-middleware.js'
@@ -13,20 +12,6 @@ export function projectAccess (projects: Projects, needed: Access): RequestHandl
     const identity = identityOf(res)
     const project = await projects.find(String(req.params.username), String(req.params.projectSlug))
     const role = await projects.authorize(identity, project, needed)
-    Object.assign(context(res), { project, role })
-    next()
-  }
-}
-
-/** Only the owner, signed in with a session, manages a project (members, schema, deletion). */
-export function projectOwnerSession (projects: Projects): RequestHandler {
-  return async (req, res, next) => {
-    const identity = identityOf(res)
-    const project = await projects.find(String(req.params.username), String(req.params.projectSlug))
-    const role = await projects.roleOf(project, identity.user.id)
-    if (role === null) throw new ContentdError('FORBIDDEN')
-    if (!identity.session) throw new ContentdError('SESSION_REQUIRED')
-    if (role !== 'owner') throw new ContentdError('OWNER_REQUIRED')
     Object.assign(context(res), { project, role })
     next()
   }

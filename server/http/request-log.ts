@@ -6,6 +6,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http'
 import { pinoHttp } from 'pino-http'
 import type { Logger } from '../logger.js'
 import { quietRequestLog } from './fast-path.js'
+import { redactUrl } from './redact-url.js'
 
 const SANE_REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/
 
@@ -29,7 +30,7 @@ export function requestLog (logger: Logger): Middleware {
       return 'info'
     },
     serializers: {
-      req: (req: { id: unknown, method: string, url: string }) => ({ id: req.id, method: req.method, url: req.url }),
+      req: (req: { id: unknown, method: string, url: string }) => ({ id: req.id, method: req.method, url: redactUrl(req.url) }),
       res: (res: { statusCode: number }) => ({ statusCode: res.statusCode })
     }
   })

@@ -23,6 +23,7 @@ export interface RouteScope {
   post: (path: string, ...handlers: RequestHandler[]) => void
   put: (path: string, ...handlers: RequestHandler[]) => void
   delete: (path: string, ...handlers: RequestHandler[]) => void
+  patch: (path: string, ...handlers: RequestHandler[]) => void
 }
 
 interface Entry extends RegisteredRoute { handlers: RequestHandler[] }
@@ -58,7 +59,7 @@ export class RouteTable {
 
   scope (prefix = '', before: RequestHandler[] = []): RouteScope {
     const add = (method: Method) => (path: string, ...handlers: RequestHandler[]) => { this.add(method, prefix + path, [...before, ...handlers]) }
-    return { get: add('get'), post: add('post'), put: add('put'), delete: add('delete') }
+    return { get: add('get'), post: add('post'), put: add('put'), delete: add('delete'), patch: add('patch') }
   }
 
   add (method: Method, path: string, handlers: RequestHandler[]): void {

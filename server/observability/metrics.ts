@@ -73,12 +73,12 @@ export class Metrics {
     this.finished = function (this: Response) { record(this) }
     collectDefaultMetrics({ register: this.registry, prefix: 'contentd_' })
     // Zero series for every operation, so dashboards show 0 rather than "no data".
-    for (const op of OPERATION_NAMES) this.operations.inc({ op }, 0)
+    for (const op of [...OPERATION_NAMES, 'revert']) this.operations.inc({ op }, 0)
   }
 
   /** Counts every committed operation of the store by its type. */
   watch (store: Store): void {
-    store.onCommit(change => this.operations.inc({ op: change.operation.op }))
+    store.onCommit(change => this.operations.inc({ op: change.entry.op }))
   }
 
   /** Express middleware: times every request and counts it when the response finishes. */

@@ -1,8 +1,9 @@
 // Liveness, readiness and metrics endpoints (outside /api: no user credentials involved).
 //   GET /readyz  — 200 when the store answers and, with Redis configured, Redis answers too;
 //                  503 STORE_UNAVAILABLE otherwise (take the node out of the load balancer).
-//   GET /metrics — Prometheus text; absent when METRICS=off, and behind
-//                  Authorization: Bearer <METRICS_TOKEN> when that is set.
+//   GET /metrics — Prometheus text. By default behind Authorization: Bearer <METRICS_TOKEN>
+//                  (with no token configured it answers 401 to everyone, saying why);
+//                  METRICS=open serves it to anyone, METRICS=off removes it.
 import { createHash, timingSafeEqual } from 'node:crypto'
 import type { RequestHandler } from 'express'
 import { ContentdError } from '../../shared/errors.js'
@@ -49,13 +50,16 @@ function tokenMatches (header: string | undefined, token: string): boolean {
 
 export function observabilityRoutes (routes: RouteScope, config: Config, store: Store, metrics: Metrics, redis: Pingable | undefined): void {
   routes.get('/readyz', readinessRoute(store, redis))
-  if (config.metrics.enabled) {
-    const token = config.metrics.token
-    routes.get('/metrics', async (req, res) => {
-      if (token !== undefined && !tokenMatches(req.headers.authorization, token)) {
+  const { access, token } = config.metrics
+  if (access === 'off') return
+  routes.get('/metrics', async (req, res) => {
+    if (access === 'token') {
+      // Metrics tell a lot about who uses the server and how; nobody reads them by default.
+      if (token === undefined) throw new ContentdError('AUTH_REQUIRED', 'set METRICS_TOKEN on the server and send it as a bearer token, or set METRICS=open')
+      if (!tokenMatches(req.headers.authorization, token)) {
         throw new ContentdError(req.headers.authorization ? 'INVALID_TOKEN' : 'AUTH_REQUIRED')
       }
-      res.type(metrics.registry.contentType).send(await metrics.registry.metrics())
-    })
-  }
+    }
+    res.type(metrics.registry.contentType).send(await metrics.registry.metrics())
+  })
 }

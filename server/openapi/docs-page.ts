@@ -161,7 +161,7 @@ export const DOCS_SCRIPT = String.raw`(function () {
   function renderOperation(spec, method, path, op) {
     var body = el('div', { class: 'body' });
     if (op.description) body.appendChild(markdown(op.description));
-    body.appendChild(el('p', { text: 'Authentication: ' + ({ none: 'none', any: 'session token or API key', session: 'session token', metrics: 'METRICS_TOKEN when set' })[op['x-contentd-auth']] }));
+    body.appendChild(el('p', { text: 'Authentication: ' + ({ none: 'none', any: 'session token or API key', session: 'session token', metrics: 'METRICS_TOKEN (unless METRICS=open)' })[op['x-contentd-auth']] }));
     if (op.parameters) {
       body.appendChild(el('h4', { text: 'Parameters' }));
       body.appendChild(el('table', {}, [el('tr', {}, [el('th', { text: 'name' }), el('th', { text: 'in' }), el('th', { text: 'description' })])].concat(

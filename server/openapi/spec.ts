@@ -101,7 +101,7 @@ function operationObject (op: ApiOperation): Record<string, unknown> {
     'x-contentd-auth': op.auth,
     ...(parameters.length > 0 ? { parameters } : {}),
     ...(op.body
-      ? { requestBody: { required: op.body.required ?? true, ...(op.body.description ? { description: op.body.description } : {}), content: { 'application/json': { schema: ref(bodyName(op.body.name)) } } } }
+      ? { requestBody: { required: op.body.required ?? true, ...(op.body.description ? { description: op.body.description } : {}), content: { [op.body.contentType ?? 'application/json']: { schema: ref(bodyName(op.body.name)) } } } }
       : {}),
     responses
   }

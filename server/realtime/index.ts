@@ -3,22 +3,25 @@
 // other nodes, which deliver it to theirs; access events end subscriptions on every node.
 import type { Server as HttpServer } from 'node:http'
 import { Server } from 'socket.io'
-import { EVENTS, changeEventOf } from '../../shared/events.js'
+import { EVENTS } from '../../shared/events.js'
 import type { Config } from '../config.js'
 import { createLimits, type Limits } from '../http/rate-limit.js'
 import type { Logger } from '../logger.js'
 import type { Metrics } from '../observability/metrics.js'
 import type { RedisConnection } from '../redis-connection.js'
 import type { Services } from '../services/index.js'
-import { projectRef } from '../services/projects.js'
 import type { Store } from '../store/types.js'
 import { ConnectionSlots } from './connection-slots.js'
 import { engineGate } from './engine-gate.js'
 import { routeEvents } from './event-router.js'
 import { atTime } from './expiry.js'
 import { handshake } from './handshake.js'
+import { Presence } from './presence.js'
+import { RedisPresenceShare } from './presence-redis.js'
+import { LocalPresenceShare, type PresenceShare } from './presence-share.js'
 import { connectRedisAdapter, type RedisAdapter } from './redis-adapter.js'
 import { capSendBuffer } from './send-buffer.js'
+import { batchWebSocketWrites } from './write-batching.js'
 import { closeConnections } from './shutdown.js'
 import { Subscriptions } from './subscriptions.js'
 import type { RealtimeServer } from './types.js'
@@ -64,6 +67,7 @@ export async function attachRealtime (deps: RealtimeDependencies): Promise<Realt
   // Origin and the per-IP handshake budget, before Engine.IO allocates a session.
   io.engine.use(engineGate({ corsOrigins: config.corsOrigins, limiter: limits.api, trustProxy: config.trustProxy, logger }))
   io.engine.on('connection', (connection: Parameters<typeof capSendBuffer>[0]) => {
+    batchWebSocketWrites(connection)
     capSendBuffer(connection, config.socketSendBufferBytes, queuedBytes => {
       metrics?.slowConsumers.inc()
       logger.warn({ queuedBytes, limit: config.socketSendBufferBytes }, 'dropping a Socket.IO connection that does not read what it is sent')
@@ -80,10 +84,22 @@ export async function attachRealtime (deps: RealtimeDependencies): Promise<Realt
     resubscribeWindowMs: config.socketResubscribeWindowMs,
     resubscribeBytes: config.socketResubscribeBytes
   }, logger)
+  // Presence (docs/design.md §14): members on every node through Redis, else in memory.
+  const redisShare = deps.redis
+    ? new RedisPresenceShare({ redis: deps.redis, ttlMs: config.presenceTtlMs, logger, announce: (entry, type) => presence.announce(entry, type) })
+    : null
+  const share: PresenceShare = redisShare ?? new LocalPresenceShare()
+  const presence = new Presence({ io, share, subscriptions, projects: services.projects, identities: services.identities, logger }, {
+    stateBytes: config.presenceStateLimitBytes,
+    members: config.presenceMembersLimit
+  })
+  await redisShare?.start()
+  subscriptions.observe(presence)
   const slots = new ConnectionSlots(config.socketConnectionsPerIdentity, held => metrics?.connectionSlots.set(held))
   const handlers = {
     [EVENTS.subscribe]: subscriptions.subscribe.bind(subscriptions),
-    [EVENTS.unsubscribe]: subscriptions.unsubscribe.bind(subscriptions)
+    [EVENTS.unsubscribe]: subscriptions.unsubscribe.bind(subscriptions),
+    ...presence.handlers()
   }
 
   io.use(handshake({ identities: services.identities, slots, limiter: limits.api, trustProxy: config.trustProxy, logger }))
@@ -100,6 +116,7 @@ export async function attachRealtime (deps: RealtimeDependencies): Promise<Realt
       metrics?.activeSockets.dec()
       cancelExpiry?.()
       subscriptions.forget(socket)
+      presence.forget(socket)
     })
   })
 
@@ -108,9 +125,10 @@ export async function attachRealtime (deps: RealtimeDependencies): Promise<Realt
     if (closed) return
     const projectId = committed.project.id
     if (!multiNode && !subscriptions.hasSubscribers(projectId)) return
-    const change = changeEventOf(projectRef(committed.project), committed.version, committed.operation, committed.at)
+    // The `change` event is the change log's entry, actor included (docs/design.md §9).
+    const change = committed.entry
     subscriptions.deliver(projectId, change)
-    metrics?.broadcastLag.observe(Math.max(0, Date.now() - Date.parse(committed.at)) / 1000)
+    metrics?.broadcastLag.observe(Math.max(0, Date.now() - Date.parse(change.at)) / 1000)
     if (multiNode) io.serverSideEmit('contentd:change', projectId, change)
   })
   services.accessEvents.on(event => {
@@ -119,8 +137,16 @@ export async function attachRealtime (deps: RealtimeDependencies): Promise<Realt
     if (multiNode) io.serverSideEmit('contentd:access', event)
   })
   if (multiNode) {
-    io.sockets.on('contentd:change', (projectId, change) => subscriptions.deliver(projectId, change))
-    io.sockets.on('contentd:access', event => subscriptions.applyAccessEvent(event))
+    // Other nodes' changes and access events reach this node's Socket.IO subscribers and its
+    // Server-Sent Events streams alike (docs/design.md §9).
+    io.sockets.on('contentd:change', (projectId, change) => {
+      subscriptions.deliver(projectId, change)
+      services.liveFeed.publishChange(projectId, change)
+    })
+    io.sockets.on('contentd:access', event => {
+      subscriptions.applyAccessEvent(event)
+      services.liveFeed.publishAccess(event)
+    })
   }
 
   return {
@@ -130,6 +156,8 @@ export async function attachRealtime (deps: RealtimeDependencies): Promise<Realt
       // Not io.close(): that would also close the HTTP server, which the caller owns.
       await closeConnections(io, SHUTDOWN_FLUSH_GRACE_MS)
       subscriptions.close()
+      // The leaves of this node's members reach Redis and the other nodes before the adapter closes.
+      await presence.close()
       await redisAdapter?.close()
     }
   }

@@ -8,13 +8,13 @@
 // replaces it with a fresh one (a new snapshot), within the re-subscribe budget
 // (resubscribe-budget.ts).
 import { requireKeyScope } from '../auth/rights.js'
-import { EVENTS, type ChangeEvent, type RevokedEvent, type SubscribeAck } from '../../shared/events.js'
+import { EVENTS, type ChangeEntry, type ChangeEvent, type RevokedEvent, type SubscribeAck } from '../../shared/events.js'
 import { ContentdError, isContentdError, type ErrorBody, type ErrorCode } from '../../shared/errors.js'
 import type { Logger } from '../logger.js'
 import type { AccessEvent } from '../services/access-events.js'
 import type { Identities } from '../services/identity.js'
 import type { Projects } from '../services/projects.js'
-import type { ContentSnapshot, Store } from '../store/types.js'
+import type { ContentSnapshot, ProjectRecord, Store } from '../store/types.js'
 import type { Reply } from './event-router.js'
 import { ProjectFeed, type FeedMember } from './project-feed.js'
 import { failure, failureOf, rateLimited } from './replies.js'
@@ -22,6 +22,8 @@ import { ResubscribeBudget } from './resubscribe-budget.js'
 import type { RealtimeServer, RealtimeSocket } from './types.js'
 
 const GAP_TIMEOUT_MS = 2000
+/** Log entries read at once when a subscribe resumes from `since`. */
+const RESUME_PAGE = 1000
 const HISTORY_SIZE = 256
 const SNAPSHOT_ATTEMPTS = 3
 
@@ -52,6 +54,14 @@ class Subscription implements FeedMember {
   }
 }
 
+/** Hears when subscriptions start and end (presence.ts keeps its members by them). */
+export interface SubscriptionObserver {
+  /** The subscription is in place: its snapshot was just acknowledged. */
+  started (socket: RealtimeSocket, ref: string, projectId: string): void
+  /** It ended; `replaced` when a new subscribe of the same connection to the project took its place. */
+  ended (socket: RealtimeSocket, ref: string, replaced: boolean): void
+}
+
 interface ProjectEntry {
   feed: ProjectFeed
   subscriptions: Set<Subscription>
@@ -67,6 +77,7 @@ const CANCELLED = new ContentdError('SUBSCRIPTION_CANCELLED').toBody()
 export class Subscriptions {
   private readonly projects = new Map<string, ProjectEntry>()
   private readonly connections = new Map<RealtimeSocket, ConnectionState>()
+  private observer: SubscriptionObserver | null = null
 
   constructor (
     private readonly io: RealtimeServer,
@@ -86,10 +97,22 @@ export class Subscriptions {
     return this.projects.has(projectId)
   }
 
+  observe (observer: SubscriptionObserver): void {
+    this.observer = observer
+  }
+
+  /** The project id of the connection's subscription to `ref` (canonical) once it is in place, else null. */
+  activeProjectId (socket: RealtimeSocket, ref: string): string | null {
+    const subscription = this.connections.get(socket)?.subscriptions.get(ref)
+    return subscription?.state === 'active' ? subscription.projectId : null
+  }
+
   async subscribe (socket: RealtimeSocket, request: unknown, reply: Reply): Promise<void> {
     const ref = projectRefOf(request)
     if (!ref) { reply(failure('INVALID_BODY', 'subscribe needs { project: "@user/slug" }')); return }
     if (!ref.owner.startsWith('@')) { reply(failure('INVALID_USERNAME')); return }
+    const since = sinceOf(request)
+    if (since === INVALID) { reply(failure('INVALID_VERSION', 'since must be a non-negative integer such as 0 or 42')); return }
     const key = canonicalRef(ref)
     const connection = this.connectionOf(socket)
     const current = connection.subscriptions.get(key)
@@ -100,11 +123,11 @@ export class Subscriptions {
       reply(failure('TOO_MANY_SUBSCRIPTIONS', `at most ${this.limits.perConnection}`))
       return
     }
-    if (current) this.end(current, CANCELLED, false)
+    if (current) this.end(current, CANCELLED, false, true)
     const subscription = new Subscription(socket, key)
     subscription.waiters.push(reply)
     connection.subscriptions.set(key, subscription)
-    await this.establish(subscription, ref, connection)
+    await this.establish(subscription, ref, connection, since)
   }
 
   unsubscribe (socket: RealtimeSocket, request: unknown, reply: Reply): void {
@@ -154,8 +177,11 @@ export class Subscriptions {
     this.connections.clear()
   }
 
-  /** Checks access and takes the snapshot; answers every waiter, whatever happens. */
-  private async establish (subscription: Subscription, ref: { owner: string, slug: string }, connection: ConnectionState): Promise<void> {
+  /**
+   * Checks access and takes the snapshot (or, with `since`, reads the changes after it from
+   * the log, docs/design.md §9); answers every waiter, whatever happens.
+   */
+  private async establish (subscription: Subscription, ref: { owner: string, slug: string }, connection: ConnectionState, since: number | undefined): Promise<void> {
     const { socket } = subscription
     const pending = () => subscription.state === 'pending'
     try {
@@ -174,6 +200,7 @@ export class Subscriptions {
       await this.projectService.authorize(current.identity, project, 'read')
       // A subscription streams the whole content: never for a key narrowed to paths (docs/design.md §12).
       requireKeyScope(current.identity.key, { kind: 'whole' })
+      if (since !== undefined) { await this.resume(subscription, connection, entry, project, since); return }
       for (let attempt = 0; attempt < SNAPSHOT_ATTEMPTS; attempt++) {
         const snapshot = await this.store.readContent(project.id)
         if (!pending()) return
@@ -193,9 +220,36 @@ export class Subscriptions {
     }
   }
 
+  /**
+   * Resume: the changes after `since`, read from the log page by page, make the ack; the
+   * feed then joins the subscription to the room exactly at the last version read (as for
+   * a snapshot at that version), so live changes follow without a gap or a repeat. When
+   * the room has moved on meanwhile, the log is read further.
+   */
+  private async resume (subscription: Subscription, connection: ConnectionState, entry: ProjectEntry, project: ProjectRecord, since: number): Promise<void> {
+    const changes: ChangeEntry[] = []
+    let at = since
+    for (let attempt = 0; attempt < SNAPSHOT_ATTEMPTS; attempt++) {
+      for (let more = true; more;) {
+        const page = await this.store.readChanges(project, at, RESUME_PAGE)
+        if (subscription.state !== 'pending') return
+        for (const change of page.changes) changes.push(change)
+        at = page.changes.at(-1)?.version ?? at
+        more = page.more
+      }
+      const activated = entry.feed.activate(subscription, at, () => {
+        const ack: SubscribeAck = { ok: true, project: subscription.ref, version: at, changes }
+        this.answer(subscription, connection, ack, Buffer.byteLength(JSON.stringify(changes)))
+      })
+      if (activated !== 'stale') return
+    }
+    throw new ContentdError('STORE_UNAVAILABLE')
+  }
+
   /** The snapshot is ready: the subscription is in place, and every waiter within the budget gets it. */
   private answer (subscription: Subscription, connection: ConnectionState, ack: SubscribeAck, bytes: number): void {
     subscription.state = 'active'
+    this.observer?.started(subscription.socket, subscription.ref, subscription.projectId as string)
     const waiters = subscription.waiters
     subscription.waiters = []
     waiters.forEach((reply, index) => {
@@ -237,9 +291,10 @@ export class Subscriptions {
 
   /**
    * Ends one subscription. A pending one answers its waiters with `reason`; an active one
-   * tells the client with a `revoked` event when `tell` is set (access ended).
+   * tells the client with a `revoked` event when `tell` is set (access ended). `replaced`:
+   * a new subscription of the same connection to the project takes its place.
    */
-  private end (subscription: Subscription, reason: ErrorBody, tell: boolean): void {
+  private end (subscription: Subscription, reason: ErrorBody, tell: boolean, replaced = false): void {
     if (subscription.state === 'ended') return
     const wasPending = subscription.state === 'pending'
     subscription.state = 'ended'
@@ -264,6 +319,7 @@ export class Subscriptions {
     } else if (tell && socket.connected) {
       socket.emit(EVENTS.revoked, { ...reason, project: ref })
     }
+    this.observer?.ended(socket, ref, replaced)
   }
 }
 
@@ -273,7 +329,7 @@ function sizeOf (snapshot: ContentSnapshot): number {
 }
 
 /** `{ project: "@alice/demo" }` → its two halves (the owner keeps its "@" for Projects.find). */
-function projectRefOf (request: unknown): { owner: string, slug: string } | null {
+export function projectRefOf (request: unknown): { owner: string, slug: string } | null {
   if (typeof request !== 'object' || request === null || !('project' in request)) return null
   const ref = request.project
   if (typeof ref !== 'string') return null
@@ -282,7 +338,16 @@ function projectRefOf (request: unknown): { owner: string, slug: string } | null
   return { owner: ref.slice(0, slash), slug: ref.slice(slash + 1) }
 }
 
+const INVALID = Symbol('invalid since')
+
+/** `since` of a subscribe: absent, a non-negative integer, or INVALID. */
+function sinceOf (request: unknown): number | undefined | typeof INVALID {
+  const since = (request as { since?: unknown }).since
+  if (since === undefined) return undefined
+  return typeof since === 'number' && Number.isSafeInteger(since) && since >= 0 ? since : INVALID
+}
+
 /** "@Alice/demo" and "alice/demo" → "@alice/demo", the form `change` events carry. */
-function canonicalRef (ref: { owner: string, slug: string }): string {
+export function canonicalRef (ref: { owner: string, slug: string }): string {
   return `@${ref.owner.replace(/^@/, '').toLowerCase()}/${ref.slug}`
 }

@@ -1,6 +1,7 @@
 // The Socket.IO event maps, so every emit and handler is checked against shared/events.ts.
 import type { Server, Socket } from 'socket.io'
 import type { ChangeEvent, RevokedEvent, ShutdownEvent, SubscribeAck, UnsubscribeAck } from '../../shared/events.js'
+import type { PresenceEvent, PresenceLeaveAck, PresenceListAck, PresenceSetAck } from '../../shared/presence.js'
 import type { AccessEvent } from '../services/access-events.js'
 import type { Identity } from '../services/identity.js'
 
@@ -8,12 +9,16 @@ export interface ClientToServerEvents {
   // Payloads come from the network: handlers check them, whatever these types say.
   subscribe: (request: unknown, ack?: (reply: SubscribeAck) => void) => void
   unsubscribe: (request: unknown, ack?: (reply: UnsubscribeAck) => void) => void
+  'presence:set': (request: unknown, ack?: (reply: PresenceSetAck) => void) => void
+  'presence:list': (request: unknown, ack?: (reply: PresenceListAck) => void) => void
+  'presence:leave': (request: unknown, ack?: (reply: PresenceLeaveAck) => void) => void
 }
 
 export interface ServerToClientEvents {
   change: (change: ChangeEvent) => void
   revoked: (event: RevokedEvent) => void
   shutdown: (event: ShutdownEvent) => void
+  presence: (event: PresenceEvent) => void
 }
 
 /** Between nodes, through the Redis adapter. */

@@ -17,6 +17,7 @@
 import type { ValidateFunction } from 'ajv/dist/2020.js'
 import { ContentdError, type SchemaError } from '../../shared/errors.js'
 import { isContainer, type Json, type JsonContainer, type JsonObject } from '../../shared/json.js'
+import { isCompound, type ContentOperation } from '../../shared/compound.js'
 import type { Operation } from '../../shared/operations.js'
 import { isCanonicalIndex } from '../../shared/path.js'
 import { compileSchema, type CompiledSchema, type JsonSchema } from './compile.js'
@@ -71,10 +72,12 @@ export class ContentSchema {
 
   /**
    * Call BEFORE applying `operation` to `before` (a valid document); call the result with the
-   * document after it. The result agrees with validate(after) on whether it is valid.
+   * document after it. The result agrees with validate(after) on whether it is valid. A batch
+   * or patch is checked as a whole result (docs/design.md §10: only the result must match;
+   * its steps may pass through documents that do not), so the whole document is validated.
    */
-  prepare (before: JsonObject, operation: Operation): ChangeCheck {
-    const change = this.walk.local ? changeOf(before, operation) : { kind: 'whole' as const }
+  prepare (before: JsonObject, operation: ContentOperation): ChangeCheck {
+    const change = this.walk.local && !isCompound(operation) ? changeOf(before, operation) : { kind: 'whole' as const }
     switch (change.kind) {
       case 'nothing': return () => []
       case 'whole': return after => this.validate(after)
@@ -87,7 +90,7 @@ export class ContentSchema {
    * For a store: call BEFORE applying `operation` to `before`; the result throws
    * SCHEMA_VIOLATION (422) when the document after it breaks the schema.
    */
-  enforce (before: JsonObject, operation: Operation): (after: JsonObject) => void {
+  enforce (before: JsonObject, operation: ContentOperation): (after: JsonObject) => void {
     const check = this.prepare(before, operation)
     return after => {
       const violations = check(after)

@@ -1,5 +1,6 @@
 // Signing up, logging in and out. Sessions are random tokens stored as hashes.
 import { ContentdError } from '../../shared/errors.js'
+import { passwordProblem } from '../auth/password-policy.js'
 import { hashPassword, verifyPassword } from '../auth/passwords.js'
 import { hashSecret, newId, newSecret } from '../auth/tokens.js'
 import type { Clock } from '../clock.js'
@@ -19,6 +20,8 @@ export class Accounts {
 
   /** Makes a user without signing in (the operator's CLI); signup is this plus a session. */
   async createUser (username: string, password: string): Promise<UserRecord> {
+    const problem = passwordProblem(username, password)
+    if (problem) throw new ContentdError('PASSWORD_TOO_COMMON', problem)
     // Cheap check first so a taken name does not cost an argon2 hash; the unique index
     // still decides races.
     if (await this.store.findUserByName(username)) throw new ContentdError('USERNAME_TAKEN')

@@ -1,11 +1,13 @@
 // Projects, members and the access decision for one request.
+import { z } from 'zod'
 import { ContentdError } from '../../shared/errors.js'
 import { accessDenial, type Access } from '../auth/rights.js'
 import { newId } from '../auth/tokens.js'
 import type { Clock } from '../clock.js'
-import type { MemberRole, ProjectRecord, ProjectRole, Store } from '../store/types.js'
+import type { MemberRole, ProjectPosition, ProjectRecord, ProjectRole, Store } from '../store/types.js'
 import type { AccessEvents } from './access-events.js'
 import { displayName, type Identity } from './identity.js'
+import { readPage, type Page, type PageQuery } from './pagination.js'
 
 export interface ProjectView {
   username: string
@@ -24,9 +26,20 @@ export function projectRef (project: ProjectRecord): string {
   return `${displayName(project.ownerName)}/${project.slug}`
 }
 
+export interface MemberView {
+  username: string
+  role: MemberRole
+}
+
+const projectPosition: z.ZodType<ProjectPosition> = z.object({ ownerName: z.string(), slug: z.string() })
+const usernamePosition: z.ZodType<string> = z.string()
+
 export class Projects {
-  /** `accessEvents` hears of deleted projects and removed members, to end their subscriptions. */
-  constructor (private readonly store: Store, private readonly accessEvents: AccessEvents, private readonly now: Clock) {}
+  /**
+   * `accessEvents` hears of deleted projects and removed members, to end their subscriptions;
+   * `maxPerUser` is MAX_PROJECTS_PER_USER.
+   */
+  constructor (private readonly store: Store, private readonly accessEvents: AccessEvents, private readonly now: Clock, private readonly maxPerUser: number) {}
 
   /**
    * The project a URL names. `usernameParam` must carry the "@" (400 otherwise); a missing
@@ -55,14 +68,15 @@ export class Projects {
   }
 
   async create (ownerId: string, ownerName: string, slug: string, name: string | undefined): Promise<ProjectRecord> {
-    return this.store.createProject({ id: newId('prj_'), ownerId, ownerName, slug, name: name ?? slug, createdAt: new Date(this.now()).toISOString() })
+    const project = { id: newId('prj_'), ownerId, ownerName, slug, name: name ?? slug, createdAt: new Date(this.now()).toISOString() }
+    return this.store.createProject(project, this.maxPerUser)
   }
 
-  /** What the identity can see: its own and shared projects, narrowed by a key's scope. */
-  async listFor (identity: Identity): Promise<ProjectView[]> {
-    const projects = await this.store.listProjectsForUser(identity.user.id)
+  /** One page of what the identity can see: its own and shared projects, narrowed by a key's scope. */
+  async listFor (identity: Identity, query: PageQuery): Promise<Page<ProjectView>> {
     const scope = identity.key?.projectIds ?? null
-    return projects.filter(p => scope === null || scope.includes(p.id)).map(p => projectView(p, p.role))
+    const page = await readPage(query, projectPosition, p => this.store.listProjectsForUser(identity.user.id, p, scope), p => ({ ownerName: p.ownerName, slug: p.slug }))
+    return { items: page.items.map(p => projectView(p, p.role)), nextCursor: page.nextCursor }
   }
 
   async delete (project: ProjectRecord): Promise<void> {
@@ -82,8 +96,10 @@ export class Projects {
     this.accessEvents.emit({ kind: 'member-removed', projectId: project.id, userId: member.id })
   }
 
-  async members (project: ProjectRecord): Promise<Array<{ username: string, role: MemberRole }>> {
-    return (await this.store.listMembers(project.id)).map(m => ({ username: displayName(m.username), role: m.role }))
+  /** One page of the project's members, by username. */
+  async members (project: ProjectRecord, query: PageQuery): Promise<Page<MemberView>> {
+    const page = await readPage(query, usernamePosition, p => this.store.listMembers(project.id, p), m => m.username)
+    return { items: page.items.map(m => ({ username: displayName(m.username), role: m.role })), nextCursor: page.nextCursor }
   }
 
   private async memberUser (project: ProjectRecord, memberParam: string) {

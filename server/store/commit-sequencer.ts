@@ -43,7 +43,7 @@ export class CommitSequencer {
       ticket.waitFor = [...flying]
       const done = this.completed.get(ticket.projectId) ?? []
       done.push(ticket)
-      done.sort((a, b) => (a.change as CommittedChange).version - (b.change as CommittedChange).version)
+      done.sort((a, b) => (a.change as CommittedChange).entry.version - (b.change as CommittedChange).entry.version)
       this.completed.set(ticket.projectId, done)
     }
     this.drain(ticket.projectId)

@@ -12,9 +12,13 @@ export interface CachedDocument {
   json?: string
   /** UTF-8 size of the serialized document; an upper bound when `json` is absent. */
   bytes: number
-  /** Operations logged since the stored snapshot, and their serialized size. */
-  logCount: number
-  logBytes: number
+  /** Change log entries after the latest checkpoint, and their serialized size (see content-log.ts). */
+  tailCount: number
+  tailBytes: number
+  /** Version of the latest checkpoint (0 when there is none: the implicit `{}` at version 0). */
+  checkpointVersion: number
+  /** Serialized size of the content at that checkpoint: what a replay from it parses first. */
+  checkpointBytes: number
 }
 
 /** The entry's JSON, serialized once on first need and kept with the entry. */

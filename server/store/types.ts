@@ -1,10 +1,14 @@
 // The storage interface. Every store (embedded SQLite, MongoDB) implements it, and one
 // contract suite (test/store-contract.test.ts) runs against each, so they behave alike.
 // Records carry hashes of secrets only, never the secrets.
+import type { Actor, ChangeEntry } from '../../shared/events.js'
 import type { JsonObject } from '../../shared/json.js'
 import type { NarrowableOperation } from '../../shared/key-scope.js'
-import type { Operation } from '../../shared/operations.js'
 import type { JsonSchema } from '../schema/compile.js'
+import type { WebhookStore } from './webhook-types.js'
+import type { ContentOperation } from '../../shared/compound.js'
+
+export type { Actor, ChangeEntry } from '../../shared/events.js'
 
 export type Permission = 'read' | 'write'
 export type MemberRole = 'viewer' | 'editor'
@@ -69,11 +73,74 @@ export interface SchemaRecord {
   setAt: string
 }
 
+/**
+ * One page of a list, in the list's order: at most `limit` items strictly after `after` (the
+ * sort key of the last item of the previous page; null for the first page). Every list is
+ * read a page at a time, so no request costs more than a page, whoever owns the data
+ * (docs/design.md §13).
+ */
+export interface PageRequest<Position> {
+  after: Position | null
+  limit: number
+  /**
+   * For lists whose items cost unequal work (keys: the projects they scope). The store may
+   * then stop before `limit`, at an item before which the items it returns cost more than
+   * `costBudget` in total, and never before the second item; it may also ignore it.
+   */
+  costBudget?: number
+}
+
+/** Keys are listed oldest first: by creation time, then id. */
+export interface KeyPosition { createdAt: string, id: string }
+/** Projects are listed by owner, then slug. */
+export interface ProjectPosition { ownerName: string, slug: string }
+
+/** A project as people name it: `@ownerName/slug`. */
+export interface ProjectName { ownerName: string, slug: string }
+
+export interface ListedApiKey extends ApiKeyRecord {
+  /** The scoped projects that still exist, in the key's order; null: every project (projectIds null). */
+  projectNames: ProjectName[] | null
+}
+
 /** `*` matches any version; otherwise one of the listed versions must be current. */
 export type VersionCondition = '*' | number[]
 
+/**
+ * Makes the content what it was at `version`, as one new change (docs/design.md §9). Not a
+ * pure operation on a document (it needs the history), so it is a store operation only.
+ */
+export interface RevertOperation {
+  op: 'revert'
+  version: number
+}
+
+/** What applyOperation takes: a content operation (batches and patches included), or a revert. */
+export type StoreOperation = ContentOperation | RevertOperation
+
 export interface ApplyOptions {
   ifMatch?: VersionCondition
+  /** Who makes the change: recorded in its log entry (docs/design.md §9). */
+  actor: Actor
+}
+
+/**
+ * How much history a store keeps (docs/design.md §9). `limit`: the newest entries answerable
+ * per project (HISTORY_LIMIT; 0 keeps all). `enabled: false` (HISTORY=off, the embedded
+ * store only) records no history at all: the benchmark's reference for what the log costs.
+ */
+export interface HistoryOptions {
+  limit: number
+  enabled: boolean
+}
+
+/** A page of a project's change log: entries after `since`, ascending. */
+export interface ChangesPage {
+  /** The project's current version when the page was read. */
+  version: number
+  changes: ChangeEntry[]
+  /** More entries follow the last one of this page (ask again with its version as `since`). */
+  more: boolean
 }
 
 export interface ContentSnapshot {
@@ -90,12 +157,45 @@ export interface ContentSnapshot {
 /** Emitted synchronously, in version order per project, right after a change commits. */
 export interface CommittedChange {
   project: ProjectRecord
-  version: number
-  operation: Operation
-  at: string
+  /**
+   * The change exactly as its log entry (`project` included): what the realtime layer sends
+   * on. Its values are the listener's own; later changes never alter them.
+   */
+  entry: ChangeEntry
 }
 
 export type CommitListener = (change: CommittedChange) => void
+
+/**
+ * One Idempotency-Key (docs/design.md §10): per project, caller (`user:<id>` for a session,
+ * `key:<id>` for an API key) and the key string the client chose.
+ */
+export interface IdempotencyId {
+  projectId: string
+  caller: string
+  key: string
+}
+
+/** Claiming a key for a request: its fingerprint (method, path and body) and when the claim lapses. */
+export interface IdempotencyClaim extends IdempotencyId {
+  fingerprint: string
+  /** ISO times: a record whose expiresAt <= now is gone (claimed anew). */
+  now: string
+  expiresAt: string
+}
+
+/** The first answer, as it is replayed. */
+export interface StoredResponse {
+  status: number
+  body: string
+  etag: string | null
+}
+
+/** What claiming found: the key is now this request's, or an earlier request's, running or answered. */
+export type IdempotencyState =
+  | { state: 'claimed' }
+  | { state: 'running', fingerprint: string }
+  | { state: 'done', fingerprint: string, response: StoredResponse }
 
 export interface Store {
   readonly kind: 'sqlite' | 'mongodb'
@@ -104,6 +204,8 @@ export interface Store {
   ping (): Promise<void>
   close (): Promise<void>
   onCommit (listener: CommitListener): void
+  /** Webhooks: cursors, leases, deliveries (webhook-types.ts; docs/design.md §11). */
+  readonly webhooks: WebhookStore
 
   createUser (user: UserRecord): Promise<void>
   findUserByName (username: string): Promise<UserRecord | null>
@@ -113,38 +215,78 @@ export interface Store {
   findSession (tokenHash: string): Promise<SessionRecord | null>
   deleteSession (tokenHash: string): Promise<void>
 
-  createApiKey (key: ApiKeyRecord): Promise<void>
+  /**
+   * Adds the key unless the user already has `maxPerUser` keys: then QUOTA_EXCEEDED, nothing
+   * added. Counting and adding are one atomic step, so concurrent creates at the limit
+   * (from any number of processes) cannot both pass. The services always pass
+   * MAX_KEYS_PER_USER; without it there is no limit.
+   */
+  createApiKey (key: ApiKeyRecord, maxPerUser?: number): Promise<void>
   findApiKeyByHash (keyHash: string): Promise<ApiKeyRecord | null>
   /** One key by id, whoever owns it (the caller checks ownership). */
   findApiKeyById (id: string): Promise<ApiKeyRecord | null>
-  listApiKeys (userId: string): Promise<ApiKeyRecord[]>
+  /**
+   * One page of the user's keys, each with its scoped projects' names: one query. A key's
+   * cost (`costBudget`) is the number of projects it is scoped to.
+   */
+  listApiKeys (userId: string, page: PageRequest<KeyPosition>): Promise<ListedApiKey[]>
   /** Removes the key; false when the user has no key with that id. */
   deleteApiKey (userId: string, id: string): Promise<boolean>
 
-  /** Every user, by username (for the operator's CLI). */
-  listUsers (): Promise<UserRecord[]>
+  /** One page of all users, by username (for the operator's CLI); `after` is a username. */
+  listUsers (page: PageRequest<string>): Promise<UserRecord[]>
 
-  createProject (project: Omit<ProjectRecord, 'version'>): Promise<ProjectRecord>
+  /**
+   * Adds the project unless its owner already owns `maxPerOwner`: then QUOTA_EXCEEDED, nothing
+   * added (atomically, like createApiKey). A taken slug is PROJECT_EXISTS. The services always
+   * pass MAX_PROJECTS_PER_USER; without it there is no limit.
+   */
+  createProject (project: Omit<ProjectRecord, 'version'>, maxPerOwner?: number): Promise<ProjectRecord>
   findProject (ownerName: string, slug: string): Promise<ProjectRecord | null>
+  /** The projects that exist among `ids`, in that order: one query. */
   findProjectsByIds (ids: string[]): Promise<ProjectRecord[]>
-  /** Projects the user owns or is a member of, with the user's role in each. */
-  listProjectsForUser (userId: string): Promise<Array<ProjectRecord & { role: ProjectRole }>>
+  /**
+   * One page of the projects the user owns or is a member of, with the user's role in each;
+   * with `scope` (an API key's project ids), only those.
+   */
+  listProjectsForUser (userId: string, page: PageRequest<ProjectPosition>, scope: string[] | null): Promise<Array<ProjectRecord & { role: ProjectRole }>>
   deleteProject (id: string): Promise<void>
 
   setMember (projectId: string, userId: string, role: MemberRole): Promise<void>
   removeMember (projectId: string, userId: string): Promise<boolean>
   findMemberRole (projectId: string, userId: string): Promise<MemberRole | null>
-  listMembers (projectId: string): Promise<MemberRecord[]>
+  /** One page of the project's members, by username; `after` is a username. */
+  listMembers (projectId: string, page: PageRequest<string>): Promise<MemberRecord[]>
 
   readContent (projectId: string): Promise<ContentSnapshot | null>
   /**
-   * Applies one operation atomically and bumps the version; resolves with the new version.
+   * Applies one operation atomically, bumps the version and appends the change to the
+   * project's log in the same atomic step (docs/design.md §9); resolves with the new version.
+   * Takes the operation's value over: the caller must not change it afterwards (the store
+   * may keep it as its document).
    * Throws ContentdError (PRECONDITION_FAILED, CONTENT_TOO_LARGE, an operation's 400s,
-   * SCHEMA_VIOLATION when the project's schema refuses the result, PROJECT_NOT_FOUND)
-   * having changed nothing. The schema is the one stored when the write commits: read in
-   * the same atomic step, so a schema set meanwhile is never bypassed.
+   * SCHEMA_VIOLATION when the project's schema refuses the result, PROJECT_NOT_FOUND; for a
+   * revert VERSION_NOT_FOUND or HISTORY_EXPIRED, after PRECONDITION_FAILED) having changed
+   * nothing. The schema is the one stored when the write commits: read in the same atomic
+   * step as the content and its log entry, so a schema set meanwhile is never bypassed.
    */
-  applyOperation (project: ProjectRecord, operation: Operation, options?: ApplyOptions): Promise<{ version: number }>
+  applyOperation (project: ProjectRecord, operation: StoreOperation, options: ApplyOptions): Promise<{ version: number }>
+
+  /**
+   * The log entries after version `since`, ascending, at most `limit` (>= 1) of them. Throws
+   * INVALID_VERSION when `since` is above the current version, HISTORY_EXPIRED when an entry
+   * after `since` is no longer kept (the oldest kept version − 1 is answerable),
+   * PROJECT_NOT_FOUND. Streaming readers catch up with it, then follow onCommit.
+   */
+  readChanges (project: ProjectRecord, since: number, limit: number): Promise<ChangesPage>
+
+  /**
+   * The content as it was at `version`, at a bounded cost (checkpoints; never a replay of
+   * the whole log). Throws VERSION_NOT_FOUND above the current version, HISTORY_EXPIRED
+   * below the oldest answerable one (the same bound as readChanges' `since`),
+   * PROJECT_NOT_FOUND. The snapshot is the caller's own (no live cached document).
+   */
+  readContentAt (projectId: string, version: number): Promise<ContentSnapshot>
 
   getSchema (projectId: string): Promise<SchemaRecord | null>
   /**
@@ -156,4 +298,15 @@ export interface Store {
   putSchema (projectId: string, record: SchemaRecord): Promise<void>
   /** Removes the project's schema; false when it had none. */
   deleteSchema (projectId: string): Promise<boolean>
+
+  /**
+   * Idempotency-Key (docs/design.md §10). Atomically: when no unexpired record exists, records
+   * the claim (running) and answers `claimed`; otherwise answers the record. Works across
+   * nodes and restarts: the record is in the store.
+   */
+  claimIdempotencyKey (claim: IdempotencyClaim): Promise<IdempotencyState>
+  /** Records the answer of a claimed key; null releases the claim (the answer is not kept). */
+  finishIdempotencyKey (id: IdempotencyId, response: StoredResponse | null): Promise<void>
+  /** Deletes the records expired at `now`; resolves with how many. */
+  deleteExpiredIdempotencyKeys (now: string): Promise<number>
 }

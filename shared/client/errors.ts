@@ -22,13 +22,16 @@ export class ContentdClientError extends Error {
    * project's schema, each `{path, message}` with a dot path ("" for the root). Otherwise undefined.
    */
   readonly errors: SchemaError[] | undefined
+  /** A failed batch or patch: the index of the operation that failed. */
+  readonly operation: number | undefined
 
-  constructor (status: number, code: ErrorCode | ClientErrorCode, message: string, options?: { cause?: unknown, errors?: SchemaError[] }) {
+  constructor (status: number, code: ErrorCode | ClientErrorCode, message: string, options?: { cause?: unknown, errors?: SchemaError[], operation?: number }) {
     super(message, options)
     this.name = 'ContentdError'
     this.status = status
     this.code = code
     this.errors = options?.errors
+    this.operation = options?.operation
   }
 }
 
@@ -37,7 +40,8 @@ export function errorFromBody (status: number, body: unknown, fallbackText: stri
   if (typeof body === 'object' && body !== null && 'code' in body && 'message' in body &&
     typeof body.code === 'string' && typeof body.message === 'string') {
     const errors = 'errors' in body && Array.isArray(body.errors) ? (body.errors as unknown[]).filter(isSchemaError) : undefined
-    return new ContentdClientError(status, body.code as ErrorCode, body.message, errors ? { errors } : undefined)
+    const operation = 'operation' in body && typeof body.operation === 'number' ? body.operation : undefined
+    return new ContentdClientError(status, body.code as ErrorCode, body.message, { ...(errors ? { errors } : {}), ...(operation === undefined ? {} : { operation }) })
   }
   const snippet = fallbackText.slice(0, 200)
   return new ContentdClientError(status, 'UNEXPECTED_RESPONSE', `Unexpected response ${status}${snippet ? `: ${snippet}` : ''}`)

@@ -43,7 +43,7 @@ export class Http {
     if (this.token) headers.authorization = `Bearer ${this.token}`
     const init: RequestInit = { method, headers }
     if (options.body !== undefined) {
-      headers['content-type'] = 'application/json'
+      headers['content-type'] ??= 'application/json'
       init.body = JSON.stringify(options.body)
     }
     let response: Response

@@ -4,6 +4,8 @@
 //   const demo = client.project('@alice/demo')
 //   await demo.increment('stats.visits')
 //   const live = demo.subscribe(content => render(content))
+//   demo.presence.on('change', members => showAvatars(members))
+//   await demo.presence.set({ path: 'title' })
 //   ...
 //   client.close()
 import type { Json } from '../json.js'
@@ -37,7 +39,7 @@ export interface ContentdClient {
   project (ref: string): ProjectClient
   /** Who the token belongs to. */
   me (): Promise<{ username: string, createdAt: string }>
-  /** The projects the token can see. */
+  /** The projects the token can see, all of them (the server sends them a page at a time). */
   projects (): Promise<ProjectSummary[]>
   /** Ends the realtime connection and every subscription. */
   close (): void
@@ -50,15 +52,30 @@ export function createClient (options: ClientOptions): ContentdClient {
   return {
     project: ref => new ProjectClient(http, live, parseProjectRef(ref)),
     me: async () => (await http.request<{ username: string, createdAt: string }>('GET', '/api/me')).body,
-    projects: async () => (await http.request<{ projects: ProjectSummary[] }>('GET', '/api/projects')).body.projects,
+    projects: async () => {
+      const all: ProjectSummary[] = []
+      let cursor: string | null = null
+      do {
+        const page: { projects: ProjectSummary[], nextCursor: string | null } =
+          (await http.request<{ projects: ProjectSummary[], nextCursor: string | null }>('GET', `/api/projects${cursor ? `?cursor=${encodeURIComponent(cursor)}` : ''}`)).body
+        all.push(...page.projects)
+        cursor = page.nextCursor ?? null
+      } while (cursor !== null)
+      return all
+    },
     close: () => live.close()
   }
 }
 
 export { ContentdClientError, ContentdClientError as ContentdError, type ClientErrorCode } from './errors.js'
-export type { ProjectClient, WriteOptions, WriteResult, Snapshot, JsonSchema, SchemaSet } from './project.js'
+export type { ProjectClient, WriteOptions, WriteResult, Snapshot, ChangesPage, ChangesOptions, JsonSchema, SchemaSet } from './project.js'
 export type { Subscription, SubscribeOptions, ContentListener } from './subscription.js'
-export type { ChangeEvent } from '../events.js'
+export type { ProjectPresence, PresenceListener, PresenceErrorListener } from './presence.js'
+export type { PresenceMember, PresenceEvent } from '../presence.js'
+export type { Actor } from '../actor.js'
+export type { BatchOperationBody } from '../batch.js'
+export type { PatchOperation } from '../json-patch.js'
+export type { ChangeEvent, ChangeEntry } from '../events.js'
 export type { ErrorCode, SchemaError } from '../errors.js'
 export type { Json, JsonObject } from '../json.js'
 export type JsonValue = Json

@@ -1,8 +1,17 @@
-// One project's content over HTTP: get, update and the six path operations. Each write
-// resolves with the server's message and the content version it produced (from the ETag).
+// One project's content over HTTP: get, update, the six path operations, batch and JSON Patch,
+// and its history (changes, past versions, revert). Each write resolves with the server's
+// message and the content version it produced (from the ETag). A write with an
+// idempotencyKey is retried on network errors (and while the server says the first attempt is
+// still running): the key makes a retry safe, because the server answers it with the first
+// answer instead of applying it again (docs/design.md §10).
+import type { BatchOperationBody } from '../batch.js'
+import type { ChangeEntry } from '../events.js'
 import type { Json, JsonObject } from '../json.js'
+import type { PatchOperation } from '../json-patch.js'
+import { ContentdClientError } from './errors.js'
 import type { Http } from './http.js'
 import { versionOf } from './http.js'
+import type { ProjectPresence } from './presence.js'
 import type { ProjectRef } from './project-ref.js'
 import type { LiveContent } from './realtime.js'
 import type { Subscription, SubscribeOptions, ContentListener } from './subscription.js'
@@ -11,11 +20,20 @@ export interface WriteResult {
   message: string
   /** The project's version right after this change. */
   version: number | undefined
+  /** The server answered a retry with the first answer to its idempotencyKey (`Idempotent-Replayed`). */
+  replayed: boolean
 }
 
 export interface WriteOptions {
   /** Only apply when the content is still at this version (HTTP If-Match); else 412 PRECONDITION_FAILED. */
   ifVersion?: number
+  /**
+   * Idempotency-Key (1-255 visible ASCII characters, e.g. crypto.randomUUID()): the server
+   * applies the write at most once; retries with the same key get the first answer.
+   */
+  idempotencyKey?: string
+  /** With idempotencyKey: how many times to retry after a network error or 409 IDEMPOTENCY_IN_PROGRESS (default 3). */
+  retries?: number
 }
 
 /** A JSON Schema, draft 2020-12: an object, or true or false. */
@@ -29,9 +47,32 @@ export interface SchemaSet {
   setAt: string
 }
 
+const RETRY_BASE_MS = 200
+/** Worth retrying with the same key: the request may not have run, or its answer was lost, or it is still running. */
+const retryable = (error: unknown) => error instanceof ContentdClientError &&
+  (error.code === 'NETWORK_ERROR' || error.code === 'IDEMPOTENCY_IN_PROGRESS' || error.status >= 500)
+const sleep = (ms: number) => new Promise(resolve => setTimeout(resolve, ms))
+
 export interface Snapshot<T = Json> {
   value: T
   version: number | undefined
+}
+
+/** One page of the change log (GET …/content/changes, docs/design.md §9). */
+export interface ChangesPage {
+  /** The project's version when the page was read. */
+  version: number
+  /** Entries after the page's `since`, ascending. */
+  changes: ChangeEntry[]
+  /** More entries follow the last one of this page. */
+  more: boolean
+}
+
+export interface ChangesOptions {
+  /** Start after this version (default 0: from the oldest kept entry on). */
+  since?: number
+  /** Entries per page, 1..1000 (default: the server's, 100). */
+  limit?: number
 }
 
 export class ProjectClient {
@@ -56,6 +97,33 @@ export class ProjectClient {
     const query = path === undefined ? '' : `?path=${encodeURIComponent(path)}`
     const result = await this.http.request<T>('GET', this.base + query)
     return { value: result.body, version: versionOf(result.headers) }
+  }
+
+  /** The whole content as it was at `version` (410 HISTORY_EXPIRED beyond retention, 404 VERSION_NOT_FOUND above the current version). */
+  async at<T = JsonObject> (version: number): Promise<Snapshot<T>> {
+    const result = await this.http.request<T>('GET', `${this.base}?version=${encodeURIComponent(String(version))}`)
+    return { value: result.body, version: versionOf(result.headers) }
+  }
+
+  /**
+   * The change log after `since`, page by page, up to the version current when the last page
+   * is read: `for await (const page of project.changes({ since: 812 })) …`.
+   */
+  async * changes (options: ChangesOptions = {}): AsyncGenerator<ChangesPage, void, undefined> {
+    let since = options.since ?? 0
+    for (;;) {
+      const limit = options.limit === undefined ? '' : `&limit=${encodeURIComponent(String(options.limit))}`
+      const page = (await this.http.request<ChangesPage>('GET', `${this.base}/changes?since=${encodeURIComponent(String(since))}${limit}`)).body
+      yield page
+      const last = page.changes.at(-1)
+      if (!page.more || last === undefined) return
+      since = last.version
+    }
+  }
+
+  /** Makes the content what it was at `version`, as one new change (op "revert"). */
+  revert (version: number, options?: WriteOptions): Promise<WriteResult> {
+    return this.write('/revert', { version }, options)
   }
 
   /** Replaces the whole content (it must be a JSON object). */
@@ -114,10 +182,44 @@ export class ProjectClient {
     return this.live.subscribe(this.ref, onContent, options)
   }
 
-  private async write (suffix: string, body: unknown, options: WriteOptions = {}): Promise<WriteResult> {
+  /**
+   * Who is looking at the project right now (docs/sdk.md#presence): `members`, a live list,
+   * `set(state)` to show this client with a state, `on('change', …)`. One per client and
+   * project, whichever ProjectClient asks.
+   */
+  get presence (): ProjectPresence {
+    return this.live.presence(this.ref)
+  }
+
+  /**
+   * Several operations as one atomic change (POST …/content/batch): the path operations with
+   * `op` added, and `{op: "test", path, value}` preconditions. All or nothing; a failure's
+   * ContentdError names the failing operation's index in `operation`.
+   */
+  batch (operations: BatchOperationBody[], options?: WriteOptions): Promise<WriteResult> {
+    return this.write('/batch', { operations }, options)
+  }
+
+  /** An RFC 6902 JSON Patch, applied atomically (PATCH …/content). */
+  patch (operations: PatchOperation[], options?: WriteOptions): Promise<WriteResult> {
+    return this.write('', operations, options, 'PATCH')
+  }
+
+  private async write (suffix: string, body: unknown, options: WriteOptions = {}, method: 'POST' | 'PATCH' = 'POST'): Promise<WriteResult> {
     const headers: Record<string, string> = {}
     if (options.ifVersion !== undefined) headers['if-match'] = `"${options.ifVersion}"`
-    const result = await this.http.request<{ message: string }>('POST', this.base + suffix, { body, headers })
-    return { message: result.body.message, version: versionOf(result.headers) }
+    if (method === 'PATCH') headers['content-type'] = 'application/json-patch+json'
+    const key = options.idempotencyKey
+    if (key !== undefined) headers['idempotency-key'] = key
+    const retries = key === undefined ? 0 : options.retries ?? 3
+    for (let attempt = 0; ; attempt++) {
+      try {
+        const result = await this.http.request<{ message: string }>(method, this.base + suffix, { body, headers })
+        return { message: result.body.message, version: versionOf(result.headers), replayed: result.headers.get('idempotent-replayed') === 'true' }
+      } catch (error) {
+        if (attempt >= retries || !retryable(error)) throw error
+        await sleep(RETRY_BASE_MS * 2 ** attempt)
+      }
+    }
   }
 }

@@ -1,15 +1,19 @@
 // The client's one Socket.IO connection (docs/design.md §7), opened on the first subscribe
 // and shared by all of its subscriptions. It routes `change` events to the live copies of
-// their project, re-takes every snapshot after a reconnect (events may have been missed
-// while offline), and ends subscriptions the server revokes.
+// their project, has every copy catch up after a reconnect (from its version, through the
+// change log; a snapshot only when that is too old), and ends subscriptions the server revokes.
 //
 // The server holds one subscription per project per connection, however many live copies
 // of it the client keeps: copies that want a snapshot while a subscribe for their project
 // is on its way share that request, so several `subscribe()` calls on one project — and
 // the re-subscribing of all copies after a reconnect — send one subscribe per project.
+// A project's presence (presence.ts) holds the subscription the same way, with a copy that
+// keeps no content, and gets the project's `presence` events.
 import { io, type Socket } from 'socket.io-client'
 import { EVENTS, type ChangeEvent, type ConnectErrorData, type RevokedEvent, type SubscribeAck } from '../events.js'
+import type { PresenceEvent } from '../presence.js'
 import { ContentdClientError } from './errors.js'
+import { ClientPresence } from './presence.js'
 import { LiveCopy, statusOf, type ContentListener, type SubscribeOptions, type Subscription } from './subscription.js'
 
 export interface RealtimeOptions {
@@ -26,25 +30,52 @@ export class LiveContent {
   private readonly copies = new Map<string, Set<LiveCopy>>()
   /** The subscribe request on its way for each project, shared by the copies that want a snapshot meanwhile. */
   private readonly inFlight = new Map<string, Promise<SubscribeAck>>()
+  private readonly presences = new Map<string, ClientPresence>()
 
   constructor (private readonly options: RealtimeOptions) {}
 
+  /** The project's presence, one per client and project. */
+  presence (project: string): ClientPresence {
+    let presence = this.presences.get(project)
+    if (!presence) {
+      presence = new ClientPresence(project, hooks => this.hold(project, hooks))
+      this.presences.set(project, presence)
+    }
+    return presence
+  }
+
+  /**
+   * Keeps the project subscribed without a copy of its content, for presence: `subscribed`
+   * runs at every (re)subscription with the socket, `failed` when the subscription ends for good.
+   */
+  private hold (project: string, hooks: { subscribed: (socket: Socket) => void, failed: (error: ContentdClientError) => void }): { close (): void } {
+    const socket = this.connect()
+    const copy = new LiveCopy(project, () => hooks.subscribed(socket), { onError: hooks.failed }, since => this.requestSnapshot(socket, project, since), closed => this.forget(closed), false)
+    this.add(copy)
+    return copy
+  }
+
   subscribe (project: string, onContent: ContentListener, options: SubscribeOptions): Subscription {
     const socket = this.connect()
-    const copy = new LiveCopy(project, onContent, options, () => this.requestSnapshot(socket, project), closed => this.forget(closed))
-    let set = this.copies.get(project)
-    if (!set) { set = new Set(); this.copies.set(project, set) }
+    const copy = new LiveCopy(project, onContent, options, since => this.requestSnapshot(socket, project, since), closed => this.forget(closed))
+    this.add(copy)
+    return copy
+  }
+
+  private add (copy: LiveCopy): void {
+    let set = this.copies.get(copy.project)
+    if (!set) { set = new Set(); this.copies.set(copy.project, set) }
     // A copy of this project that is already live has exactly what a snapshot would give.
     const live = [...set].find(other => other.isLive)
     set.add(copy)
     // Not before subscribe() has returned: listeners may refer to the subscription.
     if (live) queueMicrotask(() => copy.startFrom(live))
     else copy.resync()
-    return copy
   }
 
   /** Ends every subscription and the socket. */
   close (): void {
+    for (const presence of this.presences.values()) presence.close()
     for (const set of [...this.copies.values()]) for (const copy of [...set]) copy.close()
     clearTimeout(this.reconnectTimer)
     this.socket?.disconnect()
@@ -57,14 +88,18 @@ export class LiveContent {
     if (this.socket) return this.socket
     const socket = io(this.options.baseUrl, { ...this.options.socketOptions, auth: { token: this.options.token ?? '' } })
     socket.on('connect', () => {
-      // Subscribe requests made while offline are buffered by socket.io and sent now; only a
-      // reconnect needs fresh snapshots, since changes may have been missed in between.
-      if (this.connectedBefore) for (const copy of this.allCopies()) copy.resync()
+      // Subscribe requests made while offline are buffered by socket.io and sent now. After a
+      // reconnect, changes may have been missed: each copy asks for those since its version
+      // (a snapshot only when the server no longer has them).
+      if (this.connectedBefore) for (const copy of this.allCopies()) copy.resume()
       this.connectedBefore = true
     })
     // A request sent before the connection dropped is never answered: forget it, so the
     // copies' next snapshot requests (on reconnect) go out afresh.
-    socket.on('disconnect', () => this.inFlight.clear())
+    socket.on('disconnect', () => {
+      this.inFlight.clear()
+      for (const presence of this.presences.values()) presence.disconnected()
+    })
     socket.on('connect_error', (error: Error & { data?: ConnectErrorData }) => {
       // socket.active is false when the server refused us (bad token): no retry will help,
       // except when the refusal was the rate limit: then again once it says we may.
@@ -83,6 +118,7 @@ export class LiveContent {
       const set = this.copies.get(change.project)
       if (set) for (const copy of [...set]) copy.receive(change)
     })
+    socket.on(EVENTS.presence, (event: PresenceEvent) => this.presences.get(event.project)?.receive(event))
     socket.on(EVENTS.revoked, (event: RevokedEvent) => {
       const error = new ContentdClientError(statusOf(event.code), event.code, event.message)
       const affected = event.project === undefined ? this.allCopies() : [...(this.copies.get(event.project) ?? [])]
@@ -92,11 +128,12 @@ export class LiveContent {
     return socket
   }
 
-  private requestSnapshot (socket: Socket, project: string): Promise<SubscribeAck> {
+  /** One request per project at a time: copies that want one meanwhile share its answer. */
+  private requestSnapshot (socket: Socket, project: string, since: number | undefined): Promise<SubscribeAck> {
     const pending = this.inFlight.get(project)
     if (pending) return pending
     const request = new Promise<SubscribeAck>(resolve => {
-      socket.emit(EVENTS.subscribe, { project }, (ack: SubscribeAck) => {
+      socket.emit(EVENTS.subscribe, since === undefined ? { project } : { project, since }, (ack: SubscribeAck) => {
         if (this.inFlight.get(project) === request) this.inFlight.delete(project)
         resolve(ack)
       })

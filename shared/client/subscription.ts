@@ -1,7 +1,9 @@
 // One live copy of a project's content. It starts from a subscribe snapshot and applies
 // `change` events strictly in version order with the server's own applyOperation, so the
-// copy equals the stored content after every event. A missing version (a gap), an event
-// that does not apply, or a reconnect throws the copy away and asks for a new snapshot. A
+// copy equals the stored content after every event. After a reconnect it asks only for the
+// changes it missed (subscribe with `since`, docs/design.md §9), and takes a new snapshot when
+// the server no longer has them (HISTORY_EXPIRED). A missing version (a gap) or an event
+// that does not apply throws the copy away and asks for a new snapshot. A
 // snapshot refused as RATE_LIMITED is asked for again after the `retryAfter` the server
 // gave; changes keep being held back meanwhile.
 //
@@ -10,11 +12,15 @@
 // in place: so each copy keeps its own document, cloning what it takes in (snapshots and
 // written values), and never shares objects with another copy.
 // Socket handling lives in realtime.ts; this class only sees acks and events.
+//
+// A copy made with `keepsContent` false holds the server subscription without a document
+// (presence needs the subscription, not the content): it ignores changes, and its listener
+// hears only that a snapshot arrived.
 import { ERRORS, type ErrorCode } from '../errors.js'
 import type { ChangeEvent, SubscribeAck } from '../events.js'
 import { operationOfChange } from '../events.js'
 import type { JsonObject } from '../json.js'
-import { applyOperation } from '../operations.js'
+import { applyContentOperation } from '../compound.js'
 import { ContentdClientError } from './errors.js'
 
 /** Called with the whole content after the snapshot and after every change. Treat it as read-only. */
@@ -39,13 +45,18 @@ export interface Subscription {
   readonly content: JsonObject | undefined
   /** The version of the local copy (undefined before the first snapshot). */
   readonly version: number | undefined
-  /** Number of snapshots taken: 1 + re-subscriptions after gaps and reconnects. */
+  /** Number of snapshots taken: 1 + re-subscriptions after gaps, and reconnects that could not resume. */
   readonly snapshots: number
+  /** Number of reconnects caught up from the change log (only the missed changes, no snapshot). */
+  readonly resumes: number
   close (): void
 }
 
-/** Asks the server for a fresh snapshot; resolves with its acknowledgement. */
-export type SnapshotRequester = () => Promise<SubscribeAck>
+/**
+ * Asks the server for a fresh snapshot, or with `since` for the changes after that version
+ * (docs/design.md §9); resolves with its acknowledgement.
+ */
+export type SnapshotRequester = (since?: number) => Promise<SubscribeAck>
 
 export class LiveCopy implements Subscription {
   private doc: JsonObject | undefined
@@ -55,6 +66,7 @@ export class LiveCopy implements Subscription {
   private generation = 0
   private closed = false
   private taken = 0
+  private resumed = 0
   private retryTimer: ReturnType<typeof setTimeout> | undefined
   private settleReady!: (error?: ContentdClientError) => void
   readonly ready: Promise<void>
@@ -64,7 +76,8 @@ export class LiveCopy implements Subscription {
     private readonly onContent: ContentListener,
     private readonly options: SubscribeOptions,
     private readonly requestSnapshot: SnapshotRequester,
-    private readonly onClose: (copy: LiveCopy) => void
+    private readonly onClose: (copy: LiveCopy) => void,
+    private readonly keepsContent = true
   ) {
     let settled = false
     this.ready = new Promise<void>((resolve, reject) => {
@@ -82,28 +95,64 @@ export class LiveCopy implements Subscription {
   get content (): JsonObject | undefined { return this.doc }
   get version (): number | undefined { return this.currentVersion }
   get snapshots (): number { return this.taken }
+  get resumes (): number { return this.resumed }
   get isOpen (): boolean { return !this.closed }
 
   /** Takes a (new) snapshot; changes that arrive meanwhile are held back and replayed. */
   resync (): void {
+    this.request(undefined)
+  }
+
+  /**
+   * After a reconnect: asks only for the changes missed since the copy's version; falls back
+   * to a snapshot when the server no longer has them (HISTORY_EXPIRED) or the copy has none.
+   */
+  resume (): void {
+    if (this.waiting || this.currentVersion === undefined) { this.resync(); return }
+    this.request(this.currentVersion)
+  }
+
+  private request (since: number | undefined): void {
     if (this.closed) return
     const generation = ++this.generation
     clearTimeout(this.retryTimer)
     this.waiting = true
     this.buffered = []
-    this.requestSnapshot().then(ack => {
+    this.requestSnapshot(since).then(ack => {
       // A later resync or close() superseded this request.
       if (generation !== this.generation || this.closed) return
       if (!ack.ok && ack.code === 'RATE_LIMITED') {
-        this.retryTimer = setTimeout(() => { if (generation === this.generation) this.resync() }, (ack.retryAfter ?? 1) * 1000)
+        this.retryTimer = setTimeout(() => { if (generation === this.generation) this.request(since) }, (ack.retryAfter ?? 1) * 1000)
         return
       }
+      if (!ack.ok && ack.code === 'HISTORY_EXPIRED') { this.resync(); return }
       if (!ack.ok) { this.fail(new ContentdClientError(statusOf(ack.code), ack.code, ack.message)); return }
-      this.start(ack.content, ack.version)
+      if ('content' in ack) this.start(ack.content, ack.version)
+      else this.catchUp(ack.changes, ack.version)
     }, (e: unknown) => {
       if (generation !== this.generation || this.closed) return
       this.fail(e instanceof ContentdClientError ? e : new ContentdClientError(0, 'REALTIME_ERROR', e instanceof Error ? e.message : String(e)))
     })
+  }
+
+  /**
+   * A resume's answer: the changes after the copy's version, up to `version`. Applied like
+   * live changes; if they do not continue the copy exactly (another copy's request with an
+   * older or newer `since` answered), a snapshot is taken instead.
+   */
+  private catchUp (changes: ChangeEvent[], version: number): void {
+    if (this.doc === undefined) { this.resync(); return }
+    const held = this.buffered
+    this.buffered = []
+    this.waiting = false
+    const generation = this.generation
+    for (const change of changes) {
+      this.receive(change)
+      if (generation !== this.generation) return // a gap: receive() asked for a snapshot
+    }
+    if (this.currentVersion !== version) { this.resync(); return }
+    this.resumed += 1
+    for (const change of held.sort((a, b) => a.version - b.version)) this.receive(change)
   }
 
   /**
@@ -122,14 +171,14 @@ export class LiveCopy implements Subscription {
   }
 
   receive (change: ChangeEvent): void {
-    if (this.closed) return
+    if (this.closed || !this.keepsContent) return
     if (this.waiting) { this.buffered.push(change); return }
     const version = this.currentVersion as number
     if (change.version <= version) return // already in the snapshot, or a duplicate
     if (change.version !== version + 1) { this.resync(); return }
     let next: JsonObject
     try {
-      next = applyOperation(this.doc as JsonObject, operationOfChange({ ...change, value: ownCopy(change.value) }))
+      next = applyContentOperation(this.doc as JsonObject, operationOfChange({ ...change, value: ownCopy(change.value), operations: ownCopy(change.operations) }))
     } catch {
       // Cannot happen when both sides agree; if it does, the server's copy wins.
       this.resync()
@@ -156,11 +205,11 @@ export class LiveCopy implements Subscription {
   }
 
   private start (content: JsonObject, version: number): void {
-    this.doc = structuredClone(content)
+    this.doc = this.keepsContent ? structuredClone(content) : undefined
     this.currentVersion = version
     this.waiting = false
     this.taken += 1
-    this.onContent(this.doc, this.currentVersion)
+    this.onContent(this.doc ?? content, this.currentVersion)
     this.settleReady()
     const held = this.buffered.sort((a, b) => a.version - b.version)
     this.buffered = []

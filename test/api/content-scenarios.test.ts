@@ -186,7 +186,7 @@ const CONDITIONAL: Row[] = [
 const METHODS: Row[] = [
   ...([['a write key', (f: ContentFixture) => f.writeKey], ['no credential', () => undefined], ['a stranger', (f: ContentFixture) => f.strangerSession]] as const).flatMap(([who, token]): Row[] => [
     { name: `GET …/content/increment with ${who} → 405 Allow: POST`, method: 'GET', url: url('increment'), token, expectStatus: 405, expectCode: 'METHOD_NOT_ALLOWED', expectHeaders: { allow: 'POST' } },
-    { name: `PUT …/content with ${who} → 405 Allow: GET, HEAD, POST`, method: 'PUT', url: content, token, body: { replaced: true }, expectStatus: 405, expectCode: 'METHOD_NOT_ALLOWED', expectHeaders: { allow: 'GET, HEAD, POST' } }
+    { name: `PUT …/content with ${who} → 405 Allow: GET, HEAD, PATCH, POST`, method: 'PUT', url: content, token, body: { replaced: true }, expectStatus: 405, expectCode: 'METHOD_NOT_ALLOWED', expectHeaders: { allow: 'GET, HEAD, PATCH, POST' } }
   ]),
   { name: 'DELETE …/content/set → 405 Allow: POST', method: 'DELETE', url: url('set'), token: f => f.writeKey, expectStatus: 405, expectCode: 'METHOD_NOT_ALLOWED', expectHeaders: { allow: 'POST' }, expectBody: { code: 'METHOD_NOT_ALLOWED', message: 'This endpoint does not accept that method: DELETE is not one of POST' } },
   { name: 'PUT …/content/push of an unknown project → 405 (the path is known, whatever the project)', method: 'PUT', url: '/api/@alice/nope/content/push', token: f => f.writeKey, body: { path: 'a', value: 1 }, expectStatus: 405, expectCode: 'METHOD_NOT_ALLOWED', expectHeaders: { allow: 'POST' } },

@@ -54,6 +54,19 @@ describe('management API', () => {
       expectError(await call(url, 'POST', '/api/auth/signup', { body }), 400, 'INVALID_BODY')
     })
 
+    it.each([
+      ['12345678', 'one of the most common passwords'],
+      ['password1', 'one of the most common passwords'],
+      ['PassWord1', 'one of the most common passwords'],
+      ['qwertyuiop', 'one of the most common passwords'],
+      ['Common-Pw-User', 'the username']
+    ])('400 PASSWORD_TOO_COMMON for %s (NIST SP 800-63B), and no user is made', async (password, why) => {
+      const r = await call(url, 'POST', '/api/auth/signup', { body: { username: 'common-pw-user', password } })
+      expectError(r, 400, 'PASSWORD_TOO_COMMON')
+      expect(r.body.message).toBe(`This password is too easy to guess; choose another one: it is ${why}`)
+      expectError(await call(url, 'POST', '/api/auth/login', { body: { username: 'common-pw-user', password } }), 401, 'WRONG_CREDENTIALS')
+    })
+
     it('accepts 39-character names and 1024-character passwords', async () => {
       const r = await call(url, 'POST', '/api/auth/signup', { body: { username: 'b'.repeat(39), password: 'p'.repeat(1024) } })
       expect(r.status).toBe(201)
@@ -464,5 +477,82 @@ describe('management API with an explicit CORS_ORIGINS list', () => {
     }
     const denied = await call(app.url, 'GET', '/healthz', { headers: { origin: 'https://evil.example' } })
     expect(denied.headers.get('access-control-allow-origin')).toBeNull()
+  })
+})
+
+// docs/design.md §13: MAX_KEYS_PER_USER and MAX_PROJECTS_PER_USER, one row per request made by
+// a fresh user who already has `before` of the thing; the row says what the next create answers
+// and how many the user has afterwards (a refusal adds nothing).
+describe('management API with quotas (MAX_KEYS_PER_USER=2, MAX_PROJECTS_PER_USER=2)', () => {
+  let app: TestApp
+  let users = 0
+  beforeAll(async () => { app = await startTestApp({ MAX_KEYS_PER_USER: '2', MAX_PROJECTS_PER_USER: '2' }) })
+  afterAll(async () => { await app.close() })
+
+  interface QuotaRow {
+    name: string
+    list: 'keys' | 'projects'
+    before: number
+    /** Projects the user is a member of (someone else's): they never count. */
+    memberships?: number
+    /** The request body; `username` is the fresh user's, `${username}-other` owns the memberships. */
+    body: Record<string, unknown> | ((username: string) => Record<string, unknown>)
+    /** Revoke or delete the first one before the request. */
+    freeOne?: boolean
+    withKey?: boolean
+    status: number
+    code?: string
+    after: number
+  }
+
+  const rows: QuotaRow[] = [
+    { name: 'the first project', list: 'projects', before: 0, body: { slug: 'new' }, status: 201, after: 1 },
+    { name: 'the project that reaches the quota', list: 'projects', before: 1, body: { slug: 'new' }, status: 201, after: 2 },
+    { name: 'a project past the quota', list: 'projects', before: 2, body: { slug: 'new' }, status: 403, code: 'QUOTA_EXCEEDED', after: 2 },
+    { name: 'a project past the quota whose slug exists (the quota is checked first)', list: 'projects', before: 2, body: { slug: 'p0' }, status: 403, code: 'QUOTA_EXCEEDED', after: 2 },
+    { name: 'a project at the quota with a bad slug (the body is checked first)', list: 'projects', before: 2, body: { slug: 'Bad Slug' }, status: 400, code: 'INVALID_BODY', after: 2 },
+    { name: 'a project at the quota with an API key (a session is checked first)', list: 'projects', before: 2, body: { slug: 'new' }, withKey: true, status: 403, code: 'SESSION_REQUIRED', after: 2 },
+    { name: 'a project by a member of 2 other projects (memberships do not count)', list: 'projects', before: 1, memberships: 2, body: { slug: 'new' }, status: 201, after: 4 },
+    { name: 'a project after deleting one at the quota', list: 'projects', before: 2, freeOne: true, body: { slug: 'new' }, status: 201, after: 2 },
+    { name: 'the first key', list: 'keys', before: 0, body: { name: 'new', permission: 'read' }, status: 201, after: 1 },
+    { name: 'the key that reaches the quota', list: 'keys', before: 1, body: { name: 'new', permission: 'write' }, status: 201, after: 2 },
+    { name: 'a key past the quota', list: 'keys', before: 2, body: { name: 'new', permission: 'read' }, status: 403, code: 'QUOTA_EXCEEDED', after: 2 },
+    { name: 'a scoped key past the quota', list: 'keys', before: 2, memberships: 1, body: username => ({ name: 'new', permission: 'read', projects: [`@${username}-other/m0`] }), status: 403, code: 'QUOTA_EXCEEDED', after: 2 },
+    { name: 'a key at the quota with a bad permission (the body is checked first)', list: 'keys', before: 2, body: { name: 'new', permission: 'admin' }, status: 400, code: 'INVALID_BODY', after: 2 },
+    { name: 'a key at the quota with an API key (a session is checked first)', list: 'keys', before: 1, withKey: true, body: { name: 'new', permission: 'read' }, status: 403, code: 'SESSION_REQUIRED', after: 2 },
+    { name: 'a key after revoking one at the quota', list: 'keys', before: 2, freeOne: true, body: { name: 'new', permission: 'read' }, status: 201, after: 2 }
+  ]
+
+  it.each(rows.map(row => [row.name, row] as const))('%s', async (_name, row) => {
+    const url = app.url
+    const username = `quota-${++users}`
+    const session = await signup(url, username)
+    const other = await signup(url, `${username}-other`)
+    for (let i = 0; i < (row.memberships ?? 0); i++) {
+      await createProject(url, other, `m${i}`)
+      expect((await call(url, 'PUT', `/api/@${username}-other/m${i}/members/${username}`, { token: other, body: { role: 'editor' } })).status).toBe(200)
+    }
+    const made: string[] = []
+    for (let i = 0; i < row.before; i++) {
+      if (row.list === 'projects') {
+        await createProject(url, session, `p${i}`)
+        made.push(`/api/@${username}/p${i}`)
+      } else {
+        made.push(`/api/keys/${(await createKey(url, session, { name: `k${i}`, permission: 'read' })).id}`)
+      }
+    }
+    if (row.freeOne === true) expect((await call(url, 'DELETE', made[0] as string, { token: session })).status).toBe(200)
+    // The calling key counts towards MAX_KEYS_PER_USER: the keys rows count it in `before`.
+    const token = row.withKey === true ? (await createKey(url, session, { name: 'caller', permission: 'write' })).key : session
+    const body = typeof row.body === 'function' ? row.body(username) : row.body
+
+    const r = await call(url, 'POST', `/api/${row.list}`, { token, body })
+    expect(r.status, r.text).toBe(row.status)
+    if (row.code !== undefined) expectErrorShape(r, row.code)
+    if (row.code === 'QUOTA_EXCEEDED') expect(r.body.message).toBe(`This account has reached its limit: a user may have at most 2 ${row.list === 'keys' ? 'API keys' : 'projects'}`)
+    const listed = await call(url, 'GET', `/api/${row.list}`, { token: session })
+    expect(listed.status).toBe(200)
+    expect(listed.body[row.list]).toHaveLength(row.after)
+    expect(listed.body.nextCursor).toBeNull()
   })
 })

@@ -6,10 +6,13 @@ import { call, type CallResult } from '../support/http.js'
 
 export interface Scenario<F> {
   name: string
-  method: 'GET' | 'POST' | 'PUT' | 'DELETE'
-  url: string
+  method: 'GET' | 'POST' | 'PUT' | 'DELETE' | 'PATCH'
+  /** A function gets the content's version before the request (for `?version=`, `since`). */
+  url: string | ((fixture: F, version: number) => string)
   token: (fixture: F) => string | undefined
   body?: unknown
+  /** The body from the content's version before the request (a revert's `version`); replaces `body`. */
+  bodyAt?: (version: number) => unknown
   /** Sent as-is instead of JSON (for invalid JSON and prototype keys). */
   raw?: string
   headers?: Record<string, string> | ((fixture: F, version: number) => Record<string, string>)
@@ -19,8 +22,15 @@ export interface Scenario<F> {
   prepare?: (url: string, fixture: F) => Promise<void>
   expectStatus: number
   expectCode?: string
+  /** A failed batch or patch names its failing operation's index (docs/design.md §10). */
+  expectOperation?: number
   expectBody?: unknown
   expectHeaders?: Record<string, string | RegExp>
+  /**
+   * The version a 2xx or 304 answer's ETag names, from the version before the request; default: the
+   * version after it (what a write created, what a read saw). A past version's read differs.
+   */
+  expectEtag?: (versionBefore: number) => number
   /** Content afterwards; for any non-2xx it defaults to "unchanged". */
   expectContent?: unknown
 }
@@ -42,20 +52,23 @@ async function readContent (url: string, projectPath: string, token: string): Pr
 }
 
 /**
- * Every error is {message, code} as JSON (SCHEMA_VIOLATION adds its `errors`, each a
- * {path, message}), and a 401 tells the client how to authenticate.
+ * Every error is {message, code} as JSON (with `operation` when one operation of a batch or
+ * patch failed; SCHEMA_VIOLATION adds its `errors`, each a {path, message}), and a 401 tells
+ * the client how to authenticate.
  */
-export function expectErrorShape (r: CallResult, code?: string): void {
+export function expectErrorShape (r: CallResult, code?: string, operation?: number): void {
   expect(r.headers.get('content-type')).toMatch(/^application\/json/)
   expect(typeof r.body?.message).toBe('string')
   expect(r.body.message.length).toBeGreaterThan(0)
+  const expectedKeys = ['code', 'message']
   if (r.body.code === 'SCHEMA_VIOLATION') {
-    expect(Object.keys(r.body).sort()).toEqual(['code', 'errors', 'message'])
+    expectedKeys.push('errors')
     expect(r.body.errors.length).toBeGreaterThan(0)
     for (const error of r.body.errors) expect(error).toEqual({ path: expect.any(String), message: expect.any(String) })
-  } else {
-    expect(Object.keys(r.body).sort()).toEqual(['code', 'message'])
   }
+  if (operation !== undefined) expectedKeys.push('operation')
+  expect(Object.keys(r.body).sort()).toEqual(expectedKeys.sort())
+  if (operation !== undefined) expect(r.body.operation).toBe(operation)
   if (code !== undefined) expect(r.body.code).toBe(code)
   if (r.status === 401) expect(r.headers.get('www-authenticate')).toMatch(/^Bearer/)
 }
@@ -71,13 +84,14 @@ export async function runScenario<F> (target: ScenarioTarget<F>, s: Scenario<F>)
 
   const token = s.token(fixture)
   const headers = typeof s.headers === 'function' ? s.headers(fixture, before.version) : s.headers
-  const r = await call(url, s.method, s.url, {
+  const path = typeof s.url === 'function' ? s.url(fixture, before.version) : s.url
+  const r = await call(url, s.method, path, {
     ...(token !== undefined ? { token } : {}),
-    ...(s.raw !== undefined ? { raw: s.raw, headers: { 'content-type': 'application/json', ...headers } } : { body: s.body, ...(headers ? { headers } : {}) })
+    ...(s.raw !== undefined ? { raw: s.raw, headers: { 'content-type': 'application/json', ...headers } } : { body: s.bodyAt ? s.bodyAt(before.version) : s.body, ...(headers ? { headers } : {}) })
   })
 
   expect(r.status, `${s.name}: ${r.text}`).toBe(s.expectStatus)
-  if (r.status >= 400) expectErrorShape(r, s.expectCode)
+  if (r.status >= 400) expectErrorShape(r, s.expectCode, s.expectOperation)
   else if (s.expectCode !== undefined) throw new Error(`${s.name}: expectCode given for a success`)
   if (s.expectBody !== undefined) expect(r.body).toEqual(s.expectBody)
   for (const [name, value] of Object.entries(s.expectHeaders ?? {})) {
@@ -87,7 +101,7 @@ export async function runScenario<F> (target: ScenarioTarget<F>, s: Scenario<F>)
 
   const after = await readContent(url, target.projectPath, owner)
   const succeeded = r.status >= 200 && r.status < 300
-  const isContent = s.url.toLowerCase().startsWith(`${target.projectPath}/content`.toLowerCase())
+  const isContent = path.toLowerCase().startsWith(`${target.projectPath}/content`.toLowerCase())
   const isWrite = s.method !== 'GET' && isContent
   if (s.expectContent !== undefined) expect(after.content).toEqual(s.expectContent)
   else if (!succeeded) expect(after.content).toEqual(before.content)
@@ -95,6 +109,7 @@ export async function runScenario<F> (target: ScenarioTarget<F>, s: Scenario<F>)
   // Every successful change adds exactly 1 to the version; a failure adds nothing.
   expect(after.version).toBe(before.version + (succeeded && isWrite ? 1 : 0))
   // A write answers with the version it created; a read with the version it saw.
-  if (isContent && (succeeded || r.status === 304)) expect(r.headers.get('etag')).toBe(`"${after.version}"`)
+  const etag = s.expectEtag ? s.expectEtag(before.version) : after.version
+  if (isContent && (succeeded || r.status === 304)) expect(r.headers.get('etag')).toBe(`"${etag}"`)
   return r
 }

@@ -7,6 +7,7 @@ import { copyFileSync, existsSync, mkdirSync } from 'node:fs'
 import { join } from 'node:path'
 import { chromium, type Browser, type Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { connect, Recorder, subscribe } from '../realtime/client.js'
 import { call, PASSWORD, ownerWithProject } from '../support/http.js'
 import { PROJECT_ROOT } from '../support/server-process.js'
 import { startTestApp, type TestApp } from '../support/temp-app.js'
@@ -84,6 +85,50 @@ describe.skipIf(!hasChromium)('dashboard in chromium', () => {
     await page.screenshot({ path: join(ARTIFACTS, 'dashboard-375.png'), fullPage: true })
     // Nothing wider than the phone's screen.
     expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(375)
+    expect(problems).toEqual([])
+  })
+
+  it('shows who else is viewing the project and which path each has selected, and tells them what this tab selects', async () => {
+    const { key, path } = await ownerWithProject(app.url, 'peek')
+    await call(app.url, 'POST', `${path}/content`, { token: key, body: { title: 'Hello', stats: { count: 1 } } })
+    await page.setViewportSize({ width: 1280, height: 800 })
+    await page.getByRole('button', { name: 'Sign out' }).click()
+    await page.getByLabel('Username').fill('peek')
+    await page.getByLabel('Password').fill(PASSWORD)
+    await page.getByRole('button', { name: 'Sign in' }).click()
+    await page.getByRole('button', { name: '@peek/demo' }).click()
+    const viewers = page.locator('#viewer-list')
+    await expect.poll(() => viewers.textContent(), { timeout: 5000 }).toBe('@peek (you)')
+
+    // An editor (the "writer" key, its own connection) selects stats.count.
+    const editor = new Recorder(await connect(app.url, key))
+    try {
+      expect((await subscribe(editor.socket, '@peek/demo')).ok).toBe(true)
+      expect(await editor.socket.emitWithAck('presence:set', { project: '@peek/demo', state: { path: 'stats.count' } })).toEqual({ ok: true })
+      await expect.poll(() => page.locator('#viewer-list li').allTextContents(), { timeout: 5000 }).toEqual(['@peek (you)', 'key writer · stats.count'])
+      const watched = page.locator('#tree .leaf[data-path="stats.count"]')
+      await expect.poll(() => watched.getAttribute('class')).toContain('watched')
+      expect(await watched.getAttribute('title')).toBe('Selected by key writer')
+
+      // What this tab selects reaches the editor, as the signed-in user, never a token.
+      await page.locator('#tree .leaf[data-path="title"]').click()
+      await editor.until(() => editor.presence.some(e => e.type === 'update' && e.member.state.path === 'title'), 'the tab\'s selection')
+      const update = editor.presence.find(e => e.type === 'update' && e.member.state.path === 'title')
+      expect(update?.member.actor).toEqual({ type: 'user', name: '@peek' })
+      expect(await page.locator('#tree .leaf[data-path="title"]').getAttribute('class')).toContain('selected')
+      expect(await page.locator('#viewer-list li').allTextContents()).toEqual(['@peek (you) · title', 'key writer · stats.count'])
+      // A change re-renders the tree; the marks stay.
+      expect((await call(app.url, 'POST', `${path}/content/increment`, { token: key, body: { path: 'stats.count' } })).status).toBe(200)
+      await page.waitForFunction(() => document.querySelector('#tree span.value[data-path="stats.count"]')?.textContent === '2', undefined, { timeout: 1000 })
+      expect(await watched.getAttribute('class')).toContain('watched')
+      expect(await page.locator('#tree .leaf[data-path="title"]').getAttribute('class')).toContain('selected')
+    } finally {
+      editor.socket.close()
+    }
+    // The editor leaves: gone from the list and from the tree.
+    await expect.poll(() => page.locator('#viewer-list li').allTextContents(), { timeout: 5000 }).toEqual(['@peek (you) · title'])
+    expect(await page.locator('#tree .watched').count()).toBe(0)
+    await page.screenshot({ path: join(ARTIFACTS, 'dashboard-presence.png'), fullPage: true })
     expect(problems).toEqual([])
   })
 })

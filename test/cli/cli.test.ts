@@ -84,6 +84,12 @@ describe('contentd admin CLI', { timeout: 120_000 }, () => {
     expect(content).toMatchObject({ status: 200, body: { title: 'Hi', list: [1, 2] } })
     expect(content.headers.get('etag')).toBe('"1"')
     expect((await call(server.url, 'POST', '/api/@alice/demo/content/increment', { token: key, body: { path: 'n' } })).status).toBe(200)
+    // The change log names the CLI for the import, the key for the increment (docs/change-log.md).
+    const log = await call(server.url, 'GET', '/api/@alice/demo/content/changes', { token: key })
+    expect(log.body.changes.map((change: any) => [change.op, change.actor])).toEqual([
+      ['update', { type: 'system', name: 'cli' }],
+      ['increment', { type: 'key', id: keyId, name: 'ci' }]
+    ])
 
     const listed = await call(server.url, 'GET', '/api/keys', { token: login.body.token })
     const view = listed.body.keys.find((k: any) => k.id === keyId)
@@ -170,6 +176,17 @@ describe('contentd admin CLI', { timeout: 120_000 }, () => {
       expect(run.stdout, args.join(' ')).toBe('')
       noStack(run)
     }
+  })
+
+  it('holds new users to the password list and users to their quotas, like the HTTP API', async () => {
+    const common = await cli(['user', 'create', '@carol', '--password', '12345678'])
+    expect(common.code).toBe(1)
+    expect(common.stderr).toBe('contentd: This password is too easy to guess; choose another one: it is one of the most common passwords (PASSWORD_TOO_COMMON)\n')
+    noStack(common)
+    const quota = await cli(['project', 'create', '@alice/one-too-many'], { env: { MAX_PROJECTS_PER_USER: '1' } })
+    expect(quota.code).toBe(1)
+    expect(quota.stderr).toMatch(/a user may have at most 1 project \(QUOTA_EXCEEDED\)/)
+    expect((await cli(['user', 'list'])).stdout).not.toContain('@carol')
   })
 
   it('words invalid flags and arguments for a terminal: the flag or argument, never the request body', async () => {

@@ -120,7 +120,7 @@ describe.skipIf(!hasChromium)('client SDK in chromium', () => {
 
     // A write from the page is stored (seen over HTTP) and comes back to its live copy.
     const written = await page.evaluate(() => (window as unknown as PageGlobals).client.project('@browsersdk/demo').set('from.page', { ok: true, n: 7 }))
-    expect(written).toEqual({ message: SUCCESS_MESSAGES.set, version: 2 + changes.length })
+    expect(written).toEqual({ message: SUCCESS_MESSAGES.set, version: 2 + changes.length, replayed: false })
     expect((await call(app.url, 'GET', `${path}/content?path=from.page`, { token: key })).body).toEqual({ ok: true, n: 7 })
     await page.waitForFunction(v => (window as unknown as PageGlobals).live.version === v, written.version, { timeout: 1000 })
     expect(await page.evaluate(() => (window as unknown as PageGlobals).live.content)).toEqual((await call(app.url, 'GET', `${path}/content`, { token: key })).body)

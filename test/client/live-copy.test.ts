@@ -7,7 +7,7 @@ import { ContentdClientError } from '../../shared/client/errors.js'
 import { LiveCopy } from '../../shared/client/subscription.js'
 
 const change = (version: number, op: ChangeEvent['op'], path: string | undefined, value?: unknown): ChangeEvent =>
-  ({ project: '@alice/demo', version, op, ...(path === undefined ? {} : { path }), ...(value === undefined ? {} : { value: value as never }), at: new Date().toISOString() })
+  ({ project: '@alice/demo', version, op, ...(path === undefined ? {} : { path }), ...(value === undefined ? {} : { value: value as never }), at: new Date().toISOString(), actor: { type: 'user', name: '@alice' } })
 
 /** A requester whose acks the test releases one by one. */
 function controlledRequester () {

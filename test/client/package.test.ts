@@ -67,12 +67,12 @@ describe('the packed package, installed into another app', { timeout: 180_000 },
     if (work) rmSync(work, { recursive: true, force: true })
   })
 
-  it('holds the built server, the client with its types and the dashboard; no sources, tests or source maps', () => {
+  it('holds the built server, the client with its types, the dashboard and the licence; no sources, tests or source maps', () => {
     const files = packed.files.map(f => f.path)
     for (const needed of ['package.json', 'README.md', 'dist/server/index.js', 'dist/server/cli/main.js', 'dist/shared/client/index.js', 'dist/shared/client/index.d.ts', 'public/index.html']) {
       expect(files, needed).toContain(needed)
     }
-    expect(files.filter(f => !/^(dist\/(server|shared)\/|public\/)/.test(f)).sort()).toEqual(['README.md', 'package.json'])
+    expect(files.filter(f => !/^(dist\/(server|shared)\/|public\/)/.test(f)).sort()).toEqual(['LICENSE', 'README.md', 'package.json'])
     expect(files.filter(f => f.endsWith('.ts') && !f.endsWith('.d.ts'))).toEqual([])
     expect(files.filter(f => f.endsWith('.map') || f.includes('.tsbuildinfo') || f.includes('.build-stamp'))).toEqual([])
     // The server's declarations serve no one; the client's are its types.

@@ -1,16 +1,23 @@
 // Durability: a real server process under continuous concurrent increments and pushes is
 // killed with SIGKILL at a random moment and restarted on the same DATA_DIR. Every
-// acknowledged change must be there, and nothing that was never sent. Then a SIGTERM
+// acknowledged change must be there, and nothing that was never sent; and the change log
+// and the content must agree exactly (docs/design.md §9): one entry per version, and the
+// entries replayed over {} give the content, so nothing is in one only. Then a SIGTERM
 // round: requests sent before the signal all get answers, the process exits 0 within 10 s,
 // and again nothing acknowledged is lost.
 import { rmSync } from 'node:fs'
 import { afterAll, describe, expect, it } from 'vitest'
+import { operationOfChange, type ChangeEntry } from '../../shared/events.js'
+import type { JsonObject } from '../../shared/json.js'
+import { applyContentOperation } from '../../shared/compound.js'
 import { call, ownerWithProject } from '../support/http.js'
 import { makeDataDir, startServerProcess, type ServerProcess } from '../support/server-process.js'
 import { startLoad, type LoadTally } from './load.js'
 
 const KILL_ROUNDS = 4
 const dataDir = makeDataDir()
+// The whole log is kept, so it can be replayed from {} (retention has its own tests).
+const env = { HISTORY_LIMIT: '0' }
 let server: ServerProcess | undefined
 
 afterAll(async () => {
@@ -43,11 +50,33 @@ function checkRound (before: Stored, after: Stored, tally: LoadTally, label: str
   expect(invented, 'stored elements never sent').toEqual([])
 }
 
+/**
+ * The whole change log, page by page, agrees with the content: versions 1..current, one
+ * entry each, in order; replayed over {} they give exactly the stored content.
+ */
+async function expectLogAgrees (url: string, token: string, path: string, label: string): Promise<void> {
+  const now = await call(url, 'GET', `${path}/content`, { token })
+  expect(now.status).toBe(200)
+  const version = Number(JSON.parse(now.headers.get('etag') as string))
+  const entries: ChangeEntry[] = []
+  for (let more = true; more;) {
+    const page = await call(url, 'GET', `${path}/content/changes?since=${entries.length}&limit=1000`, { token })
+    expect(page.status, page.text).toBe(200)
+    entries.push(...page.body.changes as ChangeEntry[])
+    more = page.body.more as boolean
+  }
+  expect(entries.map(entry => entry.version), `${label}: one entry per version`).toEqual(Array.from({ length: version }, (_, i) => i + 1))
+  let replayed: JsonObject = {}
+  for (const entry of entries) replayed = applyContentOperation(replayed, operationOfChange(entry))
+  expect(replayed, `${label}: the log replayed is the content`).toEqual(now.body)
+  console.log(`${label}: change log and content agree at version ${version}`)
+}
+
 const randomBetween = (min: number, max: number) => min + Math.floor(Math.random() * (max - min))
 
 describe('crash durability', () => {
   it(`keeps every acknowledged change through ${KILL_ROUNDS} rounds of SIGKILL`, { timeout: 120_000 }, async () => {
-    server = await startServerProcess({ dataDir })
+    server = await startServerProcess({ dataDir, env })
     const { key, path } = await ownerWithProject(server.url, 'durable')
     let before = await readStored(server.url, key, path)
     for (let round = 1; round <= KILL_ROUNDS; round++) {
@@ -57,15 +86,16 @@ describe('crash durability', () => {
       await load.stop()
       expect(load.tally.inFlight).toBe(0)
       expect(load.tally.incrementsAcked, 'the load did real work before the kill').toBeGreaterThan(0)
-      server = await startServerProcess({ dataDir })
+      server = await startServerProcess({ dataDir, env })
       const after = await readStored(server.url, key, path)
       checkRound(before, after, load.tally, `SIGKILL round ${round}`)
+      await expectLogAgrees(server.url, key, path, `SIGKILL round ${round}`)
       before = after
     }
   })
 
   it('finishes in-flight requests on SIGTERM, exits 0 within 10 s and loses nothing', { timeout: 60_000 }, async () => {
-    server ??= await startServerProcess({ dataDir })
+    server ??= await startServerProcess({ dataDir, env })
     const { session } = await (async () => {
       const r = await call(server!.url, 'POST', '/api/auth/login', { body: { username: 'durable', password: 'correct horse battery staple' } })
       expect(r.status).toBe(200)
@@ -94,7 +124,8 @@ describe('crash durability', () => {
     const acked = load.tally.incrementsAcked + load.tally.pushesAcked.size
     const sent = load.tally.incrementsSent + load.tally.pushesSent.size
     expect(acked + load.tally.failures, 'every request got an answer or was refused').toBe(sent)
-    server = await startServerProcess({ dataDir })
+    server = await startServerProcess({ dataDir, env })
     checkRound(before, await readStored(server.url, session, path), load.tally, 'SIGTERM round')
+    await expectLogAgrees(server.url, session, path, 'SIGTERM round')
   })
 })

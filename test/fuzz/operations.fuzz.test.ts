@@ -16,7 +16,7 @@ import { applyOperation, type Operation } from '../../shared/operations.js'
 import { parsePath } from '../../shared/path.js'
 import type { ProjectRecord } from '../../server/store/types.js'
 import type { SqliteStore } from '../../server/store/sqlite/sqlite-store.js'
-import { openSqliteStore } from '../support/stores.js'
+import { AS_TESTER, openSqliteStore } from '../support/stores.js'
 import { fuzzSeed, rawOperation, type RawOperation } from './arbitraries.js'
 
 const CONTENT_LIMIT = 4096
@@ -103,7 +103,7 @@ describe('operation sequences through the store', () => {
           else bursts.push([operation])
         }
         for (const burst of bursts) {
-          const outcomes = await Promise.allSettled(burst.map(operation => store.applyOperation(project, structuredClone(operation))))
+          const outcomes = await Promise.allSettled(burst.map(operation => store.applyOperation(project, structuredClone(operation), AS_TESTER)))
           burst.forEach((operation, i) => {
             const expected = expectedOutcome(model, operation)
             const actual = outcomes[i] as PromiseSettledResult<{ version: number }>

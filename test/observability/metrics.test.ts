@@ -14,7 +14,7 @@ function sample (text: string, series: string): number | undefined {
 
 describe('GET /metrics', () => {
   it('counts requests by route pattern and status, operations by type, and times requests', async () => {
-    app = await startTestApp()
+    app = await startTestApp({ METRICS: 'open' })
     const { key, path } = await ownerWithProject(app.url, 'alice')
     for (let i = 0; i < 3; i++) await call(app.url, 'POST', `${path}/content/push`, { token: key, body: { path: 'list', value: i } })
     await call(app.url, 'POST', `${path}/content/increment`, { token: key, body: { path: 'list' } }) // 400: not a number
@@ -34,6 +34,25 @@ describe('GET /metrics', () => {
     expect(text).not.toContain('@alice')
     expect(text).toContain('contentd_active_sockets')
     expect(text).toContain('contentd_broadcast_lag_seconds')
+  })
+
+  it('is closed by default: without METRICS_TOKEN configured nobody reads it, and the answer says what to set', async () => {
+    app = await startTestApp()
+    const anonymous = await call(app.url, 'GET', '/metrics')
+    expect(anonymous.status).toBe(401)
+    expect(anonymous.body.code).toBe('AUTH_REQUIRED')
+    expect(anonymous.body.message).toMatch(/METRICS_TOKEN.*METRICS=open/)
+    expect(anonymous.headers.get('www-authenticate')).toBe('Bearer')
+    const guessed = await call(app.url, 'GET', '/metrics', { token: 'any-token-at-all-0123456789' })
+    expect(guessed.status).toBe(401)
+    expect(guessed.text).not.toContain('contentd_http_requests_total')
+  })
+
+  it('METRICS=open serves it without credentials (a private network scraping it)', async () => {
+    app = await startTestApp({ METRICS: 'open' })
+    const r = await call(app.url, 'GET', '/metrics')
+    expect(r.status).toBe(200)
+    expect(r.text).toContain('contentd_http_requests_total')
   })
 
   it('requires Authorization: Bearer <METRICS_TOKEN> when a token is configured', async () => {

@@ -1,6 +1,7 @@
 // socket.io-client helpers for the realtime tests: connect, subscribe, record events.
 import { io, type Socket } from 'socket.io-client'
 import type { ChangeEvent, RevokedEvent, SubscribeAck } from '../../shared/events.js'
+import type { PresenceEvent } from '../../shared/presence.js'
 
 export function openSocket (url: string, token?: string): Socket {
   return io(url, { auth: token === undefined ? {} : { token }, transports: ['websocket'], reconnection: false, forceNew: true })
@@ -26,12 +27,16 @@ export async function subscribe (socket: Socket, project: string): Promise<Subsc
 export class Recorder {
   readonly changes: ChangeEvent[] = []
   readonly revoked: RevokedEvent[] = []
+  readonly presence: PresenceEvent[] = []
+  /** When each `presence` event arrived (performance.now()), by index. */
+  readonly presenceTimes: number[] = []
   disconnectReason: string | null = null
   private waiters: Array<() => void> = []
 
   constructor (readonly socket: Socket) {
     socket.on('change', (c: ChangeEvent) => { this.changes.push(c); this.wake() })
     socket.on('revoked', (r: RevokedEvent) => { this.revoked.push(r); this.wake() })
+    socket.on('presence', (p: PresenceEvent) => { this.presence.push(p); this.presenceTimes.push(performance.now()); this.wake() })
     socket.on('disconnect', (reason: string) => { this.disconnectReason = reason; this.wake() })
   }
 

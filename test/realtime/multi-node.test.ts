@@ -38,14 +38,14 @@ describe.skipIf(!hasRedis)('two nodes with Redis', () => {
   }
 
   it('a change made through node 1 reaches a subscriber on node 2, and the other way round', async () => {
-    const { key, path } = await ownerWithProject(node1.url, 'multi')
+    const { key, keyId, path } = await ownerWithProject(node1.url, 'multi')
     const onNode2 = await open(node2.url, key)
     const onNode1 = await open(node1.url, key)
     expect(await subscribe(onNode2.socket, '@multi/demo')).toMatchObject({ ok: true, version: 0 })
     expect(await subscribe(onNode1.socket, '@multi/demo')).toMatchObject({ ok: true, version: 0 })
     expect((await call(node1.url, 'POST', `${path}/content/increment`, { token: key, body: { path: 'hits', value: 2 } })).status).toBe(200)
     await onNode2.untilVersion(1)
-    expect(onNode2.changes).toEqual([{ project: '@multi/demo', version: 1, op: 'increment', path: 'hits', value: 2, at: expect.any(String) }])
+    expect(onNode2.changes).toEqual([{ project: '@multi/demo', version: 1, op: 'increment', path: 'hits', value: 2, at: expect.any(String), actor: { type: 'key', id: keyId, name: 'writer' } }])
     expect((await call(node2.url, 'POST', `${path}/content/set`, { token: key, body: { path: 'from', value: 'node2' } })).status).toBe(200)
     await onNode1.untilVersion(2)
     expect(onNode1.changes.map(c => [c.version, c.op])).toEqual([[1, 'increment'], [2, 'set']])

@@ -4,7 +4,7 @@ import { afterEach, describe, expect, it, vi } from 'vitest'
 import type { ChangeEvent } from '../../shared/events.js'
 import { ProjectFeed, type FeedMember } from '../../server/realtime/project-feed.js'
 
-const change = (version: number): ChangeEvent => ({ project: '@a/p', version, op: 'increment', path: 'n', value: 1, at: '2024-01-01T00:00:00.000Z' })
+const change = (version: number): ChangeEvent => ({ project: '@a/p', version, op: 'increment', path: 'n', value: 1, at: '2024-01-01T00:00:00.000Z', actor: { type: 'user', name: '@a' } })
 
 const GAP_TIMEOUT_MS = 60_000
 

@@ -5,7 +5,7 @@ import type { Socket } from 'socket.io-client'
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
 import { operationOfChange } from '../../shared/events.js'
 import type { JsonObject } from '../../shared/json.js'
-import { applyOperation } from '../../shared/operations.js'
+import { applyContentOperation } from '../../shared/compound.js'
 import { call, createKey, createProject, ownerWithProject, signup } from '../support/http.js'
 import { startTestApp, type TestApp } from '../support/temp-app.js'
 import { connect, connected, openSocket, Recorder, subscribe } from './client.js'
@@ -76,8 +76,8 @@ describe('subscribe', () => {
 })
 
 describe('change events', () => {
-  it('every writing operation produces exactly one change with the right fields', async () => {
-    const { key, path } = await ownerWithProject(app.url, 'seven')
+  it('every writing operation produces exactly one change: its log entry, with the actor', async () => {
+    const { key, keyId, session, path } = await ownerWithProject(app.url, 'seven')
     const recorder = new Recorder(await open(key))
     expect(await subscribe(recorder.socket, '@seven/demo')).toMatchObject({ ok: true, version: 0 })
     const steps: Array<[string, unknown]> = [
@@ -90,17 +90,23 @@ describe('change events', () => {
     ]
     for (const [name, body] of steps) expect((await op(path, name, key, body)).status).toBe(200)
     expect((await call(app.url, 'POST', `${path}/content`, { token: key, body: { fresh: true } })).status).toBe(200)
-    await recorder.untilVersion(7)
+    expect((await call(app.url, 'POST', `${path}/content/revert`, { token: session, body: { version: 6 } })).status).toBe(200)
+    await recorder.untilVersion(8)
     const at = expect.stringMatching(/^\d{4}-\d\d-\d\dT/)
+    const actor = { type: 'key', id: keyId, name: 'writer' }
     expect(recorder.changes).toEqual([
-      { project: '@seven/demo', version: 1, op: 'increment', path: 'stats.count', value: 5, at },
-      { project: '@seven/demo', version: 2, op: 'decrement', path: 'stats.count', value: 1, at },
-      { project: '@seven/demo', version: 3, op: 'set', path: 'title', value: { text: 'hi' }, at },
-      { project: '@seven/demo', version: 4, op: 'push', path: 'list', value: 'a', at },
-      { project: '@seven/demo', version: 5, op: 'insert', path: 'list', value: 'b', index: 0, at },
-      { project: '@seven/demo', version: 6, op: 'delete', path: 'title', at },
-      { project: '@seven/demo', version: 7, op: 'update', value: { fresh: true }, at }
+      { project: '@seven/demo', version: 1, op: 'increment', path: 'stats.count', value: 5, at, actor },
+      { project: '@seven/demo', version: 2, op: 'decrement', path: 'stats.count', value: 1, at, actor },
+      { project: '@seven/demo', version: 3, op: 'set', path: 'title', value: { text: 'hi' }, at, actor },
+      { project: '@seven/demo', version: 4, op: 'push', path: 'list', value: 'a', at, actor },
+      { project: '@seven/demo', version: 5, op: 'insert', path: 'list', value: 'b', index: 0, at, actor },
+      { project: '@seven/demo', version: 6, op: 'delete', path: 'title', at, actor },
+      { project: '@seven/demo', version: 7, op: 'update', value: { fresh: true }, at, actor },
+      { project: '@seven/demo', version: 8, op: 'revert', value: { stats: { count: 4 }, list: ['b', 'a'] }, revertedTo: 6, at, actor: { type: 'user', name: '@seven' } }
     ])
+    // Exactly the entries the change log keeps.
+    const logged = await call(app.url, 'GET', `${path}/content/changes`, { token: key })
+    expect(logged.body.changes).toEqual(recorder.changes)
   })
 
   it('a failed operation broadcasts nothing', async () => {
@@ -146,12 +152,12 @@ describe('change events', () => {
     const stored = await call(app.url, 'GET', `${path}/content`, { token: key })
     expect(stored.headers.get('etag')).toBe(`"${finalVersion}"`)
     for (const { recorder, ack } of subscribers) {
-      if (!ack.ok) throw new Error('unreachable')
+      if (!ack.ok || !('content' in ack)) throw new Error('unreachable')
       if (ack.version < finalVersion) await recorder.untilVersion(finalVersion)
       const versions = recorder.changes.map(c => c.version)
       expect(versions).toEqual(Array.from({ length: finalVersion - ack.version }, (_, i) => ack.version + 1 + i))
       let doc: JsonObject = structuredClone(ack.content)
-      for (const change of recorder.changes) doc = applyOperation(doc, operationOfChange(change))
+      for (const change of recorder.changes) doc = applyContentOperation(doc, operationOfChange(change))
       expect(doc).toEqual(stored.body)
     }
   })

@@ -6,12 +6,12 @@ import { CommitSequencer, type CommitTicket } from '../../server/store/commit-se
 import type { CommittedChange, ProjectRecord } from '../../server/store/types.js'
 
 const project: ProjectRecord = { id: 'p1', ownerId: 'u', ownerName: 'alice', slug: 'demo', name: 'demo', createdAt: '', version: 0 }
-const change = (version: number): CommittedChange => ({ project, version, operation: { op: 'increment', path: ['n'], value: 1 }, at: '' })
+const change = (version: number): CommittedChange => ({ project, entry: { project: '@alice/demo', version, op: 'increment', path: 'n', value: 1, at: '', actor: { type: 'user', name: '@alice' } } })
 
 describe('CommitSequencer', () => {
   it('holds a reply that overtook an earlier, still running operation', () => {
     const released: number[] = []
-    const sequencer = new CommitSequencer(c => released.push(c.version))
+    const sequencer = new CommitSequencer(c => released.push(c.entry.version))
     const first = sequencer.begin('p1')
     const second = sequencer.begin('p1')
     // The server ran `first` as version 1 and `second` as 2, but the second reply came first.
@@ -23,7 +23,7 @@ describe('CommitSequencer', () => {
 
   it('does not wait for failures, and does not wait for operations sent after a reply', () => {
     const released: number[] = []
-    const sequencer = new CommitSequencer(c => released.push(c.version))
+    const sequencer = new CommitSequencer(c => released.push(c.entry.version))
     const failing = sequencer.begin('p1')
     const ok = sequencer.begin('p1')
     sequencer.finish(ok, change(7))
@@ -37,7 +37,7 @@ describe('CommitSequencer', () => {
 
   it('keeps projects independent', () => {
     const released: string[] = []
-    const sequencer = new CommitSequencer(c => released.push(`${c.project.id}:${c.version}`))
+    const sequencer = new CommitSequencer(c => released.push(`${c.project.id}:${c.entry.version}`))
     const slow = sequencer.begin('p1')
     const other = sequencer.begin('p2')
     sequencer.finish(other, { ...change(1), project: { ...project, id: 'p2' } })
@@ -52,7 +52,7 @@ describe('CommitSequencer', () => {
     // after execution. Steps pick which of the possible events happens next.
     fc.assert(fc.property(fc.array(fc.nat(), { minLength: 1, maxLength: 200 }), fc.array(fc.boolean(), { maxLength: 40 }), (choices, failures) => {
       const released: number[] = []
-      const sequencer = new CommitSequencer(c => released.push(c.version))
+      const sequencer = new CommitSequencer(c => released.push(c.entry.version))
       const total = Math.min(20, Math.max(1, choices.length % 21))
       let sent = 0
       let version = 0

@@ -10,6 +10,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { CommitCounter } from '../../server/store/sqlite/lookup-cache.js'
 import { SqliteStore } from '../../server/store/sqlite/sqlite-store.js'
 import type { ApiKeyRecord, ProjectRecord } from '../../server/store/types.js'
+import { AS_TESTER, DEFAULT_HISTORY } from '../support/stores.js'
 
 let dataDir: string
 const opened: SqliteStore[] = []
@@ -17,7 +18,7 @@ const opened: SqliteStore[] = []
 const commits = new CommitCounter()
 
 function open (): SqliteStore {
-  const store = new SqliteStore({ dataDir, contentLimitBytes: 1024 * 1024, cacheBytes: 1024 * 1024, commits })
+  const store = new SqliteStore({ dataDir, contentLimitBytes: 1024 * 1024, cacheBytes: 1024 * 1024, history: DEFAULT_HISTORY, commits })
   opened.push(store)
   return store
 }
@@ -85,7 +86,7 @@ describe('SqliteStore look-ups across two stores on one file', () => {
     const b = open()
     const project = await seed(a)
     expect((await b.findProject('alice', 'demo'))?.version).toBe(0)
-    await a.applyOperation(project, { op: 'increment', path: ['n'], value: 1 })
+    await a.applyOperation(project, { op: 'increment', path: ['n'], value: 1 }, AS_TESTER)
     expect((await b.findProject('alice', 'demo'))?.version).toBe(1)
   })
 })
@@ -140,8 +141,8 @@ describe('SqliteStore look-ups after its own writes', () => {
     const store = open()
     const project = await seed(store)
     const before = await store.findProject('alice', 'demo')
-    await store.applyOperation(project, { op: 'increment', path: ['n'], value: 1 })
-    await store.applyOperation(project, { op: 'increment', path: ['n'], value: 1 })
+    await store.applyOperation(project, { op: 'increment', path: ['n'], value: 1 }, AS_TESTER)
+    await store.applyOperation(project, { op: 'increment', path: ['n'], value: 1 }, AS_TESTER)
     const after = await store.findProject('alice', 'demo')
     expect(after?.version).toBe(2)
     expect(before?.version).toBe(0)

@@ -54,7 +54,7 @@ export async function createKey (base: string, token: string, spec: Record<strin
 export async function ownerWithProject (base: string, username: string, slug = 'demo') {
   const session = await signup(base, username)
   await createProject(base, session, slug)
-  const { key } = await createKey(base, session, { name: 'writer', permission: 'write' })
+  const { key, id: keyId } = await createKey(base, session, { name: 'writer', permission: 'write' })
   const path = `/api/@${username}/${slug}`
-  return { session, key, path }
+  return { session, key, keyId, path }
 }

@@ -98,7 +98,9 @@ export async function runServerUntilExit (env: Record<string, string> & { DATA_D
   let stderr = ''
   child.stdout.on('data', (chunk: Buffer) => { stdout += chunk.toString() })
   child.stderr.on('data', (chunk: Buffer) => { stderr += chunk.toString() })
-  const guard = setTimeout(() => child.kill('SIGKILL'), 15_000)
+  // Generous: a busy CI machine takes seconds just to load the server; the guard only stops
+  // a process that would never exit (tests then see code null).
+  const guard = setTimeout(() => child.kill('SIGKILL'), 40_000)
   const code = await new Promise<number | null>(resolve => child.once('exit', exitCode => resolve(exitCode)))
   clearTimeout(guard)
   return { code, stdout, stderr, ms: Date.now() - started }

@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { CommitCounter } from '../../server/store/sqlite/lookup-cache.js'
 import { SqliteStore, type SqliteStoreOptions } from '../../server/store/sqlite/sqlite-store.js'
-import type { Store } from '../../server/store/types.js'
+import type { ApplyOptions, Store } from '../../server/store/types.js'
 
 /**
  * The commit counter of this test file's process. Every SQLite store a test opens gets it,
@@ -17,8 +17,14 @@ import type { Store } from '../../server/store/types.js'
  */
 export const processCommits = new CommitCounter()
 
-export function openSqliteStore (options: Omit<SqliteStoreOptions, 'commits'>): SqliteStore {
-  return new SqliteStore({ ...options, commits: processCommits })
+/** Options for tests' direct store writes: a user, as a session over HTTP would be recorded. */
+export const AS_TESTER: ApplyOptions = { actor: { type: 'user', name: '@tester' } }
+
+/** The server's defaults (HISTORY_LIMIT 10000); tests that are about history pass their own. */
+export const DEFAULT_HISTORY = { limit: 10_000, enabled: true } as const
+
+export function openSqliteStore (options: Omit<SqliteStoreOptions, 'commits' | 'history'> & Partial<Pick<SqliteStoreOptions, 'history'>>): SqliteStore {
+  return new SqliteStore({ history: DEFAULT_HISTORY, ...options, commits: processCommits })
 }
 
 /** Small enough that limit tests stay cheap, large enough for every ordinary test. */
@@ -33,16 +39,17 @@ export interface StoreUnderTest {
 export interface StoreFactory {
   name: string
   kind: Store['kind']
-  create (): Promise<StoreUnderTest>
+  /** `historyLimit`: HISTORY_LIMIT (default 10000, the server's), for the retention tests. */
+  create (options?: { historyLimit?: number }): Promise<StoreUnderTest>
 }
 
 function sqliteFactory (name: string, cacheBytes: number): StoreFactory {
   return {
     name,
     kind: 'sqlite',
-    async create () {
+    async create ({ historyLimit = DEFAULT_HISTORY.limit } = {}) {
       const dataDir = mkdtempSync(join(tmpdir(), 'contentd-contract-'))
-      const store = openSqliteStore({ dataDir, contentLimitBytes: CONTRACT_CONTENT_LIMIT, cacheBytes })
+      const store = openSqliteStore({ dataDir, contentLimitBytes: CONTRACT_CONTENT_LIMIT, cacheBytes, history: { limit: historyLimit, enabled: true } })
       await store.init()
       return {
         store,
@@ -59,10 +66,10 @@ function mongoFactory (uri: string): StoreFactory {
   return {
     name: 'mongodb',
     kind: 'mongodb',
-    async create () {
+    async create ({ historyLimit = DEFAULT_HISTORY.limit } = {}) {
       const { MongoStore } = await import('../../server/store/mongodb/mongo-store.js')
       const databaseName = `contentd_contract_${Date.now()}_${randomBytes(4).toString('hex')}`
-      const store: Store = new MongoStore({ uri, contentLimitBytes: CONTRACT_CONTENT_LIMIT, databaseName })
+      const store: Store = new MongoStore({ uri, contentLimitBytes: CONTRACT_CONTENT_LIMIT, historyLimit, databaseName })
       await store.init()
       return {
         store,

@@ -40,10 +40,10 @@ export interface TestAppOptions {
 export async function startTestApp (env: Record<string, string> = {}, options: TestAppOptions = {}): Promise<TestApp> {
   const dataDir = mkdtempSync(join(tmpdir(), 'contentd-test-'))
   const config = loadConfig({ DATA_DIR: dataDir, RATE_LIMIT: '0', LOG_LEVEL: 'silent', ...env })
-  const store = openSqliteStore({ dataDir, contentLimitBytes: config.contentLimitBytes, cacheBytes: config.cacheBytes })
+  const store = openSqliteStore({ dataDir, contentLimitBytes: config.contentLimitBytes, cacheBytes: config.cacheBytes, history: config.history })
   await store.init()
   const logger = createLogger(config.logLevel)
-  const services = createServices({ store, sessionTtlMs: config.sessionTtlMs, ...(options.clock ? { now: options.clock.now } : {}) })
+  const services = createServices({ store, sessionTtlMs: config.sessionTtlMs, quotas: config.quotas, ...(options.clock ? { now: options.clock.now } : {}) })
   const limits = createLimits(config)
   const app = createApp({ config, store, logger, services, limits })
   const server = createServer(app)

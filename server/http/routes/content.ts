@@ -1,52 +1,91 @@
-// The content endpoints: get, update, and the path operations of the shared operation table.
-// Each write validates its body with the table's schema and validateOperation, hands one
-// Operation to the store, and answers with the operation's fixed message and the new
-// version as ETag.
-import type { Request, Response } from 'express'
+// The content endpoints: get (now or at a past version), update, the path operations of the
+// shared operation table, the change log and revert (docs/design.md §9), batch and JSON Patch
+// (§10). Each write validates its body, hands one operation to the store with the caller as
+// its actor, and answers with its message and the new version as ETag; every write honours
+// Idempotency-Key (idempotency.ts).
+import type { Request, RequestHandler, Response } from 'express'
+import { BATCH_MESSAGE } from '../../../shared/batch.js'
+import { parseBatch } from '../../../shared/batch-request.js'
+import type { ContentOperation } from '../../../shared/compound.js'
 import { ContentdError } from '../../../shared/errors.js'
+import { parsePatch, PATCH_MEDIA_TYPE, PATCH_MESSAGE } from '../../../shared/json-patch.js'
 import { PATH_OPERATION_NAMES, PATH_OPERATIONS, pathOperationFrom, UPDATE_MESSAGE, updateOperationFrom } from '../../../shared/operation-table.js'
-import { getAt, type Operation } from '../../../shared/operations.js'
+import { getAt } from '../../../shared/operations.js'
 import { parsePath } from '../../../shared/path.js'
+import { parseBody, revertBody } from '../../../shared/schemas.js'
 import { validateOperation } from '../../../shared/validate-operation.js'
-import { operationAccess, requireKeyScope, type Access } from '../../auth/rights.js'
+import { requireOperationScope, requireKeyScope, type Access } from '../../auth/rights.js'
+import { actorOf } from '../../services/identity.js'
 import type { Projects } from '../../services/projects.js'
-import type { ApplyOptions, Store } from '../../store/types.js'
+import type { ApplyOptions, Store, StoreOperation } from '../../store/types.js'
 import { etagFor, parseVersionCondition, versionMatches } from '../../store/version-condition.js'
 import { identityOf } from '../auth-middleware.js'
 import { jsonBody } from '../body.js'
 import { projectOf } from '../context.js'
 import { constantJson } from '../fast-path.js'
+import { CHANGES_PAGE_DEFAULT, limitParam, versionParam } from '../history-query.js'
+import { idempotency } from '../idempotency.js'
 import { projectAccess } from '../project-access.js'
 import type { RouteScope } from '../route-table.js'
 
+export interface TransactionOptions {
+  /** BATCH_LIMIT: operations per batch or patch. */
+  batchLimit: number
+  /** IDEMPOTENCY_TTL. */
+  idempotencyTtlMs: number
+}
+
+/** PATCH takes RFC 6902 only (docs/design.md §10): any other media type, application/json included, is 415. */
+const requirePatchMediaType: RequestHandler = (req, _res, next) => {
+  const mediaType = (req.headers['content-type'] ?? '').split(';')[0]?.trim().toLowerCase()
+  if (mediaType !== PATCH_MEDIA_TYPE) throw new ContentdError('UNSUPPORTED_MEDIA_TYPE', `got ${mediaType ? JSON.stringify(mediaType) : 'no Content-Type'}`)
+  next()
+}
+
 /** Registers the content routes in `api` (the scope of /api, with identity and rate limit). */
-export function contentRoutes (api: RouteScope, store: Store, projects: Projects, bodyLimitBytes: number): void {
+export function contentRoutes (api: RouteScope, store: Store, projects: Projects, bodyLimitBytes: number, transactions: TransactionOptions): void {
   const parseJson = jsonBody(bodyLimitBytes)
   const access = (needed: Access) => projectAccess(projects, needed)
+  const idempotent = idempotency(store, transactions.idempotencyTtlMs)
+  // Every content write: the caller may write, the body is JSON, the key is honoured.
+  const write = [access('write'), parseJson, idempotent]
   const content = '/:username/:projectSlug/content'
 
-  const commit = async (req: Request, res: Response, operation: Operation, reply: (res: Response) => void) => {
+  const commit = async (req: Request, res: Response, operation: StoreOperation, reply: (res: Response) => void) => {
     const project = projectOf(res)
     // The checks that need no document are request validation (docs/design.md §4 step 5), so
-    // they answer before an If-Match mismatch (step 6) would.
-    validateOperation(operation)
+    // they answer before an If-Match mismatch (step 6) would. Batches and patches were
+    // checked operation by operation as they were parsed.
+    if (operation.op !== 'revert' && operation.op !== 'batch' && operation.op !== 'patch') validateOperation(operation)
     // A narrowed key's paths and ops (docs/design.md §12) are known once the body names them.
-    requireKeyScope(identityOf(res).key, operationAccess(operation))
-    const options: ApplyOptions = {}
+    const identity = identityOf(res)
+    requireOperationScope(identity.key, operation)
+    const options: ApplyOptions = { actor: actorOf(identity) }
     const ifMatch = req.headers['if-match']
     if (ifMatch !== undefined) options.ifMatch = parseVersionCondition(ifMatch)
     const { version } = await store.applyOperation(project, operation, options)
     res.setHeader('ETag', etagFor(version))
     reply(res)
+    return version
+  }
+
+  /** Batches and patches answer with their message and the new version in the body too. */
+  const commitAll = async (req: Request, res: Response, operation: ContentOperation, message: string) => {
+    const version = await commit(req, res, operation, () => undefined)
+    res.json({ message, version })
   }
 
   api.get(content, access('read'), async (req, res) => {
     const project = projectOf(res)
+    // Parse the parameters before reading and before the conditional check: a bad request
+    // stays a 400.
     const pathParam = req.query.path
-    // Parse the path before the conditional check: a bad request stays a 400.
     const path = pathParam === undefined ? null : parsePath(pathParam)
-    requireKeyScope(identityOf(res).key, path ? { kind: 'read', path } : { kind: 'whole' })
-    const snapshot = await store.readContent(project.id)
+    const version = req.query.version === undefined ? null : versionParam('version', req.query.version)
+    // A narrowed key reads only inside its paths: never the whole content, now or at a past version (docs/design.md §12).
+    requireKeyScope(identityOf(res).key, path && version === null ? { kind: 'read', path } : { kind: 'whole' })
+    // ?version=N: the content as it was then (404 above the current version, 410 beyond retention).
+    const snapshot = version === null ? await store.readContent(project.id) : await store.readContentAt(project.id, version)
     if (!snapshot) throw new ContentdError('PROJECT_NOT_FOUND')
     res.setHeader('ETag', etagFor(snapshot.version))
     const ifNoneMatch = req.headers['if-none-match']
@@ -61,16 +100,40 @@ export function contentRoutes (api: RouteScope, store: Store, projects: Projects
     res.type('application/json').send(snapshot.json ?? JSON.stringify(snapshot.content))
   })
 
+  // The change log: entries after `since` (default 0), `limit` (1..1000, default 100) at most.
+  api.get(`${content}/changes`, access('read'), async (req, res) => {
+    // Changes carry whole-content values (update, revert): an unnarrowed key only (docs/design.md §12).
+    requireKeyScope(identityOf(res).key, { kind: 'whole' })
+    const since = req.query.since === undefined ? 0 : versionParam('since', req.query.since)
+    const limit = req.query.limit === undefined ? CHANGES_PAGE_DEFAULT : limitParam(req.query.limit)
+    const page = await store.readChanges(projectOf(res), since, limit)
+    res.setHeader('ETag', etagFor(page.version))
+    res.json(page)
+  })
+
+  api.post(`${content}/revert`, ...write, async (req, res) => {
+    const { version } = parseBody(revertBody, req.body)
+    await commit(req, res, { op: 'revert', version }, reply => reply.json({ message: `Content reverted to version ${version}.` }))
+  })
+
   // The whole content is free-form: no schema, only validateOperation's "a JSON object".
   const updated = constantJson(UPDATE_MESSAGE)
-  api.post(content, access('write'), parseJson, async (req, res) => {
+  api.post(content, ...write, async (req, res) => {
     await commit(req, res, updateOperationFrom(req.body), updated)
   })
 
   for (const name of PATH_OPERATION_NAMES) {
     const done = constantJson(PATH_OPERATIONS[name].message)
-    api.post(`${content}/${name}`, access('write'), parseJson, async (req, res) => {
+    api.post(`${content}/${name}`, ...write, async (req, res) => {
       await commit(req, res, pathOperationFrom(name, req.body), done)
     })
   }
+
+  api.post(`${content}/batch`, ...write, async (req, res) => {
+    await commitAll(req, res, { op: 'batch', operations: parseBatch(req.body, transactions.batchLimit) }, BATCH_MESSAGE)
+  })
+
+  api.patch(content, access('write'), requirePatchMediaType, parseJson, idempotent, async (req, res) => {
+    await commitAll(req, res, { op: 'patch', operations: parsePatch(req.body, transactions.batchLimit) }, PATCH_MESSAGE)
+  })
 }

@@ -3,8 +3,10 @@ import { memberBody, parseBody, projectBody } from '../../../shared/schemas.js'
 import { projectView, type Projects } from '../../services/projects.js'
 import { identityOf, requireIdentity, requireSession } from '../auth-middleware.js'
 import { jsonBody } from '../body.js'
+import { pageQuery } from '../page-query.js'
 import { context, projectOf } from '../context.js'
-import { projectAccess, projectOwnerSession } from '../project-access.js'
+import { ownerOnly } from '../owner-session.js'
+import { projectAccess } from '../project-access.js'
 import type { RouteScope } from '../route-table.js'
 
 export function projectRoutes (api: RouteScope, projects: Projects, bodyLimitBytes: number): void {
@@ -16,11 +18,13 @@ export function projectRoutes (api: RouteScope, projects: Projects, bodyLimitByt
     res.status(201).json(projectView(await projects.create(user.id, user.username, slug, name)))
   })
 
-  api.get('/projects', requireIdentity, async (_req, res) => {
-    res.json({ projects: await projects.listFor(identityOf(res)) })
+  api.get('/projects', requireIdentity, async (req, res) => {
+    const page = await projects.listFor(identityOf(res), pageQuery(req))
+    res.json({ projects: page.items, nextCursor: page.nextCursor })
   })
 
-  const ownerSession = projectOwnerSession(projects)
+  /** Only the owner, signed in with a session, manages a project. */
+  const ownerSession = ownerOnly(projects)
 
   api.get('/:username/:projectSlug', projectAccess(projects, 'read'), (_req, res) => {
     res.json(projectView(projectOf(res), context(res).role))
@@ -31,8 +35,9 @@ export function projectRoutes (api: RouteScope, projects: Projects, bodyLimitByt
     res.json({ message: 'Project deleted' })
   })
 
-  api.get('/:username/:projectSlug/members', ownerSession, async (_req, res) => {
-    res.json({ members: await projects.members(projectOf(res)) })
+  api.get('/:username/:projectSlug/members', ownerSession, async (req, res) => {
+    const page = await projects.members(projectOf(res), pageQuery(req))
+    res.json({ members: page.items, nextCursor: page.nextCursor })
   })
 
   api.put('/:username/:projectSlug/members/:member', ownerSession, parseJson, async (req, res) => {

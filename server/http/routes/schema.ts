@@ -6,11 +6,11 @@ import { displayName } from '../../services/identity.js'
 import { identityOf } from '../auth-middleware.js'
 import { jsonBody } from '../body.js'
 import { projectOf } from '../context.js'
-import { projectOwnerSession } from '../project-access.js'
+import { ownerOnly } from '../owner-session.js'
 import type { RouteScope } from '../route-table.js'
 
 export function schemaRoutes (api: RouteScope, projects: Projects, schemas: ProjectSchemas, bodyLimitBytes: number): void {
-  const ownerSession = projectOwnerSession(projects)
+  const ownerSession = ownerOnly(projects)
   const path = '/:username/:projectSlug/schema'
 
   api.put(path, ownerSession, jsonBody(bodyLimitBytes), async (req, res) => {

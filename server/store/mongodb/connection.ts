@@ -22,3 +22,11 @@ export function startupFailureMessage (error: unknown, uri: string, serverSelect
   }
   return `${where} failed: ${redact(detail, uri)}`
 }
+
+/**
+ * The start-up failure for a standalone `mongod`: each change is written with its change log
+ * entry in one transaction (docs/design.md §9), and transactions need a replica set.
+ */
+export function standaloneMessage (uri: string): string {
+  return `${describeMongo(uri)} is a standalone server, but contentd writes every change together with its change log entry in one transaction, which needs a replica set; a single-member replica set will do (start mongod with --replSet rs0 and run rs.initiate() once)`
+}

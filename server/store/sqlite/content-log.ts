@@ -1,52 +1,72 @@
-// How a project's content is kept in the file: `projects.content` holds the document as it
-// was at `snapshot_version`, and `content_log` the operations committed after it, in version
-// order. Reading replays the log over the snapshot. Writing a batch's result either appends
-// its operations to the log (large documents, while the log is short) or writes a new
-// snapshot, which empties the log (compaction). Parsed documents are kept in a
-// DocumentCache tagged with their version, so most reads and writes parse nothing.
+// How a project's content and its history are kept in the file (docs/design.md §9). One
+// layout serves both: the current content is simply the content at the latest version.
 //
-// This is the one place that knows the layout: a durable change log (history kept beyond
-// the latest snapshot, retention, checkpoints) grows here, under the same transactions.
+// - `changes`: the change log, one row per committed version, the entry as JSON (§9, without
+//   `project`). A change is written in the same transaction as the new version, so a change
+//   is in the content exactly when it is in the log.
+// - `checkpoints`: the whole content at some versions. `content` NULL marks a version whose
+//   change replaced the whole content (update, revert): that entry's value IS the content,
+//   so it is not stored twice.
+// - The content at version N is the latest checkpoint at or below N (none: `{}` at version 0,
+//   how every project starts) with the entries after it replayed, in order.
+//
+// Checkpoints bound what any read replays (history-policy.ts: every 1000 entries, or once the
+// entries after the latest checkpoint weigh as much as the document). So reading any version
+// costs about one document parse plus at most a document's worth of entries, however long
+// the log.
+//
+// Retention (HISTORY_LIMIT = L > 0): logically, versions from max(history_floor, version − L)
+// on are answerable (history-policy.ts): exactly the newest L entries. Physically, whenever a
+// checkpoint is written, everything older than the latest checkpoint at or below that bound
+// is deleted and history_floor raised to it: pruning is lazy and batched, the answers exact. history_floor also covers what was never recorded (history
+// before the change log existed, see migrations.ts) and a changed HISTORY_LIMIT.
+//
+// Parsed current documents are kept in a DocumentCache tagged with their version, so most
+// reads and writes parse nothing.
 import type Database from 'better-sqlite3'
+import { ContentdError } from '../../../shared/errors.js'
 import type { JsonObject } from '../../../shared/json.js'
-import { applyOperation, type Operation } from '../../../shared/operations.js'
+import { applyContentOperation } from '../../../shared/compound.js'
+import { parseStoredEntry, replayOperationOf } from '../change-entry.js'
 import { DocumentCache, jsonOf, type CachedDocument } from '../document-cache.js'
-import type { ContentSnapshot } from '../types.js'
+import { answerableFrom, checkpointDue } from '../history-policy.js'
+import type { ChangesPage, ContentSnapshot, HistoryOptions } from '../types.js'
 
-/** A document a batch changed, ready to be written (see ContentLog.write). */
-export interface ChangedDocument {
-  doc: JsonObject
-  version: number
-  /** Upper bound of the serialized size; exact after writing. */
-  bytes: number
-  /** Operations already in content_log after the stored snapshot, and their size. */
-  logCount: number
-  logBytes: number
-  /** The batch's operations, serialized when they ran, with their versions. */
-  batchLog: Array<{ version: number, json: string }>
-  /** An update in the batch replaced the whole document: write a snapshot. */
-  replaced: boolean
+/** A document a batch is changing, with what the log needs to know about it. */
+export interface ChangedDocument extends CachedDocument {
+  /** The batch changed it: write it (finish) when the batch ends. */
+  dirty: boolean
+  /** checkpointVersion when the batch began: a checkpoint added since lets retention prune. */
+  checkpointVersionAtStart: number
 }
 
-// When a change is logged instead of rewriting the document: only documents this large gain
-// from it, and the log stays short enough that replaying it (after another process wrote,
-// or a cache eviction) costs less than parsing the document.
-const LOG_MIN_DOCUMENT_BYTES = 64 * 1024
-const LOG_MAX_ENTRIES = 1000
+const EMPTY_CONTENT = '{}'
 
 type Row = Record<string, unknown>
 
 function prepareStatements (db: Database.Database) {
   return {
-    projectVersion: db.prepare('SELECT version FROM projects WHERE id = ?'),
-    projectContent: db.prepare('SELECT version, snapshot_version, content FROM projects WHERE id = ?'),
-    logAfter: db.prepare('SELECT operation FROM content_log WHERE project_id = ? AND version > ? ORDER BY version'),
-    writeSnapshot: db.prepare('UPDATE projects SET content = ?, version = ?, snapshot_version = ? WHERE id = ?'),
-    clearLog: db.prepare('DELETE FROM content_log WHERE project_id = ?'),
-    appendLog: db.prepare('INSERT INTO content_log (project_id, version, operation) VALUES (?, ?, ?)'),
-    writeVersion: db.prepare('UPDATE projects SET version = ? WHERE id = ?')
+    projectVersion: db.prepare('SELECT version FROM projects WHERE id = ?').pluck(),
+    projectState: db.prepare('SELECT version, history_floor FROM projects WHERE id = ?'),
+    latestCheckpoint: db.prepare('SELECT version, content FROM checkpoints WHERE project_id = ? ORDER BY version DESC LIMIT 1'),
+    checkpointAtOrBelow: db.prepare('SELECT version, content FROM checkpoints WHERE project_id = ? AND version <= ? ORDER BY version DESC LIMIT 1'),
+    entryAt: db.prepare('SELECT entry FROM changes WHERE project_id = ? AND version = ?').pluck(),
+    entriesBetween: db.prepare('SELECT entry FROM changes WHERE project_id = ? AND version > ? AND version <= ? ORDER BY version').pluck(),
+    entriesAfter: db.prepare('SELECT entry FROM changes WHERE project_id = ? AND version > ? ORDER BY version LIMIT ?').pluck(),
+    appendEntry: db.prepare('INSERT INTO changes (project_id, version, entry) VALUES (?, ?, ?)'),
+    insertCheckpoint: db.prepare('INSERT INTO checkpoints (project_id, version, content) VALUES (?, ?, ?)'),
+    moveCheckpoint: db.prepare('UPDATE checkpoints SET version = ?, content = ? WHERE project_id = ? AND version = ?'),
+    writeVersion: db.prepare('UPDATE projects SET version = ? WHERE id = ?'),
+    writeVersionAndFloor: db.prepare('UPDATE projects SET version = ?, history_floor = ? WHERE id = ?'),
+    pruneBase: db.prepare('SELECT max(version) FROM checkpoints WHERE project_id = ? AND version <= ?').pluck(),
+    pruneEntries: db.prepare('DELETE FROM changes WHERE project_id = ? AND version < ?'),
+    pruneCheckpoints: db.prepare('DELETE FROM checkpoints WHERE project_id = ? AND version < ?'),
+    raiseFloor: db.prepare('UPDATE projects SET history_floor = ? WHERE id = ? AND history_floor < ?')
   }
 }
+
+/** The content at a version, as read from the file: parsed, and its JSON. */
+interface Materialized { doc: JsonObject, json: string, tailCount: number, tailBytes: number, checkpointBytes: number }
 
 export class ContentLog {
   private readonly statements: ReturnType<typeof prepareStatements>
@@ -55,7 +75,7 @@ export class ContentLog {
   // such a document before changing it (see editable) instead of mutating it under their feet.
   private readonly lent = new WeakSet<JsonObject>()
 
-  constructor (private readonly db: Database.Database, cacheBytes: number) {
+  constructor (private readonly db: Database.Database, cacheBytes: number, private readonly history: HistoryOptions) {
     this.statements = prepareStatements(db)
     this.cache = new DocumentCache(cacheBytes)
   }
@@ -72,32 +92,118 @@ export class ContentLog {
    * The current document, for a batch to change in place: a copy when read() lent it out.
    * Call inside the batch's transaction.
    */
-  editable (projectId: string): CachedDocument | null {
+  editable (projectId: string): ChangedDocument | null {
     const current = this.current(projectId)
-    if (!current || !this.lent.has(current.doc)) return current
+    if (!current) return null
+    const changed = { ...current, dirty: false, checkpointVersionAtStart: current.checkpointVersion }
     // Parsing the cached JSON copies about three times faster than structuredClone.
-    return { ...current, doc: JSON.parse(jsonOf(current)) as JsonObject }
+    if (this.lent.has(current.doc)) changed.doc = JSON.parse(jsonOf(current)) as JsonObject
+    return changed
   }
 
   /**
-   * Writes a changed document inside the batch's transaction: the batch's operations appended
-   * to content_log when the document is large and the log still short, otherwise a new
-   * snapshot (which empties the log). Returns the cache entry for the new version; hand it to
-   * remember() once the transaction has committed.
+   * Appends one committed change to the log, inside the batch's transaction, right when it
+   * is applied (so a revert later in the same batch reads it). `replaced`: the change
+   * replaced the whole content (update, revert), so its version becomes a checkpoint.
    */
-  write (projectId: string, changed: ChangedDocument): CachedDocument {
-    const batchBytes = changed.batchLog.reduce((sum, entry) => sum + entry.json.length, 0)
-    const logCount = changed.logCount + changed.batchLog.length
-    const logBytes = changed.logBytes + batchBytes
-    if (!changed.replaced && changed.bytes >= LOG_MIN_DOCUMENT_BYTES && logCount <= LOG_MAX_ENTRIES && logBytes <= changed.bytes / 2) {
-      for (const entry of changed.batchLog) this.statements.appendLog.run(projectId, entry.version, entry.json)
-      this.statements.writeVersion.run(changed.version, projectId)
-      return { version: changed.version, doc: changed.doc, bytes: changed.bytes, logCount, logBytes }
+  append (projectId: string, changed: ChangedDocument, entryJson: string, replaced: boolean): void {
+    if (this.history.enabled) {
+      this.statements.appendEntry.run(projectId, changed.version, entryJson)
+      if (replaced) this.statements.insertCheckpoint.run(projectId, changed.version, null)
     }
-    const json = JSON.stringify(changed.doc)
-    this.statements.writeSnapshot.run(json, changed.version, changed.version, projectId)
-    if (changed.logCount > 0) this.statements.clearLog.run(projectId)
-    return { version: changed.version, doc: changed.doc, json, bytes: Buffer.byteLength(json), logCount: 0, logBytes: 0 }
+    if (replaced) {
+      changed.checkpointVersion = changed.version
+      // The entry holds the content: its value's size, near enough the entry's.
+      changed.checkpointBytes = entryJson.length
+      changed.tailCount = 0
+      changed.tailBytes = 0
+    } else {
+      changed.tailCount += 1
+      changed.tailBytes += entryJson.length
+    }
+  }
+
+  /**
+   * Ends a batch for one document, inside its transaction: the new version, a checkpoint when
+   * one is due, retention. Returns the cache entry for the new version; hand it to remember()
+   * once the transaction has committed.
+   */
+  finish (projectId: string, changed: ChangedDocument): CachedDocument {
+    const { doc, version } = changed
+    let json = changed.json
+    if (!this.history.enabled) {
+      // The benchmark's reference (HISTORY=off): no entries, the whole document rewritten as
+      // the project's one checkpoint, and nothing before the current version answerable.
+      json ??= JSON.stringify(doc)
+      if (this.statements.moveCheckpoint.run(version, json, projectId, changed.checkpointVersion).changes === 0) {
+        this.statements.insertCheckpoint.run(projectId, version, json)
+      }
+      this.statements.writeVersionAndFloor.run(version, version, projectId)
+      const bytes = Buffer.byteLength(json)
+      return { version, doc, json, bytes, tailCount: 0, tailBytes: 0, checkpointVersion: version, checkpointBytes: bytes }
+    }
+    this.statements.writeVersion.run(version, projectId)
+    let { tailCount, tailBytes, checkpointVersion, checkpointBytes } = changed
+    if (checkpointDue(tailCount, tailBytes, checkpointBytes)) {
+      json ??= JSON.stringify(doc)
+      this.statements.insertCheckpoint.run(projectId, version, json)
+      checkpointVersion = version
+      checkpointBytes = json.length
+      tailCount = 0
+      tailBytes = 0
+    }
+    // Pruning can only move when a checkpoint was added (this one, or a replacement's marker).
+    if (this.history.limit > 0 && checkpointVersion > changed.checkpointVersionAtStart) this.prune(projectId, version)
+    const bytes = json === undefined ? changed.bytes : Buffer.byteLength(json)
+    return { version, doc, ...(json === undefined ? {} : { json }), bytes, tailCount, tailBytes, checkpointVersion, checkpointBytes }
+  }
+
+  /**
+   * The content at `version`, at most `current` (the working version, inside a write
+   * transaction). Checks retention first: VERSION_NOT_FOUND, HISTORY_EXPIRED.
+   */
+  contentAt (projectId: string, version: number, current: { version: number, doc: JsonObject }): string {
+    const floor = this.floor(current.version, Number((this.statements.projectState.get(projectId) as Row).history_floor))
+    if (version > current.version) throw new ContentdError('VERSION_NOT_FOUND', `version ${version}; the current version is ${current.version}`)
+    if (version < floor) throw new ContentdError('HISTORY_EXPIRED', `version ${version}; the oldest version kept is ${floor}`)
+    if (version === current.version) return JSON.stringify(current.doc)
+    return this.materialize(projectId, version).json
+  }
+
+  /** The content at a past version, read in one transaction (another process may write). */
+  readAt (projectId: string, version: number): ContentSnapshot {
+    const snapshot = this.db.transaction((): ContentSnapshot | 'current' => {
+      const row = this.statements.projectState.get(projectId) as Row | undefined
+      if (!row) throw new ContentdError('PROJECT_NOT_FOUND')
+      const currentVersion = Number(row.version)
+      const floor = this.floor(currentVersion, Number(row.history_floor))
+      if (version > currentVersion) throw new ContentdError('VERSION_NOT_FOUND', `version ${version}; the current version is ${currentVersion}`)
+      if (version < floor) throw new ContentdError('HISTORY_EXPIRED', `version ${version}; the oldest version kept is ${floor}`)
+      if (version === currentVersion) return 'current'
+      const { doc, json } = this.materialize(projectId, version)
+      return { version, content: doc, json }
+    })()
+    if (snapshot !== 'current') return snapshot
+    // The current version: the cached document, when there is one.
+    const current = this.read(projectId)
+    if (!current) throw new ContentdError('PROJECT_NOT_FOUND')
+    // A write may have committed since the transaction above; fall back to the file.
+    return current.version === version ? current : this.readAt(projectId, version)
+  }
+
+  /** Entries after `since`, in one read transaction, `project` being the entries' reference. */
+  changes (projectId: string, project: string, since: number, limit: number): ChangesPage {
+    return this.db.transaction((): ChangesPage => {
+      const row = this.statements.projectState.get(projectId) as Row | undefined
+      if (!row) throw new ContentdError('PROJECT_NOT_FOUND')
+      const version = Number(row.version)
+      if (since > version) throw new ContentdError('INVALID_VERSION', `since ${since} is above the current version ${version}`)
+      const floor = this.floor(version, Number(row.history_floor))
+      if (since < floor) throw new ContentdError('HISTORY_EXPIRED', `changes after version ${since}; the oldest version kept is ${floor}`)
+      const rows = this.statements.entriesAfter.all(projectId, since, limit + 1) as string[]
+      const more = rows.length > limit
+      return { version, changes: rows.slice(0, limit).map(json => parseStoredEntry(project, json)), more }
+    })()
   }
 
   /** The committed version of a document, kept for the next read or batch. */
@@ -110,34 +216,72 @@ export class ContentLog {
     this.cache.delete(projectId)
   }
 
+  private floor (version: number, storedFloor: number): number {
+    return answerableFrom(version, storedFloor, this.history)
+  }
+
+  /** Deletes what no answerable version needs any more, and records the new floor. */
+  private prune (projectId: string, version: number): void {
+    const base = this.statements.pruneBase.get(projectId, version - this.history.limit) as number | null
+    if (base === null) return
+    this.statements.pruneEntries.run(projectId, base)
+    this.statements.pruneCheckpoints.run(projectId, base)
+    this.statements.raiseFloor.run(base, projectId, base)
+  }
+
   /** The current document, from the cache when its version is still the stored one. */
   private current (projectId: string): CachedDocument | null {
-    const versionRow = this.statements.projectVersion.get(projectId) as Row | undefined
-    if (!versionRow) return null
-    const hit = this.cache.get(projectId, Number(versionRow.version))
+    const version = this.statements.projectVersion.get(projectId) as number | undefined
+    if (version === undefined) return null
+    const hit = this.cache.get(projectId, version)
     if (hit) return hit
     const entry = this.load(projectId)
     if (entry) this.cache.set(projectId, entry)
     return entry
   }
 
-  /** Snapshot plus logged operations, read in one transaction: another process may write. */
+  /** The current document from the file, in one transaction: another process may write. */
   private load (projectId: string): CachedDocument | null {
     return this.db.transaction((): CachedDocument | null => {
-      const row = this.statements.projectContent.get(projectId) as Row | undefined
-      if (!row) return null
-      const snapshot = String(row.content)
-      const log = this.statements.logAfter.all(projectId, Number(row.snapshot_version)) as Row[]
-      const doc = JSON.parse(snapshot) as JsonObject
-      let logBytes = 0
-      for (const entry of log) {
-        const text = String(entry.operation)
-        logBytes += text.length
-        applyOperation(doc, JSON.parse(text) as Operation)
-      }
-      // After a replay the snapshot text is stale; serialize once for an exact size.
-      const json = log.length === 0 ? snapshot : JSON.stringify(doc)
-      return { version: Number(row.version), doc, json, bytes: Buffer.byteLength(json), logCount: log.length, logBytes }
+      const version = this.statements.projectVersion.get(projectId) as number | undefined
+      if (version === undefined) return null
+      const checkpoint = this.statements.latestCheckpoint.get(projectId) as Row | undefined
+      const { doc, json, tailCount, tailBytes, checkpointBytes } = this.replay(projectId, checkpoint, version)
+      return { version, doc, json, bytes: Buffer.byteLength(json), tailCount, tailBytes, checkpointVersion: checkpoint ? Number(checkpoint.version) : 0, checkpointBytes }
     })()
+  }
+
+  /** The content at a version below the current one. Call inside a transaction. */
+  private materialize (projectId: string, version: number): Materialized {
+    return this.replay(projectId, this.statements.checkpointAtOrBelow.get(projectId, version) as Row | undefined, version)
+  }
+
+  /** A checkpoint (or the implicit `{}` at 0) with the entries after it, up to `version`, applied. */
+  private replay (projectId: string, checkpoint: Row | undefined, version: number): Materialized {
+    const from = checkpoint ? Number(checkpoint.version) : 0
+    // The content at `from` as JSON, unless the checkpoint is a marker: then the entry at
+    // `from` (an update or revert) holds it, parsed once as part of its entry.
+    const base = !checkpoint ? EMPTY_CONTENT : checkpoint.content !== null ? String(checkpoint.content) : undefined
+    const entries = from === version ? [] : this.statements.entriesBetween.all(projectId, from, version) as string[]
+    // Retention never deletes what an answerable version needs; a gap means a broken file.
+    if (entries.length !== version - from) throw new Error(`change log of ${projectId}: ${entries.length} entries between versions ${from} and ${version}`)
+    let doc: JsonObject
+    let checkpointBytes: number
+    if (base !== undefined) {
+      doc = JSON.parse(base) as JsonObject
+      checkpointBytes = base.length
+    } else {
+      const replacement = this.statements.entryAt.get(projectId, from) as string
+      doc = (JSON.parse(replacement) as { value: JsonObject }).value
+      checkpointBytes = replacement.length
+    }
+    let tailBytes = 0
+    for (const entry of entries) {
+      tailBytes += entry.length
+      doc = applyContentOperation(doc, replayOperationOf(entry))
+    }
+    // Unchanged since a stored checkpoint: its text is the JSON; otherwise serialize once.
+    const json = entries.length === 0 && base !== undefined ? base : JSON.stringify(doc)
+    return { doc, json, tailCount: entries.length, tailBytes, checkpointBytes }
   }
 }

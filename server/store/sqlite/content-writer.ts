@@ -1,39 +1,51 @@
 // Content writes with group commit: operations arriving in the same turn of the event loop
 // are applied one after another inside ONE immediate transaction, and acknowledged only
 // after it commits. Each keeps its own atomicity (a failing operation leaves the document as
-// the previous one left it) and its own version; the batch pays for one fsync and one
-// serialization per touched document instead of one per operation. How the result is laid
-// out in the file is content-log.ts's business. A project's schema (docs/design.md §12) is
-// read inside the same transaction and checked on each operation's result (applyChecked).
+// the previous one left it), its own version and its own change log entry (docs/design.md
+// §9), written in that same transaction; the batch pays for one fsync, and one serialization
+// per touched document at most, instead of one per operation. How the result is laid out in
+// the file is content-log.ts's business. A project's schema (docs/design.md §12) is read
+// inside the same transaction and checked on each operation's result (applyChecked) before
+// its log entry is written, so a refused write leaves neither content nor log changed.
 import type Database from 'better-sqlite3'
 import { ContentdError, isContentdError } from '../../../shared/errors.js'
-import type { JsonObject } from '../../../shared/json.js'
-import { applyOperation, growthBound, type Operation } from '../../../shared/operations.js'
+import type { ChangeEntry } from '../../../shared/events.js'
+import type { Json, JsonObject } from '../../../shared/json.js'
+import { applyContentOperation, compoundGrowthBound, isCompound, type ContentOperation } from '../../../shared/compound.js'
+import { applyOperation, growthBound } from '../../../shared/operations.js'
 import { prepareUndo } from '../../../shared/undo.js'
 import type { ContentSchema } from '../../schema/content-schema.js'
+import { changePartsOf, entryOf, projectRefOf, serializeEntry, type ChangeParts } from '../change-entry.js'
 import type { CommitEmitter } from '../commit-emitter.js'
 import type { CachedDocument } from '../document-cache.js'
-import type { ApplyOptions, ProjectRecord } from '../types.js'
+import type { ApplyOptions, ProjectRecord, StoreOperation } from '../types.js'
 import { versionMatches } from '../version-condition.js'
 import type { ChangedDocument, ContentLog } from './content-log.js'
 import type { LookupCache } from './lookup-cache.js'
 
 interface PendingWrite {
   project: ProjectRecord
-  operation: Operation
+  operation: StoreOperation
   options: ApplyOptions
   resolve: (result: { version: number }) => void
   reject: (error: unknown) => void
 }
 
-/** A document while a batch changes it. */
+/** A document while a group commit changes it. */
 interface WorkingDocument extends ChangedDocument {
-  dirty: boolean
-  /** The project's schema, read in the batch's transaction; null when it has none. */
+  /** The project's schema, read in the group's transaction; null when it has none. */
   schema: ContentSchema | null
 }
 
-type Outcome = { ok: true, version: number, at: string, operation: Operation } | { ok: false, error: unknown }
+type Outcome = { ok: true, version: number, entry: ChangeEntry } | { ok: false, error: unknown }
+
+/** What a store operation does to the document: the Operation to apply and its value as JSON. */
+interface Resolved {
+  applied: ContentOperation
+  /** The value serialized once (absent for delete): measured for the limit, stored in the entry. */
+  valueJson: string | undefined
+  parts: ChangeParts
+}
 
 export interface ContentWriterParts {
   db: Database.Database
@@ -53,7 +65,7 @@ export class ContentWriter {
 
   constructor (private readonly parts: ContentWriterParts) {}
 
-  apply (project: ProjectRecord, operation: Operation, options: ApplyOptions): Promise<{ version: number }> {
+  apply (project: ProjectRecord, operation: StoreOperation, options: ApplyOptions): Promise<{ version: number }> {
     return new Promise((resolve, reject) => {
       this.pending.push({ project, operation, options, resolve, reject })
       if (!this.flushScheduled) {
@@ -79,11 +91,12 @@ export class ContentWriter {
         for (const write of batch) outcomes.push(this.applyInTransaction(write, working, at))
         for (const [projectId, state] of working) {
           if (!state || !state.dirty) continue
-          written.set(projectId, log.write(projectId, state))
+          written.set(projectId, log.finish(projectId, state))
         }
       }).immediate()
     } catch (error) {
-      // Nothing committed. Documents in `working` may have been mutated: forget them.
+      // Nothing committed, log entries included. Documents in `working` may have been
+      // mutated: forget them.
       for (const projectId of working.keys()) log.forget(projectId)
       const failure = isContentdError(error) ? error : storeFailure(error)
       for (const write of batch) write.reject(failure)
@@ -96,36 +109,40 @@ export class ContentWriter {
     batch.forEach((write, i) => {
       const outcome = outcomes[i] as Outcome
       if (!outcome.ok) { write.reject(outcome.error); return }
-      commitListeners.emit({ project: write.project, version: outcome.version, operation: outcome.operation, at: outcome.at })
+      commitListeners.emit({ project: write.project, entry: outcome.entry })
       write.resolve({ version: outcome.version })
     })
   }
 
   private applyInTransaction (write: PendingWrite, working: Map<string, WorkingDocument | null>, at: string): Outcome {
+    const { log } = this.parts
     const projectId = write.project.id
     let state = working.get(projectId)
     if (state === undefined) {
-      const current = this.parts.log.editable(projectId)
-      state = current
-        ? { doc: current.doc, version: current.version, bytes: current.bytes, dirty: false, logCount: current.logCount, logBytes: current.logBytes, batchLog: [], replaced: false, schema: this.parts.schemaFor(projectId) }
-        : null
+      const current = log.editable(projectId)
+      state = current ? { ...current, schema: this.parts.schemaFor(projectId) } : null
       working.set(projectId, state)
     }
     if (!state) return { ok: false, error: new ContentdError('PROJECT_NOT_FOUND') }
     const { operation, options } = write
     try {
+      // If-Match first (docs/design.md §4 step 6), then the operation's own errors.
       if (options.ifMatch !== undefined && !versionMatches(options.ifMatch, state.version)) {
         throw new ContentdError('PRECONDITION_FAILED')
       }
-      const serializedValue = 'value' in operation ? JSON.stringify(operation.value) ?? '' : ''
-      this.applyChecked(state, operation, Buffer.byteLength(serializedValue))
+      const { applied, valueJson, parts } = this.resolve(projectId, operation, state)
+      this.applyChecked(state, applied, valueJson === undefined ? 0 : Buffer.byteLength(valueJson))
       state.version += 1
       state.dirty = true
-      if (operation.op === 'update') state.replaced = true
-      // Serialized now, not at write time: a later operation of this batch may mutate a value
-      // this one inserted (set a {b:[1]}, then push a.b), and the log must replay what ran.
-      else state.batchLog.push({ version: state.version, json: JSON.stringify(operation) })
-      return { ok: true, version: state.version, at, operation: withOwnValue(operation, serializedValue) }
+      const replaced = applied.op === 'update'
+      // The document's JSON is known exactly after a replacement, and stale after anything else.
+      state.json = replaced ? valueJson : undefined
+      // The entry is serialized now, in the same transaction: a later operation of this batch
+      // may mutate a value this one inserted (set a {b:[1]}, then push a.b), and the log must
+      // keep what ran.
+      log.append(projectId, state, serializeEntry(state.version, parts, valueJson, at, JSON.stringify(options.actor)), replaced)
+      const entry = entryOf(projectRefOf(write.project), state.version, parts, ownValue(applied, valueJson), at, options.actor)
+      return { ok: true, version: state.version, entry }
     } catch (error) {
       // Only expected failures stay per-operation; anything else aborts the whole batch.
       if (isContentdError(error)) return { ok: false, error }
@@ -135,33 +152,60 @@ export class ContentWriter {
 
   /**
    * applyWithinLimit, then the project's schema on the result. A refusal (SCHEMA_VIOLATION)
-   * leaves the working document exactly as it was: the operation mutated it in place, so it
-   * is undone (prepareUndo records only what the operation replaces), not copied beforehand.
+   * leaves the working document exactly as it was: a path operation mutated it in place, so
+   * it is undone (prepareUndo records only what the operation replaces), not copied
+   * beforehand; update, revert, batch and patch build a new document and leave it untouched.
    */
-  private applyChecked (state: WorkingDocument, operation: Operation, valueBytes: number): void {
+  private applyChecked (state: WorkingDocument, operation: ContentOperation, valueBytes: number): void {
     if (!state.schema) { this.applyWithinLimit(state, operation, valueBytes); return }
     const { doc, bytes } = state
     const check = state.schema.enforce(doc, operation)
-    const undo = prepareUndo(doc, operation)
+    const undo = isCompound(operation) ? undefined : prepareUndo(doc, operation)
     this.applyWithinLimit(state, operation, valueBytes)
     try {
       check(state.doc)
     } catch (error) {
-      // Changed in place unless update (a new document) or the near-limit copy replaced it.
-      if (state.doc === doc) undo()
+      // Changed in place unless a new document replaced it (update, batch, patch, near-limit copy).
+      if (state.doc === doc) undo?.()
       state.doc = doc
       state.bytes = bytes
       throw error
     }
   }
 
+  /**
+   * A revert becomes the replacement of the content by the content at its version, read
+   * from the log inside this transaction (so it sees the changes earlier in the batch).
+   */
+  private resolve (projectId: string, operation: StoreOperation, state: ChangedDocument): Resolved {
+    const parts = changePartsOf(operation)
+    if (operation.op === 'revert') {
+      const json = this.parts.log.contentAt(projectId, operation.version, state)
+      return { applied: { op: 'update', value: JSON.parse(json) as JsonObject }, valueJson: json, parts }
+    }
+    // JSON.stringify of a validated value is never undefined.
+    const valueJson = 'value' in operation ? JSON.stringify(operation.value) : undefined
+    return { applied: operation, valueJson, parts }
+  }
+
   /** Applies the operation unless the document would outgrow the content limit. */
-  private applyWithinLimit (state: WorkingDocument, operation: Operation, valueBytes: number): void {
+  private applyWithinLimit (state: ChangedDocument, operation: ContentOperation, valueBytes: number): void {
     const limit = this.parts.contentLimitBytes
     if (operation.op === 'update') {
       if (valueBytes > limit) throw new ContentdError('CONTENT_TOO_LARGE')
       state.doc = applyOperation(state.doc, operation)
       state.bytes = valueBytes
+      return
+    }
+    if (isCompound(operation)) {
+      // A batch or patch works on a copy of what it touches (shared/working-copy.ts): the
+      // document itself is untouched until the result replaces it.
+      const bound = compoundGrowthBound(operation)
+      const result = applyContentOperation(state.doc, operation)
+      const bytes = state.bytes + bound <= limit ? state.bytes + bound : Buffer.byteLength(JSON.stringify(result))
+      if (bytes > limit) throw new ContentdError('CONTENT_TOO_LARGE', `the content would be ${bytes} bytes; the limit is ${limit}`)
+      state.doc = result
+      state.bytes = bytes
       return
     }
     const bound = growthBound(operation, valueBytes)
@@ -180,14 +224,16 @@ export class ContentWriter {
 }
 
 /**
- * The operation as commit listeners get it: with a value of its own. The written value now
- * lives inside the document, and later operations may change it in place; a listener that
- * keeps the change must still see what was applied. `serializedValue` is the value as JSON,
- * exact because the operation validated it.
+ * The entry's value as commit listeners get it: a value of its own. The written value now
+ * lives inside the document (an update's value IS the document), and later operations may
+ * change it in place; a listener that keeps the change must still see what was applied.
+ * `valueJson` is the value as JSON, exact because the operation validated it.
  */
-function withOwnValue (operation: Operation, serializedValue: string): Operation {
-  if (!('value' in operation) || typeof operation.value !== 'object' || operation.value === null) return operation
-  return { ...operation, value: JSON.parse(serializedValue) as JsonObject } as Operation
+function ownValue (operation: ContentOperation, valueJson: string | undefined): Json | undefined {
+  if (!('value' in operation) || valueJson === undefined) return undefined
+  const value = operation.value
+  if (typeof value !== 'object' || value === null) return value
+  return JSON.parse(valueJson) as Json
 }
 
 function storeFailure (error: unknown): ContentdError | unknown {

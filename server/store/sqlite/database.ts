@@ -1,6 +1,6 @@
 // Opens the embedded store's one file: WAL, synchronous=FULL (an acknowledged change
 // survives power loss), busy_timeout so several processes can share the file, foreign keys
-// on (deleting a project removes its members and its content log), migrations applied.
+// on (deleting a project removes its members, change log and checkpoints), migrations applied.
 import Database from 'better-sqlite3'
 import { mkdirSync } from 'node:fs'
 import { join } from 'node:path'
@@ -21,7 +21,10 @@ function migrate (db: Database.Database): void {
   // IMMEDIATE: two processes starting together must not both run a migration.
   db.transaction(() => {
     const done = db.pragma('user_version', { simple: true }) as number
-    for (let i = done; i < MIGRATIONS.length; i++) db.exec(MIGRATIONS[i] as string)
+    for (const migration of MIGRATIONS.slice(done)) {
+      if (typeof migration === 'string') db.exec(migration)
+      else migration(db)
+    }
     if (done < MIGRATIONS.length) db.pragma(`user_version = ${MIGRATIONS.length}`)
   }).immediate()
 }

@@ -1,6 +1,60 @@
-// Schema migrations for the embedded store, applied in order at start. PRAGMA user_version
-// records how many have run. Append new migrations; never edit a released one.
-export const MIGRATIONS: readonly string[] = [
+// Schema migrations for the embedded store, applied in order at start, all in one
+// transaction. PRAGMA user_version records how many have run. Append new migrations; never
+// edit a released one. A migration is SQL, or a function when rows must be rewritten with
+// code (the change log's migration replays the old operation log with applyOperation).
+import type Database from 'better-sqlite3'
+import type { JsonObject } from '../../../shared/json.js'
+import { applyOperation, type Operation } from '../../../shared/operations.js'
+
+export type Migration = string | ((db: Database.Database) => void)
+
+/**
+ * The change log (docs/design.md §9): `changes` holds one entry per committed version,
+ * `checkpoints` the whole content at some versions (content-log.ts explains the layout), and
+ * `projects.history_floor` the oldest version whose content and later changes are known.
+ * Before it, `projects.content` held a snapshot and `content_log` the operations after it,
+ * without time or author: not a history. So each project's history starts at its current
+ * version: its content (snapshot + replayed operations) becomes a checkpoint there, and
+ * history_floor that version. The old table and columns go.
+ */
+function changeLog (db: Database.Database): void {
+  db.exec(`
+    CREATE TABLE changes (
+      project_id TEXT NOT NULL REFERENCES projects(id) ON DELETE CASCADE,
+      version INTEGER NOT NULL,
+      entry TEXT NOT NULL,
+      PRIMARY KEY (project_id, version)
+    ) WITHOUT ROWID;
+    CREATE TABLE checkpoints (
+      project_id TEXT NOT NULL REFERENCES projects(id) ON DELETE CASCADE,
+      version INTEGER NOT NULL,
+      content TEXT,
+      PRIMARY KEY (project_id, version)
+    ) WITHOUT ROWID;
+    ALTER TABLE projects ADD COLUMN history_floor INTEGER NOT NULL DEFAULT 0;
+  `)
+  const projects = db.prepare('SELECT id, version, snapshot_version, content FROM projects').all() as Array<{ id: string, version: number, snapshot_version: number, content: string }>
+  const operationsAfter = db.prepare('SELECT operation FROM content_log WHERE project_id = ? AND version > ? ORDER BY version').pluck()
+  const insertCheckpoint = db.prepare('INSERT INTO checkpoints (project_id, version, content) VALUES (?, ?, ?)')
+  const setFloor = db.prepare('UPDATE projects SET history_floor = ? WHERE id = ?')
+  for (const project of projects) {
+    const operations = operationsAfter.all(project.id, project.snapshot_version) as string[]
+    let doc = JSON.parse(project.content) as JsonObject
+    for (const operation of operations) doc = applyOperation(doc, JSON.parse(operation) as Operation)
+    const json = operations.length === 0 ? project.content : JSON.stringify(doc)
+    // A project still at version 0 with {} needs nothing: that is where every history starts.
+    if (project.version === 0 && json === '{}') continue
+    insertCheckpoint.run(project.id, project.version, json)
+    setFloor.run(project.version, project.id)
+  }
+  db.exec(`
+    DROP TABLE content_log;
+    ALTER TABLE projects DROP COLUMN content;
+    ALTER TABLE projects DROP COLUMN snapshot_version;
+  `)
+}
+
+export const MIGRATIONS: readonly Migration[] = [
   `
   CREATE TABLE users (
     id TEXT PRIMARY KEY,
@@ -56,6 +110,75 @@ export const MIGRATIONS: readonly string[] = [
     operation TEXT NOT NULL,
     PRIMARY KEY (project_id, version)
   ) WITHOUT ROWID;
+  `,
+  changeLog,
+  // Lists are read a page at a time in the order people see them (docs/design.md §13): each
+  // page must be one index range, not a sort of everything a user can see, since other users
+  // decide how many projects one is a member of. Usernames and slugs never change, so a
+  // membership keeps copies of the names it is listed by.
+  `
+  ALTER TABLE members ADD COLUMN member_name TEXT NOT NULL DEFAULT '';
+  ALTER TABLE members ADD COLUMN project_owner TEXT NOT NULL DEFAULT '';
+  ALTER TABLE members ADD COLUMN project_slug TEXT NOT NULL DEFAULT '';
+  UPDATE members SET
+    member_name = (SELECT username FROM users WHERE users.id = members.user_id),
+    project_owner = (SELECT u.username FROM projects p JOIN users u ON u.id = p.owner_id WHERE p.id = members.project_id),
+    project_slug = (SELECT slug FROM projects WHERE projects.id = members.project_id);
+  DROP INDEX members_by_user;
+  CREATE INDEX members_by_user_project ON members(user_id, project_owner, project_slug);
+  CREATE INDEX members_by_project_name ON members(project_id, member_name);
+  DROP INDEX api_keys_by_user;
+  CREATE INDEX api_keys_by_user_age ON api_keys(user_id, created_at, id);
+  `,
+  // Webhooks (docs/design.md §11): each with its durable cursor, retry state and lease, and
+  // its last deliveries. Deleting a project deletes its webhooks; a webhook, its deliveries.
+  `
+  CREATE TABLE webhooks (
+    id TEXT PRIMARY KEY,
+    project_id TEXT NOT NULL REFERENCES projects(id) ON DELETE CASCADE,
+    url TEXT NOT NULL,
+    paths TEXT,
+    ops TEXT,
+    description TEXT,
+    secret_ciphertext TEXT NOT NULL,
+    created_at TEXT NOT NULL,
+    cursor INTEGER NOT NULL,
+    failures INTEGER NOT NULL DEFAULT 0,
+    failing_since TEXT,
+    next_attempt_at TEXT,
+    disabled_at TEXT,
+    disabled_reason TEXT,
+    lease_owner TEXT,
+    lease_until TEXT
+  );
+  CREATE INDEX webhooks_by_project ON webhooks(project_id, created_at);
+  CREATE TABLE webhook_deliveries (
+    webhook_id TEXT NOT NULL REFERENCES webhooks(id) ON DELETE CASCADE,
+    seq INTEGER NOT NULL,
+    version INTEGER NOT NULL,
+    status INTEGER,
+    outcome TEXT NOT NULL,
+    attempt INTEGER NOT NULL,
+    error TEXT,
+    at TEXT NOT NULL,
+    duration_ms INTEGER NOT NULL,
+    PRIMARY KEY (webhook_id, seq)
+  ) WITHOUT ROWID;
+  `,
+  // Idempotency-Key records (docs/design.md §10, idempotency.ts): status NULL while running.
+  `
+  CREATE TABLE idempotency_keys (
+    project_id TEXT NOT NULL REFERENCES projects(id) ON DELETE CASCADE,
+    caller TEXT NOT NULL,
+    key TEXT NOT NULL,
+    fingerprint TEXT NOT NULL,
+    status INTEGER,
+    body TEXT,
+    etag TEXT,
+    expires_at TEXT NOT NULL,
+    PRIMARY KEY (project_id, caller, key)
+  ) WITHOUT ROWID;
+  CREATE INDEX idempotency_keys_by_expiry ON idempotency_keys(expires_at);
   `,
   // Content schemas (docs/design.md §12), one per project at most; API keys narrowed to paths
   // and operations (JSON arrays, NULL when not narrowed).

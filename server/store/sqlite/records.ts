@@ -4,19 +4,26 @@
 // Project content is not here: content-writer.ts and content-log.ts own it.
 import type Database from 'better-sqlite3'
 import { ContentdError } from '../../../shared/errors.js'
-import type { ApiKeyRecord, MemberRecord, MemberRole, ProjectRecord, ProjectRole, SessionRecord, UserRecord } from '../types.js'
+import type {
+  ApiKeyRecord, KeyPosition, ListedApiKey, MemberRecord, MemberRole, PageRequest, ProjectName, ProjectPosition, ProjectRecord,
+  ProjectRole, SessionRecord, UserRecord
+} from '../types.js'
+import { quotaExceeded } from '../quota-exceeded.js'
 import type { LookupCache } from './lookup-cache.js'
 
 type Row = Record<string, unknown>
 
 const PROJECT_COLUMNS = `p.id, p.owner_id, u.username AS owner_name, p.slug, p.name, p.created_at, p.version`
 
+// Every list below is one statement that reads one page through an index (migration 3), so a
+// request costs at most a page, however much data the user or anyone else has.
+
 function prepareStatements (db: Database.Database) {
   return {
     insertUser: db.prepare('INSERT INTO users (id, username, password_hash, created_at) VALUES (?, ?, ?, ?)'),
     userByName: db.prepare('SELECT * FROM users WHERE username = ?'),
     userById: db.prepare('SELECT * FROM users WHERE id = ?'),
-    allUsers: db.prepare('SELECT * FROM users ORDER BY username'),
+    usersPage: db.prepare('SELECT * FROM users WHERE username > ? ORDER BY username LIMIT ?'),
     insertSession: db.prepare('INSERT INTO sessions (token_hash, user_id, created_at, expires_at) VALUES (?, ?, ?, ?)'),
     sessionByHash: db.prepare('SELECT * FROM sessions WHERE token_hash = ?'),
     deleteSession: db.prepare('DELETE FROM sessions WHERE token_hash = ?'),
@@ -24,31 +31,85 @@ function prepareStatements (db: Database.Database) {
       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`),
     keyByHash: db.prepare('SELECT * FROM api_keys WHERE key_hash = ?'),
     keyById: db.prepare('SELECT * FROM api_keys WHERE id = ?'),
-    keysByUser: db.prepare('SELECT * FROM api_keys WHERE user_id = ? ORDER BY created_at, id'),
+    countKeys: db.prepare('SELECT count(*) FROM api_keys WHERE user_id = ?').pluck(),
+    // Each key with the names of its scoped projects, in the key's order, that still exist.
+    // One statement: the page of keys, and on every row the same JSON object naming each
+    // project the page scopes (id -> [owner, slug]), each looked up once however many keys
+    // share it. A deleted project is absent from it, so the key lists what remains.
+    keysPage: db.prepare(`
+      WITH candidates AS (
+        SELECT *,
+          row_number() OVER (ORDER BY created_at, id) AS position,
+          coalesce(sum(json_array_length(project_ids)) OVER (ORDER BY created_at, id ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING), 0) AS cost_before
+        FROM (SELECT * FROM api_keys WHERE user_id = ? AND (created_at, id) > (?, ?) ORDER BY created_at, id LIMIT ?)
+      ), page AS (
+        -- The keys the caller can show under the budget, and one past them (it tells that more follow).
+        SELECT * FROM candidates WHERE position <= 2 OR cost_before <= ?
+      ), names AS (
+        SELECT json_group_object(p.id, json_array(u.username, p.slug)) AS project_names
+        FROM projects p JOIN users u ON u.id = p.owner_id
+        WHERE p.id IN (SELECT j.value FROM page, json_each(page.project_ids) j WHERE page.project_ids IS NOT NULL)
+      )
+      SELECT page.*, names.project_names FROM page, names ORDER BY page.created_at, page.id`),
     deleteKey: db.prepare('DELETE FROM api_keys WHERE user_id = ? AND id = ?'),
     insertProject: db.prepare('INSERT INTO projects (id, owner_id, slug, name, created_at) VALUES (?, ?, ?, ?, ?)'),
     projectByName: db.prepare(`SELECT ${PROJECT_COLUMNS} FROM projects p JOIN users u ON u.id = p.owner_id WHERE u.username = ? AND p.slug = ?`),
-    projectById: db.prepare(`SELECT ${PROJECT_COLUMNS} FROM projects p JOIN users u ON u.id = p.owner_id WHERE p.id = ?`),
-    projectsForUser: db.prepare(`
-      SELECT ${PROJECT_COLUMNS}, 'owner' AS role FROM projects p JOIN users u ON u.id = p.owner_id WHERE p.owner_id = ?
+    projectsByIds: db.prepare(`SELECT ${PROJECT_COLUMNS} FROM json_each(?) j JOIN projects p ON p.id = j.value JOIN users u ON u.id = p.owner_id ORDER BY j.key`),
+    countOwnedProjects: db.prepare('SELECT count(*) FROM projects WHERE owner_id = ?').pluck(),
+    // Owned projects (one owner name, so a slug range of the (owner_id, slug) index: the CASE
+    // turns the position into the first slug to list; "~" sorts after every slug) merged
+    // with memberships (a range of members_by_user_project), each side at most a page.
+    projectsPage: db.prepare(`
+      SELECT * FROM (
+        SELECT ${PROJECT_COLUMNS}, 'owner' AS role FROM projects p JOIN users u ON u.id = p.owner_id
+        WHERE p.owner_id = :user AND p.slug > (
+          SELECT CASE WHEN username > :owner THEN '' WHEN username = :owner THEN :slug ELSE '~' END FROM users WHERE id = :user)
+        ORDER BY p.slug LIMIT :limit)
       UNION ALL
-      SELECT ${PROJECT_COLUMNS}, m.role AS role FROM members m JOIN projects p ON p.id = m.project_id JOIN users u ON u.id = p.owner_id WHERE m.user_id = ?
-      ORDER BY owner_name, slug`),
+      SELECT * FROM (
+        SELECT ${PROJECT_COLUMNS}, m.role AS role FROM members m JOIN projects p ON p.id = m.project_id JOIN users u ON u.id = p.owner_id
+        WHERE m.user_id = :user AND (m.project_owner, m.project_slug) > (:owner, :slug)
+        ORDER BY m.project_owner, m.project_slug LIMIT :limit)
+      ORDER BY owner_name, slug LIMIT :limit`),
+    // An API key's scope is at most 100 projects: those the user can still reach.
+    scopedProjectsPage: db.prepare(`
+      SELECT ${PROJECT_COLUMNS}, CASE WHEN p.owner_id = :user THEN 'owner' ELSE m.role END AS role
+      FROM json_each(:scope) j JOIN projects p ON p.id = j.value JOIN users u ON u.id = p.owner_id
+      LEFT JOIN members m ON m.project_id = p.id AND m.user_id = :user
+      WHERE (p.owner_id = :user OR m.role IS NOT NULL) AND (u.username, p.slug) > (:owner, :slug)
+      ORDER BY u.username, p.slug LIMIT :limit`),
     deleteProject: db.prepare('DELETE FROM projects WHERE id = ?'),
-    upsertMember: db.prepare(`INSERT INTO members (project_id, user_id, role) VALUES (?, ?, ?)
+    upsertMember: db.prepare(`INSERT INTO members (project_id, user_id, role, member_name, project_owner, project_slug)
+      SELECT p.id, mu.id, :role, mu.username, ou.username, p.slug
+      FROM projects p JOIN users ou ON ou.id = p.owner_id JOIN users mu ON mu.id = :user WHERE p.id = :project
       ON CONFLICT (project_id, user_id) DO UPDATE SET role = excluded.role`),
     deleteMember: db.prepare('DELETE FROM members WHERE project_id = ? AND user_id = ?'),
     memberRole: db.prepare('SELECT role FROM members WHERE project_id = ? AND user_id = ?'),
-    membersOf: db.prepare(`SELECT m.user_id, u.username, m.role FROM members m JOIN users u ON u.id = m.user_id
-      WHERE m.project_id = ? ORDER BY u.username`)
+    membersPage: db.prepare(`SELECT user_id, member_name, role FROM members
+      WHERE project_id = ? AND member_name > ? ORDER BY member_name LIMIT ?`)
   }
 }
 
 export class SqliteRecords {
   private readonly statements: ReturnType<typeof prepareStatements>
+  /**
+   * Count and insert in one IMMEDIATE transaction: it takes the file's write lock before
+   * counting, so no other process can add a key or project in between (docs/design.md §13).
+   */
+  private readonly insertKeyWithinQuota: Database.Transaction<(k: ApiKeyRecord, max: number) => void>
+  private readonly insertProjectWithinQuota: Database.Transaction<(p: Omit<ProjectRecord, 'version'>, max: number) => void>
 
   constructor (db: Database.Database, private readonly lookups: LookupCache) {
-    this.statements = prepareStatements(db)
+    const statements = this.statements = prepareStatements(db)
+    this.insertKeyWithinQuota = db.transaction((k: ApiKeyRecord, max: number) => {
+      if ((statements.countKeys.get(k.userId) as number) >= max) throw quotaExceeded(max, 'API key')
+      statements.insertKey.run(k.id, k.userId, k.name, k.prefix, k.keyHash, k.permission,
+        jsonOrNull(k.projectIds), jsonOrNull(k.paths), jsonOrNull(k.ops), k.expiresAt, k.createdAt)
+    })
+    this.insertProjectWithinQuota = db.transaction((p: Omit<ProjectRecord, 'version'>, max: number) => {
+      if ((statements.countOwnedProjects.get(p.ownerId) as number) >= max) throw quotaExceeded(max, 'project')
+      statements.insertProject.run(p.id, p.ownerId, p.slug, p.name, p.createdAt)
+    })
   }
 
   // ---- users, sessions, keys -------------------------------------------------------
@@ -75,8 +136,8 @@ export class SqliteRecords {
     return user ? users.remember(id, user) : null
   }
 
-  listUsers (): UserRecord[] {
-    return (this.statements.allUsers.all() as Row[]).map(row => toUser(row) as UserRecord)
+  listUsers (page: PageRequest<string>): UserRecord[] {
+    return (this.statements.usersPage.all(page.after ?? '', page.limit) as Row[]).map(row => toUser(row) as UserRecord)
   }
 
   createSession (s: SessionRecord): void {
@@ -98,10 +159,9 @@ export class SqliteRecords {
     this.statements.deleteSession.run(tokenHash)
   }
 
-  createApiKey (k: ApiKeyRecord): void {
+  createApiKey (k: ApiKeyRecord, maxPerUser: number): void {
     this.lookups.forgetAfterOwnWrite()
-    this.statements.insertKey.run(k.id, k.userId, k.name, k.prefix, k.keyHash, k.permission,
-      jsonOrNull(k.projectIds), jsonOrNull(k.paths), jsonOrNull(k.ops), k.expiresAt, k.createdAt)
+    this.insertKeyWithinQuota.immediate(k, maxPerUser)
   }
 
   findApiKeyByHash (keyHash: string): ApiKeyRecord | null {
@@ -117,8 +177,17 @@ export class SqliteRecords {
     return row ? toKey(row) : null
   }
 
-  listApiKeys (userId: string): ApiKeyRecord[] {
-    return (this.statements.keysByUser.all(userId) as Row[]).map(toKey)
+  listApiKeys (userId: string, page: PageRequest<KeyPosition>): ListedApiKey[] {
+    const after = page.after ?? { createdAt: '', id: '' }
+    const rows = this.statements.keysPage.all(userId, after.createdAt, after.id, page.limit, page.costBudget ?? Number.MAX_SAFE_INTEGER) as Row[]
+    if (rows.length === 0) return []
+    const names = new Map(Object.entries(JSON.parse(String(rows[0]?.project_names)) as Record<string, [string, string]>)
+      .map(([id, [ownerName, slug]]): [string, ProjectName] => [id, { ownerName, slug }]))
+    return rows.map(row => {
+      const key = toKey(row)
+      const projectNames = key.projectIds === null ? null : key.projectIds.flatMap(id => { const name = names.get(id); return name ? [name] : [] })
+      return { ...key, projectNames }
+    })
   }
 
   deleteApiKey (userId: string, id: string): boolean {
@@ -128,10 +197,10 @@ export class SqliteRecords {
 
   // ---- projects and members --------------------------------------------------------
 
-  createProject (p: Omit<ProjectRecord, 'version'>): ProjectRecord {
+  createProject (p: Omit<ProjectRecord, 'version'>, maxPerOwner: number): ProjectRecord {
     this.lookups.forgetAfterOwnWrite()
     try {
-      this.statements.insertProject.run(p.id, p.ownerId, p.slug, p.name, p.createdAt)
+      this.insertProjectWithinQuota.immediate(p, maxPerOwner)
     } catch (e) {
       if (isUniqueViolation(e)) throw new ContentdError('PROJECT_EXISTS')
       throw e
@@ -149,20 +218,20 @@ export class SqliteRecords {
   }
 
   findProjectsByIds (ids: string[]): ProjectRecord[] {
-    const found: ProjectRecord[] = []
-    for (const id of ids) {
-      const project = toProject(this.statements.projectById.get(id) as Row | undefined)
-      if (project) found.push(project)
-    }
-    return found
+    if (ids.length === 0) return []
+    return (this.statements.projectsByIds.all(JSON.stringify(ids)) as Row[]).map(row => toProject(row) as ProjectRecord)
   }
 
-  listProjectsForUser (userId: string): Array<ProjectRecord & { role: ProjectRole }> {
-    return (this.statements.projectsForUser.all(userId, userId) as Row[])
-      .map(row => ({ ...(toProject(row) as ProjectRecord), role: row.role as ProjectRole }))
+  listProjectsForUser (userId: string, page: PageRequest<ProjectPosition>, scope: string[] | null): Array<ProjectRecord & { role: ProjectRole }> {
+    const after = page.after ?? { ownerName: '', slug: '' }
+    const params = { user: userId, owner: after.ownerName, slug: after.slug, limit: page.limit }
+    const rows = scope === null
+      ? this.statements.projectsPage.all(params)
+      : this.statements.scopedProjectsPage.all({ ...params, scope: JSON.stringify(scope) })
+    return (rows as Row[]).map(row => ({ ...(toProject(row) as ProjectRecord), role: row.role as ProjectRole }))
   }
 
-  /** Its members and content log go with it (foreign keys cascade). */
+  /** Its members, change log and checkpoints go with it (foreign keys cascade). */
   deleteProject (id: string): void {
     this.lookups.forgetAfterOwnWrite()
     this.statements.deleteProject.run(id)
@@ -170,7 +239,7 @@ export class SqliteRecords {
 
   setMember (projectId: string, userId: string, role: MemberRole): void {
     this.lookups.forgetAfterOwnWrite()
-    this.statements.upsertMember.run(projectId, userId, role)
+    this.statements.upsertMember.run({ project: projectId, user: userId, role })
   }
 
   removeMember (projectId: string, userId: string): boolean {
@@ -187,9 +256,9 @@ export class SqliteRecords {
     return roles.remember(name, row ? row.role as MemberRole : null)
   }
 
-  listMembers (projectId: string): MemberRecord[] {
-    return (this.statements.membersOf.all(projectId) as Row[])
-      .map(row => ({ userId: String(row.user_id), username: String(row.username), role: row.role as MemberRole }))
+  listMembers (projectId: string, page: PageRequest<string>): MemberRecord[] {
+    return (this.statements.membersPage.all(projectId, page.after ?? '', page.limit) as Row[])
+      .map(row => ({ userId: String(row.user_id), username: String(row.member_name), role: row.role as MemberRole }))
   }
 }
 

@@ -3,27 +3,47 @@
 // - database.ts opens the file (WAL, synchronous=FULL, migrations);
 // - records.ts keeps users, sessions, keys, projects and members, through the
 //   lookup-cache.ts memory every request's look-ups use;
-// - content-writer.ts applies content operations with group commit;
-// - content-log.ts lays the content out as snapshot + log, with the document cache;
-// - schemas.ts keeps content schemas, which content-writer.ts enforces.
+// - content-writer.ts applies content operations with group commit, each with its change
+//   log entry in the same transaction;
+// - idempotency.ts keeps Idempotency-Key records (docs/design.md §10);
+// - content-log.ts lays content and history out as checkpoints + change log (docs/design.md
+//   §9), with the document cache;
+// - schemas.ts keeps content schemas, which content-writer.ts enforces (docs/design.md §12);
+// - store-errors.ts turns a full disk or an I/O error into 503 STORE_UNAVAILABLE.
 import type Database from 'better-sqlite3'
-import type { Operation } from '../../../shared/operations.js'
+import { projectRefOf } from '../change-entry.js'
 import { CommitEmitter } from '../commit-emitter.js'
 import type {
-  ApiKeyRecord, ApplyOptions, CommitListener, ContentSnapshot, MemberRecord, MemberRole, ProjectRecord,
-  ProjectRole, SchemaRecord, SessionRecord, Store, UserRecord
+  ApiKeyRecord, ApplyOptions, ChangesPage, CommitListener, ContentSnapshot, HistoryOptions, IdempotencyClaim, IdempotencyId, IdempotencyState,
+  KeyPosition, ListedApiKey, MemberRecord, MemberRole, PageRequest, ProjectPosition, ProjectRecord, ProjectRole, SchemaRecord, SessionRecord, Store,
+  StoreOperation, StoredResponse, UserRecord
 } from '../types.js'
 import { ContentLog } from './content-log.js'
 import { ContentWriter } from './content-writer.js'
 import { openDatabase } from './database.js'
+import { SqliteIdempotency } from './idempotency.js'
 import { LookupCache, type CommitCounter } from './lookup-cache.js'
 import { SqliteRecords } from './records.js'
 import { SqliteSchemas } from './schemas.js'
+import { SqliteWebhooks } from './webhooks.js'
+
+import { toStoreError } from './store-errors.js'
+
+/** Runs a synchronous store call; a full disk or an I/O error becomes STORE_UNAVAILABLE (store-errors.ts). */
+function guarded<T> (call: () => T): Promise<T> {
+  try {
+    return Promise.resolve(call())
+  } catch (error) {
+    return Promise.reject(toStoreError(error))
+  }
+}
 
 export interface SqliteStoreOptions {
   dataDir: string
   contentLimitBytes: number
   cacheBytes: number
+  /** HISTORY_LIMIT, and HISTORY=off for the benchmark's reference (see HistoryOptions). */
+  history: HistoryOptions
   /** The process's one counter, shared by every store it opens (see lookup-cache.ts). */
   commits: CommitCounter
   busyTimeoutMs?: number
@@ -38,13 +58,16 @@ export class SqliteStore implements Store {
   private readonly writer: ContentWriter
   private readonly schemas: SqliteSchemas
   private readonly pingStatement: Database.Statement
+  /** Webhooks and their deliveries (webhooks.ts). */
+  readonly webhooks: SqliteWebhooks
+  private readonly idempotency: SqliteIdempotency
 
   constructor (options: SqliteStoreOptions) {
     this.db = openDatabase(options.dataDir, options.busyTimeoutMs ?? 5000)
     const dataVersion = this.db.prepare('PRAGMA data_version').pluck()
     const lookups = new LookupCache(() => dataVersion.get() as number, options.commits)
     this.records = new SqliteRecords(this.db, lookups)
-    this.content = new ContentLog(this.db, options.cacheBytes)
+    this.content = new ContentLog(this.db, options.cacheBytes, options.history)
     this.schemas = new SqliteSchemas(this.db)
     this.writer = new ContentWriter({
       db: this.db,
@@ -55,6 +78,8 @@ export class SqliteStore implements Store {
       schemaFor: projectId => this.schemas.schemaFor(projectId)
     })
     this.pingStatement = this.db.prepare('SELECT 1 AS ok')
+    this.webhooks = new SqliteWebhooks(this.db)
+    this.idempotency = new SqliteIdempotency(this.db)
   }
 
   async init (): Promise<void> {}
@@ -75,49 +100,69 @@ export class SqliteStore implements Store {
 
   // ---- records (records.ts) ----------------------------------------------------------
 
-  async createUser (user: UserRecord): Promise<void> { this.records.createUser(user) }
-  async findUserByName (username: string): Promise<UserRecord | null> { return this.records.findUserByName(username) }
-  async findUserById (id: string): Promise<UserRecord | null> { return this.records.findUserById(id) }
-  async listUsers (): Promise<UserRecord[]> { return this.records.listUsers() }
+  createUser (user: UserRecord): Promise<void> { return guarded(() => this.records.createUser(user)) }
+  findUserByName (username: string): Promise<UserRecord | null> { return guarded(() => this.records.findUserByName(username)) }
+  findUserById (id: string): Promise<UserRecord | null> { return guarded(() => this.records.findUserById(id)) }
+  listUsers (page: PageRequest<string>): Promise<UserRecord[]> { return guarded(() => this.records.listUsers(page)) }
 
-  async createSession (session: SessionRecord): Promise<void> { this.records.createSession(session) }
-  async findSession (tokenHash: string): Promise<SessionRecord | null> { return this.records.findSession(tokenHash) }
-  async deleteSession (tokenHash: string): Promise<void> { this.records.deleteSession(tokenHash) }
+  createSession (session: SessionRecord): Promise<void> { return guarded(() => this.records.createSession(session)) }
+  findSession (tokenHash: string): Promise<SessionRecord | null> { return guarded(() => this.records.findSession(tokenHash)) }
+  deleteSession (tokenHash: string): Promise<void> { return guarded(() => this.records.deleteSession(tokenHash)) }
 
-  async createApiKey (key: ApiKeyRecord): Promise<void> { this.records.createApiKey(key) }
-  async findApiKeyByHash (keyHash: string): Promise<ApiKeyRecord | null> { return this.records.findApiKeyByHash(keyHash) }
-  async findApiKeyById (id: string): Promise<ApiKeyRecord | null> { return this.records.findApiKeyById(id) }
-  async listApiKeys (userId: string): Promise<ApiKeyRecord[]> { return this.records.listApiKeys(userId) }
-  async deleteApiKey (userId: string, id: string): Promise<boolean> { return this.records.deleteApiKey(userId, id) }
+  createApiKey (key: ApiKeyRecord, maxPerUser = Number.MAX_SAFE_INTEGER): Promise<void> { return guarded(() => this.records.createApiKey(key, maxPerUser)) }
+  findApiKeyByHash (keyHash: string): Promise<ApiKeyRecord | null> { return guarded(() => this.records.findApiKeyByHash(keyHash)) }
+  findApiKeyById (id: string): Promise<ApiKeyRecord | null> { return guarded(() => this.records.findApiKeyById(id)) }
+  listApiKeys (userId: string, page: PageRequest<KeyPosition>): Promise<ListedApiKey[]> { return guarded(() => this.records.listApiKeys(userId, page)) }
+  deleteApiKey (userId: string, id: string): Promise<boolean> { return guarded(() => this.records.deleteApiKey(userId, id)) }
 
-  async createProject (project: Omit<ProjectRecord, 'version'>): Promise<ProjectRecord> { return this.records.createProject(project) }
-  async findProject (ownerName: string, slug: string): Promise<ProjectRecord | null> { return this.records.findProject(ownerName, slug) }
-  async findProjectsByIds (ids: string[]): Promise<ProjectRecord[]> { return this.records.findProjectsByIds(ids) }
-  async listProjectsForUser (userId: string): Promise<Array<ProjectRecord & { role: ProjectRole }>> { return this.records.listProjectsForUser(userId) }
-
-  async deleteProject (id: string): Promise<void> {
-    this.records.deleteProject(id)
-    this.content.forget(id)
+  createProject (project: Omit<ProjectRecord, 'version'>, maxPerOwner = Number.MAX_SAFE_INTEGER): Promise<ProjectRecord> { return guarded(() => this.records.createProject(project, maxPerOwner)) }
+  findProject (ownerName: string, slug: string): Promise<ProjectRecord | null> { return guarded(() => this.records.findProject(ownerName, slug)) }
+  findProjectsByIds (ids: string[]): Promise<ProjectRecord[]> { return guarded(() => this.records.findProjectsByIds(ids)) }
+  listProjectsForUser (userId: string, page: PageRequest<ProjectPosition>, scope: string[] | null): Promise<Array<ProjectRecord & { role: ProjectRole }>> {
+    return guarded(() => this.records.listProjectsForUser(userId, page, scope))
   }
 
-  async setMember (projectId: string, userId: string, role: MemberRole): Promise<void> { this.records.setMember(projectId, userId, role) }
-  async removeMember (projectId: string, userId: string): Promise<boolean> { return this.records.removeMember(projectId, userId) }
-  async findMemberRole (projectId: string, userId: string): Promise<MemberRole | null> { return this.records.findMemberRole(projectId, userId) }
-  async listMembers (projectId: string): Promise<MemberRecord[]> { return this.records.listMembers(projectId) }
+  deleteProject (id: string): Promise<void> {
+    return guarded(() => {
+      this.records.deleteProject(id)
+      this.content.forget(id)
+    })
+  }
+
+  setMember (projectId: string, userId: string, role: MemberRole): Promise<void> { return guarded(() => this.records.setMember(projectId, userId, role)) }
+  removeMember (projectId: string, userId: string): Promise<boolean> { return guarded(() => this.records.removeMember(projectId, userId)) }
+  findMemberRole (projectId: string, userId: string): Promise<MemberRole | null> { return guarded(() => this.records.findMemberRole(projectId, userId)) }
+  listMembers (projectId: string, page: PageRequest<string>): Promise<MemberRecord[]> { return guarded(() => this.records.listMembers(projectId, page)) }
 
   // ---- content (content-log.ts, content-writer.ts) -----------------------------------
 
-  async readContent (projectId: string): Promise<ContentSnapshot | null> {
-    return this.content.read(projectId)
+  readContent (projectId: string): Promise<ContentSnapshot | null> {
+    return guarded(() => this.content.read(projectId))
   }
 
-  applyOperation (project: ProjectRecord, operation: Operation, options: ApplyOptions = {}): Promise<{ version: number }> {
-    return this.writer.apply(project, operation, options)
+  applyOperation (project: ProjectRecord, operation: StoreOperation, options: ApplyOptions): Promise<{ version: number }> {
+    // The writer commits a batch in one transaction; when it fails (a full disk), nothing of
+    // the batch is stored and every write in it gets STORE_UNAVAILABLE.
+    return this.writer.apply(project, operation, options).catch((error: unknown) => { throw toStoreError(error) })
+  }
+
+  readChanges (project: ProjectRecord, since: number, limit: number): Promise<ChangesPage> {
+    return guarded(() => this.content.changes(project.id, projectRefOf(project), since, limit))
+  }
+
+  readContentAt (projectId: string, version: number): Promise<ContentSnapshot> {
+    return guarded(() => this.content.readAt(projectId, version))
   }
 
   // ---- content schemas (schemas.ts) ---------------------------------------------------
 
-  async getSchema (projectId: string): Promise<SchemaRecord | null> { return this.schemas.get(projectId) }
-  async putSchema (projectId: string, record: SchemaRecord): Promise<void> { this.schemas.put(projectId, record, () => this.content.read(projectId)) }
-  async deleteSchema (projectId: string): Promise<boolean> { return this.schemas.delete(projectId) }
+  getSchema (projectId: string): Promise<SchemaRecord | null> { return guarded(() => this.schemas.get(projectId)) }
+  putSchema (projectId: string, record: SchemaRecord): Promise<void> { return guarded(() => this.schemas.put(projectId, record, () => this.content.read(projectId))) }
+  deleteSchema (projectId: string): Promise<boolean> { return guarded(() => this.schemas.delete(projectId)) }
+
+  // ---- Idempotency-Key records (idempotency.ts) --------------------------------------
+
+  async claimIdempotencyKey (claim: IdempotencyClaim): Promise<IdempotencyState> { return this.idempotency.claim(claim) }
+  async finishIdempotencyKey (id: IdempotencyId, response: StoredResponse | null): Promise<void> { this.idempotency.finish(id, response) }
+  async deleteExpiredIdempotencyKeys (now: string): Promise<number> { return this.idempotency.deleteExpired(now) }
 }

@@ -1,0 +1,135 @@
+// Fairness under abuse (issue 12): one contentd with its default limits. @bob increments a
+// counter at a steady 50 requests per second; his p99 is measured quietly, then while @alice
+// floods from a worker thread (flood-worker.mjs): her 1,000 keys, each scoped to 100
+// projects, listed page after page by 4 clients; 4 sockets re-subscribing to her ~1 MiB
+// project as fast as the acks come; 4 clients opening Engine.IO handshakes. Quiet and flooded
+// phases alternate (BENCH_ROUNDS rounds), so drift in the machine's speed hits both alike.
+// The goal: bob's p99 under the flood stays within 2× its quiet value.
+import { Worker } from 'node:worker_threads'
+import { call, expectStatus, owner, startContentd } from '../lib/contentd.mjs'
+import { documentOfSize } from '../lib/documents.mjs'
+import { DURATION_S } from '../lib/load.mjs'
+
+const ROUNDS = Number(process.env.BENCH_FAIRNESS_ROUNDS ?? 3)
+const PHASE_MS = Math.max(2, DURATION_S) * 1000
+const PACE_MS = 20
+const KEYS = 1000
+const PROJECTS = 100
+const MiB = 1024 * 1024
+// Clients per flood; BENCH_FAIRNESS_FLOOD=keyWalkers:4,resubscribers:0,… to look at one alone.
+const FLOODERS = { keyWalkers: 4, resubscribers: 4, handshakers: 4 }
+for (const part of (process.env.BENCH_FAIRNESS_FLOOD ?? '').split(',').filter(Boolean)) {
+  const [name, count] = part.split(':')
+  if (!(name in FLOODERS) || !/^\d+$/.test(count ?? '')) throw new Error(`BENCH_FAIRNESS_FLOOD: ${part}? (expected e.g. keyWalkers:4,resubscribers:0,handshakers:0)`)
+  FLOODERS[name] = Number(count)
+}
+
+/** A call that waits out 429s: setting up 1,100 things must stay inside RATE_LIMIT. */
+async function patiently (what, send) {
+  for (;;) {
+    const r = await send()
+    if (r.status !== 429) return r
+    await new Promise(resolve => setTimeout(resolve, Number(r.headers.get('retry-after') ?? 1) * 1000))
+  }
+}
+
+async function prepareFlooder (base) {
+  const alice = await owner(base, 'alice')
+  const refs = []
+  for (let i = 0; i < PROJECTS; i++) {
+    await expectStatus(patiently('project', () => call(base, 'POST', '/api/projects', { token: alice.session, body: { slug: `p${i}` } })), 201, 'create project')
+    refs.push(`@alice/p${i}`)
+  }
+  let made = 1 // owner() made one key already
+  await Promise.all(Array.from({ length: 8 }, async () => {
+    while (made < KEYS) {
+      made++
+      await expectStatus(patiently('key', () => call(base, 'POST', '/api/keys', { token: alice.session, body: { name: `k${made}`, permission: 'read', projects: refs } })), 201, 'create key')
+    }
+  }))
+  const big = await patiently('big project', () => call(base, 'POST', '/api/projects', { token: alice.session, body: { slug: 'big' } }))
+  // The 101st project: past a quota of 100 here only if the default changed.
+  await expectStatus(Promise.resolve(big), 201, 'create big project')
+  await expectStatus(patiently('big content', () => call(base, 'POST', '/api/@alice/big/content', { token: alice.key, body: documentOfSize(MiB - 512) })), 200, 'big content')
+  return { session: alice.session, project: '@alice/big' }
+}
+
+/** Bob's increments, one every PACE_MS, for `ms`: the latency of each, and any failures. */
+async function victimPhase (base, key, path, ms) {
+  const latencies = []
+  let failures = 0
+  const end = performance.now() + ms
+  let next = performance.now()
+  while (performance.now() < end) {
+    const started = performance.now()
+    const r = await call(base, 'POST', `${path}/content/increment`, { token: key, body: { path: 'counter' } })
+    latencies.push(performance.now() - started)
+    if (r.status !== 200) failures++
+    next += PACE_MS
+    const wait = next - performance.now()
+    if (wait > 0) await new Promise(resolve => setTimeout(resolve, wait))
+    else next = performance.now()
+  }
+  return { latencies, failures }
+}
+
+function percentile (values, p) {
+  const sorted = [...values].sort((a, b) => a - b)
+  return sorted[Math.min(sorted.length - 1, Math.floor(p / 100 * sorted.length))]
+}
+
+export async function fairness () {
+  const server = await startContentd({ RATE_LIMIT: '6000' })
+  try {
+    const flooder = await prepareFlooder(server.url)
+    const bob = await owner(server.url, 'bob')
+    const path = await bob.project('counter', documentOfSize(1024))
+    // Warm-up: JIT and caches, for bob's requests.
+    await victimPhase(server.url, bob.key, path, 2000)
+
+    const quiet = { latencies: [], failures: 0 }
+    const flooded = { latencies: [], failures: 0 }
+    const flood = { keyPages: 0, keyPagesLimited: 0, snapshots: 0, subscribesLimited: 0, handshakes: 0, handshakesLimited: 0, errors: 0 }
+    for (let round = 0; round < ROUNDS; round++) {
+      const calm = await victimPhase(server.url, bob.key, path, PHASE_MS)
+      quiet.latencies.push(...calm.latencies)
+      quiet.failures += calm.failures
+
+      const worker = new Worker(new URL('./flood-worker.mjs', import.meta.url), {
+        workerData: { url: server.url, ...flooder, ...FLOODERS }
+      })
+      const counted = new Promise((resolve, reject) => { worker.once('message', resolve); worker.once('error', reject) })
+      // Let the flood build up before measuring under it.
+      await new Promise(resolve => setTimeout(resolve, 1000))
+      const under = await victimPhase(server.url, bob.key, path, PHASE_MS)
+      worker.postMessage('stop')
+      const counts = await counted
+      await worker.terminate()
+      flooded.latencies.push(...under.latencies)
+      flooded.failures += under.failures
+      for (const name of Object.keys(flood)) flood[name] += counts[name]
+      process.stderr.write(`bench: fairness round ${round + 1}: p99 quiet ${percentile(calm.latencies, 99).toFixed(1)} ms, flooded ${percentile(under.latencies, 99).toFixed(1)} ms; flood ${JSON.stringify(counts)}\n`)
+      // Let the server drain what the flood left (open sockets closing, unfinished handshakes).
+      await new Promise(resolve => setTimeout(resolve, 1000))
+    }
+
+    const quietP99 = percentile(quiet.latencies, 99)
+    const floodedP99 = percentile(flooded.latencies, 99)
+    const ratio = floodedP99 / quietP99
+    return {
+      kind: 'fairness',
+      scenario: `fairness: @bob's increments (1 every ${PACE_MS} ms) quiet, then while @alice floods`,
+      quietP50: percentile(quiet.latencies, 50),
+      quietP99,
+      floodedP50: percentile(flooded.latencies, 50),
+      floodedP99,
+      ratio,
+      samples: `${quiet.latencies.length} / ${flooded.latencies.length}`,
+      flood,
+      failed: quiet.failures + flooded.failures > 0 || (FLOODERS.keyWalkers > 0 && flood.keyPages === 0) || (FLOODERS.resubscribers > 0 && flood.snapshots === 0) || (FLOODERS.handshakers > 0 && flood.handshakes === 0),
+      note: `${ROUNDS} rounds of ${PHASE_MS / 1000} s each; bob's non-200 answers ${quiet.failures + flooded.failures}`
+    }
+  } finally {
+    await server.stop()
+  }
+}

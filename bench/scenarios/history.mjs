@@ -1,0 +1,75 @@
+// Time travel: GET …/content?version=N on a ~1 MiB document with 10,000 change log entries
+// (docs/change-log.md). Its cost must not grow with the log: checkpoints bound every read to
+// one checkpoint plus at most ~1,000 entries. Each sampled version is read several times,
+// one request at a time (a latency, not a throughput), and checked: the counter at version N
+// is N − 1 (version 1 is the document's upload, each later version one increment).
+import { call, expectStatus, owner, startContentd } from '../lib/contentd.mjs'
+import { documentOfSize } from '../lib/documents.mjs'
+import { measure } from '../lib/load.mjs'
+
+const ENTRIES = 10_000
+const DOCUMENT_BYTES = 1024 * 1024 - 512
+const READS_PER_VERSION = 5
+const RANDOM_VERSIONS = 40
+
+const percentile = (sorted, p) => sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * p))]
+
+export async function history () {
+  const server = await startContentd()
+  try {
+    const user = await owner(server.url, 'bench')
+    const path = await user.project('demo', documentOfSize(DOCUMENT_BYTES))
+    const headers = { authorization: `Bearer ${user.key}` }
+    // Versions 2..ENTRIES: increments, 32 at a time.
+    await measure({ url: `${server.url}${path}/content/increment`, headers, body: JSON.stringify({ path: 'counter', value: 1 }), amount: ENTRIES - 1, warmup: false })
+    const now = await expectStatus(call(server.url, 'GET', `${path}/content?path=counter`, { token: user.key }), 200, 'counter')
+    if (now.headers.get('etag') !== `"${ENTRIES}"`) throw new Error(`history: expected version ${ENTRIES}, got ETag ${now.headers.get('etag')}`)
+
+    // The edges of checkpoint intervals (the longest replays), the ends, and random versions.
+    const versions = new Set([1, 2, 999, 1000, 1001, 1999, 5000, 9999, ENTRIES])
+    while (versions.size < 9 + RANDOM_VERSIONS) versions.add(1 + Math.floor(Math.random() * ENTRIES))
+    const all = []
+    let worst = { version: 0, p50: 0 }
+    for (const version of versions) {
+      const times = []
+      for (let i = 0; i < READS_PER_VERSION; i++) {
+        const started = performance.now()
+        const response = await fetch(`${server.url}${path}/content?version=${version}`, { headers })
+        const text = await response.text()
+        times.push(performance.now() - started)
+        if (response.status !== 200) throw new Error(`history: ?version=${version} answered ${response.status} ${text.slice(0, 200)}`)
+        if (i === 0 && JSON.parse(text).counter !== version - 1) throw new Error(`history: ?version=${version} has counter ${JSON.parse(text).counter}, expected ${version - 1}`)
+      }
+      times.sort((a, b) => a - b)
+      const p50 = percentile(times, 0.5)
+      if (p50 > worst.p50) worst = { version, p50 }
+      all.push(...times)
+    }
+    all.sort((a, b) => a - b)
+    // The same read of the current content (cached, no replay): what the machine takes to
+    // send 1 MiB, so a slow run can be told from a slow replay.
+    const current = []
+    for (let i = 0; i < READS_PER_VERSION * 4; i++) {
+      const started = performance.now()
+      const response = await fetch(`${server.url}${path}/content`, { headers })
+      await response.text()
+      current.push(performance.now() - started)
+    }
+    current.sort((a, b) => a - b)
+    return {
+      kind: 'history',
+      scenario: `GET ?version=N: ~1 MiB content, ${ENTRIES.toLocaleString('en-US')} log entries`,
+      entries: ENTRIES,
+      versions: versions.size,
+      requests: all.length,
+      p50: percentile(all, 0.5),
+      p99: percentile(all, 0.99),
+      worstP50: worst.p50,
+      worstVersion: worst.version,
+      failed: false,
+      note: `every answer checked; the current content, cached: p50 ${percentile(current, 0.5).toFixed(1)} ms`
+    }
+  } finally {
+    await server.stop()
+  }
+}

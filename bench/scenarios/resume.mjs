@@ -1,0 +1,152 @@
+// Resume and Server-Sent Events (docs/design.md §9), on one node:
+// - resume after 1,000 missed changes: a client that has version V while the project is at
+//   V + 1,000 asks for what it missed, over Socket.IO (`subscribe {project, since: V}`, timed
+//   from the emit to the ack holding the 1,000 changes) and over SSE (`Last-Event-ID: V`,
+//   timed from the request to the 1,000th change event). Connections are opened untimed.
+// - SSE fan-out: 1,000 streams on one project; changes made over HTTP one at a time at a
+//   steady pace, each stream's receipt timed against the HTTP response, as the Socket.IO
+//   fan-out scenario does. Every stream must receive every change.
+import { request } from 'node:http'
+import { io } from 'socket.io-client'
+import { call, expectStatus, owner, startContentd } from '../lib/contentd.mjs'
+
+const MISSED = 1000
+const RESUMES = Number(process.env.BENCH_RESUMES ?? 30)
+const SUBSCRIBERS = Number(process.env.BENCH_SUBSCRIBERS ?? 1000)
+const CHANGES = Number(process.env.BENCH_FANOUT_CHANGES ?? 50)
+const PACE_MS = 100
+
+function percentile (sorted, p) {
+  if (sorted.length === 0) return undefined
+  return sorted[Math.min(sorted.length - 1, Math.floor(p / 100 * sorted.length))]
+}
+
+const summary = values => {
+  const sorted = [...values].sort((a, b) => a - b)
+  return { p50: percentile(sorted, 50), p99: percentile(sorted, 99), samples: sorted.length }
+}
+
+/**
+ * One SSE stream over node:http (no connection pool in the way). `onEvent(id, at)` for each
+ * event with an id; resolves once the response headers arrived.
+ */
+function openStream (base, path, token, lastEventId, onEvent) {
+  return new Promise((resolve, reject) => {
+    const headers = { authorization: `Bearer ${token}`, accept: 'text/event-stream' }
+    if (lastEventId !== undefined) headers['last-event-id'] = String(lastEventId)
+    const req = request(base + path, { headers, agent: false }, res => {
+      if (res.statusCode !== 200) { reject(new Error(`events: status ${res.statusCode}`)); res.resume(); return }
+      let buffer = ''
+      res.setEncoding('utf8')
+      res.on('data', chunk => {
+        const at = performance.now()
+        buffer += chunk
+        let end
+        while ((end = buffer.indexOf('\n\n')) >= 0) {
+          const frame = buffer.slice(0, end)
+          buffer = buffer.slice(end + 2)
+          const match = /^id: (\d+)$/m.exec(frame)
+          if (match) onEvent(Number(match[1]), at)
+        }
+      })
+      res.on('error', () => {})
+      resolve({ close: () => req.destroy() })
+    })
+    req.on('error', reject)
+    req.end()
+  })
+}
+
+async function writeMany (base, path, key, count) {
+  for (let i = 0; i < count; i += 20) {
+    await Promise.all(Array.from({ length: Math.min(20, count - i) }, () =>
+      expectStatus(call(base, 'POST', `${path}/content/increment`, { token: key, body: { path: 'n' } }), 200, 'increment')))
+  }
+}
+
+async function resumeTimes (node, key, path, project, since) {
+  const socketTimes = []
+  const sseTimes = []
+  const target = since + MISSED
+  for (let i = 0; i < RESUMES; i++) {
+    const socket = io(node.url, { auth: { token: key }, transports: ['websocket'], forceNew: true, reconnection: false })
+    await new Promise((resolve, reject) => { socket.once('connect', resolve); socket.once('connect_error', reject) })
+    const started = performance.now()
+    const ack = await socket.timeout(10_000).emitWithAck('subscribe', { project, since })
+    socketTimes.push(performance.now() - started)
+    socket.close()
+    if (!ack.ok || ack.changes.length !== MISSED) throw new Error(`resume over Socket.IO: ${JSON.stringify(ack).slice(0, 200)}`)
+
+    const sseStarted = performance.now()
+    let done
+    const finished = new Promise(resolve => { done = resolve })
+    const stream = await openStream(node.url, `${path}/content/events`, key, since, (id, at) => { if (id === target) done(at) })
+    const at = await Promise.race([finished, new Promise((_resolve, reject) => setTimeout(() => reject(new Error('resume over SSE timed out')), 10_000))])
+    sseTimes.push(at - sseStarted)
+    stream.close()
+  }
+  return { socket: summary(socketTimes), sse: summary(sseTimes) }
+}
+
+async function sseFanout (node, key, path) {
+  const answeredAt = new Map()
+  const sentAt = new Map()
+  const receipts = []
+  const streams = []
+  try {
+    for (let i = 0; i < SUBSCRIBERS; i += 50) {
+      const group = []
+      for (let j = i; j < Math.min(SUBSCRIBERS, i + 50); j++) group.push(openStream(node.url, `${path}/content/events`, key, undefined, (version, at) => receipts.push({ version, at })))
+      streams.push(...await Promise.all(group))
+    }
+    await new Promise(resolve => setTimeout(resolve, 500))
+    receipts.length = 0 // the snapshots
+    for (let i = 0; i < CHANGES; i++) {
+      const started = performance.now()
+      const r = await expectStatus(call(node.url, 'POST', `${path}/content/increment`, { token: key, body: { path: 'counter' } }), 200, 'increment')
+      const version = Number(JSON.parse(r.headers.get('etag')))
+      sentAt.set(version, started)
+      answeredAt.set(version, performance.now())
+      await new Promise(resolve => setTimeout(resolve, PACE_MS))
+    }
+    await new Promise(resolve => setTimeout(resolve, 2000))
+  } finally {
+    for (const stream of streams) stream.close()
+  }
+  const counted = receipts.filter(r => answeredAt.has(r.version))
+  const fromResponse = counted.map(r => Math.max(0, r.at - answeredAt.get(r.version)))
+  // As in the Socket.IO fan-out: the server writes to the streams right after the commit,
+  // before it answers the HTTP request, so a change usually arrives before its response
+  // (a delay of 0 from the response). The delay from sending the request, which includes
+  // the commit (fsync), is in the note.
+  const fromRequest = summary(counted.map(r => r.at - sentAt.get(r.version)))
+  const expected = SUBSCRIBERS * CHANGES
+  const fmt = v => v === undefined ? '—' : v.toFixed(1)
+  return { subscribers: SUBSCRIBERS, changes: CHANGES, deliveries: counted.length, ...summary(fromResponse), failed: counted.length !== expected, note: counted.length !== expected ? `${expected - counted.length} deliveries missing` : `from the request being sent: p50 ${fmt(fromRequest.p50)} ms, p99 ${fmt(fromRequest.p99)} ms` }
+}
+
+export async function resume () {
+  const results = []
+  const node = await startContentd({ SOCKET_CONNECTIONS_PER_IDENTITY: String(SUBSCRIBERS * 2) })
+  try {
+    const user = await owner(node.url, 'bench')
+    const path = await user.project('demo', { n: 0, title: 'a project of about a hundred bytes of content, for scale' })
+    const since = 1
+    await writeMany(node.url, path, user.key, MISSED)
+    const times = await resumeTimes(node, user.key, path, '@bench/demo', since)
+    results.push({ scenario: `resume after ${MISSED} missed changes, Socket.IO (subscribe with since)`, kind: 'stream', ...times.socket })
+    results.push({ scenario: `resume after ${MISSED} missed changes, SSE (Last-Event-ID)`, kind: 'stream', ...times.sse })
+  } catch (error) {
+    results.push({ scenario: 'resume', kind: 'stream', failed: true, error: error.message })
+  }
+  try {
+    const user = await owner(node.url, 'fan')
+    const path = await user.project('demo', { counter: 0 })
+    results.push({ scenario: `SSE fan-out: ${SUBSCRIBERS} streams, one node (after the HTTP response)`, kind: 'stream', ...await sseFanout(node, user.key, path) })
+  } catch (error) {
+    results.push({ scenario: 'SSE fan-out', kind: 'stream', failed: true, error: error.message })
+  } finally {
+    await node.stop()
+  }
+  return results
+}

@@ -1,0 +1,205 @@
+// One Server-Sent Events stream of a project's changes (docs/design.md §9): from a starting
+// version (a snapshot's, or the client's Last-Event-ID / ?since=) every later change exactly
+// once, in version order, then live.
+//
+// No gap and no duplicate, whatever the order changes arrive in (several nodes deliver
+// through Redis in any order, and a change may be heard both live and from the log):
+// - the stream listens for live changes BEFORE it reads the log, so a change committed
+//   during the read is heard live even if the read missed it;
+// - it sends only the change right after the last one sent (`lastSent + 1`), dropping
+//   anything at or below `lastSent` (de-duplication by version);
+// - whatever is missing (a gap, or the live changes dropped because too many were held)
+//   is read from the durable log: a change is committed, hence in the log, before anyone
+//   hears of it, so the log always has what the stream lacks.
+//
+// Memory per stream is bounded: at most MAX_HELD live changes wait while the stream catches
+// up (beyond that they are dropped and read from the log later); the backlog is written a
+// page at a time, the next once the client has taken the last; and a client that does not
+// read live changes is disconnected once its response buffers pass `bufferBytes`
+// (SOCKET_SEND_BUFFER); it resumes with Last-Event-ID.
+import type { Response } from 'express'
+import type { ChangeEntry } from '../../shared/events.js'
+import type { ErrorBody } from '../../shared/errors.js'
+import type { ProjectRecord, Store } from '../store/types.js'
+
+/** Live changes held while the stream catches up; past it they are read from the log instead. */
+const MAX_HELD = 1000
+/**
+ * Log entries read, and written as one chunk, at once while catching up (the changes API's
+ * largest page); the next page waits until the client has taken this one.
+ */
+const CATCH_UP_PAGE = 1000
+
+/** One change as an event: its version as id, the entry as data (JSON has no raw newline). */
+function frameOf (change: ChangeEntry): string {
+  return `id: ${change.version}\nevent: change\ndata: ${JSON.stringify(change)}\n\n`
+}
+
+export interface ChangeStreamOptions {
+  store: Store
+  project: ProjectRecord
+  res: Response
+  bufferBytes: number
+  /** Told once when the stream is dropped for not reading (for logs and metrics). */
+  onSlowConsumer (bufferedBytes: number): void
+  /** Told once when the stream ends, however it ends. */
+  onEnd (): void
+}
+
+export class ChangeStream {
+  private lastSent: number
+  private readonly held = new Map<number, ChangeEntry>()
+  /** The log may hold versions after lastSent that are not in `held`. */
+  private behind: boolean
+  private pumping = false
+  private started = false
+  private ended = false
+
+  /** `from`: the version the client has; `behind`: whether the log may have later ones. */
+  constructor (private readonly options: ChangeStreamOptions, from: number, behind: boolean) {
+    this.lastSent = from
+    this.behind = behind
+    options.res.on('close', () => this.finish())
+  }
+
+  get isEnded (): boolean { return this.ended }
+
+  /** A live change (from this node or another), in any order, possibly already sent. */
+  receive (change: ChangeEntry): void {
+    if (this.ended || change.version <= this.lastSent) return
+    if (this.held.size >= MAX_HELD) {
+      this.held.clear()
+      this.behind = true
+    } else {
+      this.held.set(change.version, change)
+    }
+    if (this.started) void this.pump()
+  }
+
+  /**
+   * Starts sending: what the log has after the starting version, then what comes live.
+   * `snapshotVersion`: the stream began with a snapshot at that version instead.
+   */
+  start (snapshotVersion?: number): void {
+    if (snapshotVersion !== undefined) {
+      this.lastSent = snapshotVersion
+      this.behind = false
+    }
+    this.started = true
+    void this.pump()
+  }
+
+  /** The request failed before the stream began: stop listening, leave the response to the error handler. */
+  abandon (): void {
+    this.finish()
+  }
+
+  /** A comment line that keeps proxies from closing an idle stream. */
+  heartbeat (): void {
+    this.write(': keep-alive\n\n')
+  }
+
+  /** Access ended: tells the client why (`event: revoked`), then ends the stream. */
+  revoke (reason: ErrorBody): void {
+    if (this.ended) return
+    this.write(`event: revoked\ndata: ${JSON.stringify(reason)}\n\n`)
+    this.close()
+  }
+
+  /** Ends the response (shutdown, or a failure the client recovers from by reconnecting). */
+  close (): void {
+    if (this.ended) return
+    this.options.res.end()
+    this.finish()
+  }
+
+  private async pump (): Promise<void> {
+    if (this.pumping || this.ended) return
+    this.pumping = true
+    try {
+      for (;;) {
+        for (let next = this.held.get(this.lastSent + 1); next; next = this.held.get(this.lastSent + 1)) {
+          this.held.delete(next.version)
+          this.send(next)
+        }
+        for (const version of this.held.keys()) if (version <= this.lastSent) this.held.delete(version)
+        if (this.ended) return
+        // A held change that cannot be sent yet means the versions before it are missing
+        // here, but they are committed: the log has them.
+        if (!this.behind && this.held.size === 0) return
+        this.behind = false
+        const before = this.lastSent
+        const heardBeforeRead = this.highestHeld()
+        const page = await this.options.store.readChanges(this.options.project, this.lastSent, CATCH_UP_PAGE)
+        let frames = ''
+        for (const change of page.changes) {
+          if (change.version !== this.lastSent + 1) continue
+          this.lastSent = change.version
+          frames += frameOf(change)
+        }
+        // The backlog goes at the client's pace (a page at a time), so it is not held to
+        // the slow-consumer cap that live changes are.
+        if (frames !== '') this.options.res.write(frames)
+        await this.drained()
+        if (this.ended) return
+        if (page.more) this.behind = true
+        // The log had nothing after lastSent although a later change had already been heard
+        // when the read began: the gap cannot be bridged (never expected). Drop what is held
+        // rather than spin; the next live change starts a new read.
+        if (this.lastSent === before && !page.more && heardBeforeRead > before && this.highestHeld() <= heardBeforeRead) {
+          this.held.clear()
+          return
+        }
+      }
+    } catch {
+      // The log no longer has what the client needs (retention moved past it while it lagged)
+      // or the store failed: end the stream; the client reconnects with Last-Event-ID and
+      // gets the plain HTTP answer (410 HISTORY_EXPIRED: take a snapshot).
+      this.close()
+    } finally {
+      this.pumping = false
+    }
+  }
+
+  private highestHeld (): number {
+    let highest = -1
+    for (const version of this.held.keys()) if (version > highest) highest = version
+    return highest
+  }
+
+  private send (change: ChangeEntry): void {
+    this.lastSent = change.version
+    this.write(frameOf(change))
+  }
+
+  private write (frame: string): void {
+    if (this.ended) return
+    const { res } = this.options
+    res.write(frame)
+    if (res.writableLength > this.options.bufferBytes) {
+      const buffered = res.writableLength
+      this.options.onSlowConsumer(buffered)
+      // destroy, not end: ending would wait for the client to read what is buffered.
+      res.destroy()
+      this.finish()
+    }
+  }
+
+  /** While catching up, goes at the client's pace instead of buffering the whole backlog. */
+  private async drained (): Promise<void> {
+    const { res } = this.options
+    if (this.ended || !res.writableNeedDrain) return
+    await new Promise<void>(resolve => {
+      const done = () => { res.off('drain', done); res.off('close', done); resolve() }
+      res.on('drain', done)
+      res.on('close', done)
+    })
+  }
+
+  private finish (): void {
+    if (this.ended) return
+    this.ended = true
+    this.held.clear()
+    this.options.onEnd()
+  }
+}

@@ -1,0 +1,130 @@
+// GET /api/:username/:projectSlug/content/events: the project's changes as Server-Sent Events
+// (docs/design.md §9). With Last-Event-ID (or ?since=) it replays every retained change after
+// that version, then goes live; with neither it starts with a snapshot. The stream ends when
+// the caller's access ends (revocation, logout, expiry, removal, deletion), at shutdown, or
+// when the client stops reading (it then resumes with Last-Event-ID).
+//
+// The framing is a few lines (`id:`, `event:`, `data:`, a comment for heartbeats), so no SSE
+// library: what matters here, ordering, resume and the buffer cap, is change-stream.ts.
+import type { Request, Response } from 'express'
+import { ContentdError } from '../../../shared/errors.js'
+import { requireKeyScope } from '../../auth/rights.js'
+import type { Logger } from '../../logger.js'
+import type { Metrics } from '../../observability/metrics.js'
+import { atTime } from '../../realtime/expiry.js'
+import type { AccessEvent } from '../../services/access-events.js'
+import type { Identity } from '../../services/identity.js'
+import type { LiveFeed } from '../../services/live-feed.js'
+import type { Projects } from '../../services/projects.js'
+import type { ProjectRecord, Store } from '../../store/types.js'
+import { identityOf } from '../auth-middleware.js'
+import { projectOf } from '../context.js'
+import { versionParam } from '../history-query.js'
+import { projectAccess } from '../project-access.js'
+import type { RouteScope } from '../route-table.js'
+import { ChangeStream } from '../change-stream.js'
+
+export interface EventRouteOptions {
+  store: Store
+  projects: Projects
+  liveFeed: LiveFeed
+  heartbeatMs: number
+  /** SOCKET_SEND_BUFFER: what one stream may hold for a client that does not read. */
+  bufferBytes: number
+  /** SOCKET_CONNECTIONS_PER_IDENTITY: open streams per user on this node (counted apart from sockets). */
+  streamsPerUser: number
+  logger: Logger
+  metrics?: Metrics | undefined
+}
+
+/** `scope` is /api with an identity loader that also accepts ?access_token= (for EventSource). */
+export function eventRoutes (scope: RouteScope, options: EventRouteOptions): void {
+  scope.get('/:username/:projectSlug/content/events', projectAccess(options.projects, 'read'), async (req, res) => {
+    const project = projectOf(res)
+    const identity = identityOf(res)
+    // A stream carries the whole content (snapshot, update and revert values): never for a
+    // narrowed key, as for a Socket.IO subscription (docs/design.md §12).
+    requireKeyScope(identity.key, { kind: 'whole' })
+    const { store } = options
+    // Last-Event-ID wins over ?since=: an EventSource reconnects to the URL it started with
+    // (?since= and all) and says in the header how far it got.
+    const lastEventId = req.headers['last-event-id']
+    const since = lastEventId !== undefined
+      ? versionParam('Last-Event-ID', lastEventId)
+      : req.query.since === undefined ? null : versionParam('since', req.query.since)
+
+    const stops: Array<() => void> = []
+    const stopAll = () => { for (const stop of stops.splice(0)) stop() }
+    const stream = new ChangeStream({
+      store,
+      project,
+      res,
+      bufferBytes: options.bufferBytes,
+      onSlowConsumer: buffered => {
+        options.metrics?.slowConsumers.inc()
+        options.logger.warn({ bufferedBytes: buffered, limit: options.bufferBytes }, 'dropping a Server-Sent Events stream that does not read what it is sent')
+      },
+      onEnd: () => stopAll()
+    }, since ?? 0, since !== null)
+    const untrack = options.liveFeed.track(stream, identity.user.id, options.streamsPerUser)
+    if (!untrack) { stream.abandon(); throw new ContentdError('TOO_MANY_CONNECTIONS', `at most ${options.streamsPerUser} open streams per user`) }
+    // Listening before anything is read: a change committed meanwhile is not missed.
+    stops.push(
+      untrack,
+      options.liveFeed.onChange(project.id, change => stream.receive(change)),
+      options.liveFeed.onAccess(event => { if (endsAccess(event, identity, project)) stream.revoke(reasonOf(event)) })
+    )
+
+    let snapshotVersion: number | undefined
+    try {
+      // Errors that have an HTTP answer (400 INVALID_VERSION, 410 HISTORY_EXPIRED) are found
+      // before the stream starts: a first look at the log, or the snapshot.
+      const first = since === null ? await store.readContent(project.id) : await store.readChanges(project, since, 1)
+      if (!first) throw new ContentdError('PROJECT_NOT_FOUND')
+      if (stream.isEnded) return
+      open(req, res)
+      // HEAD (served by this GET route) gets the headers only: no stream without a body.
+      if (req.method === 'HEAD') { res.end(); stream.abandon(); return }
+      if ('content' in first) {
+        // Written at once: the snapshot may be the store's live cached document.
+        const json = first.json ?? JSON.stringify(first.content)
+        res.write(`id: ${first.version}\nevent: snapshot\ndata: {"version":${first.version},"content":${json}}\n\n`)
+        snapshotVersion = first.version
+      }
+    } catch (e) {
+      stream.abandon()
+      throw e
+    }
+    const expiresAt = identity.session?.expiresAt ?? identity.key?.expiresAt ?? null
+    if (expiresAt !== null) stops.push(atTime(Date.parse(expiresAt), () => stream.revoke(new ContentdError('INVALID_TOKEN').toBody())))
+    const heartbeat = setInterval(() => stream.heartbeat(), options.heartbeatMs)
+    heartbeat.unref()
+    stops.push(() => clearInterval(heartbeat))
+    stream.start(snapshotVersion)
+  })
+}
+
+function open (req: Request, res: Response): void {
+  res.status(200)
+  res.setHeader('Content-Type', 'text/event-stream; charset=utf-8')
+  // no-transform: a compressing proxy would hold events back to fill its buffers.
+  res.setHeader('Cache-Control', 'no-cache, no-transform')
+  res.setHeader('Connection', 'keep-alive')
+  // nginx buffers responses unless told not to.
+  res.setHeader('X-Accel-Buffering', 'no')
+  req.socket.setNoDelay(true)
+  res.flushHeaders()
+}
+
+function endsAccess (event: AccessEvent, identity: Identity, project: ProjectRecord): boolean {
+  switch (event.kind) {
+    case 'credential-revoked': return event.credentialHash === identity.credentialHash
+    case 'member-removed': return event.projectId === project.id && event.userId === identity.user.id
+    case 'project-deleted': return event.projectId === project.id
+  }
+}
+
+function reasonOf (event: AccessEvent) {
+  const code = event.kind === 'credential-revoked' ? 'INVALID_TOKEN' : event.kind === 'member-removed' ? 'FORBIDDEN' : 'PROJECT_NOT_FOUND'
+  return new ContentdError(code).toBody()
+}

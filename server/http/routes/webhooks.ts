@@ -1,0 +1,35 @@
+// A project's webhooks (docs/design.md §11): owner only, with a session.
+import { parseBody } from '../../../shared/schemas.js'
+import { webhookBody } from '../../../shared/webhooks.js'
+import type { Projects } from '../../services/projects.js'
+import type { WebhookService } from '../../webhooks/service.js'
+import { jsonBody } from '../body.js'
+import { projectOf } from '../context.js'
+import { ownerOnly } from '../owner-session.js'
+import type { RouteScope } from '../route-table.js'
+
+export function webhookRoutes (api: RouteScope, webhooks: WebhookService, projects: Projects, bodyLimitBytes: number): void {
+  const owner = ownerOnly(projects)
+  const base = '/:username/:projectSlug/webhooks'
+
+  api.post(base, owner, jsonBody(bodyLimitBytes), async (req, res) => {
+    res.status(201).json(await webhooks.create(projectOf(res), parseBody(webhookBody, req.body)))
+  })
+
+  api.get(base, owner, async (_req, res) => {
+    res.json({ webhooks: await webhooks.list(projectOf(res)) })
+  })
+
+  api.delete(`${base}/:id`, owner, async (req, res) => {
+    await webhooks.delete(projectOf(res), String(req.params.id))
+    res.json({ message: 'Webhook deleted' })
+  })
+
+  api.get(`${base}/:id/deliveries`, owner, async (req, res) => {
+    res.json({ deliveries: await webhooks.deliveries(projectOf(res), String(req.params.id)) })
+  })
+
+  api.post(`${base}/:id/test`, owner, async (req, res) => {
+    res.json(await webhooks.ping(projectOf(res), String(req.params.id)))
+  })
+}

@@ -1,0 +1,81 @@
+// The change log's entries (docs/design.md §9) as the stores build, keep and replay them.
+// Shared by every store so an entry looks the same whichever store wrote it.
+//
+// A store keeps an entry without its `project` (the log is per project; a reader adds the
+// reference) and in the order of §9: version, op, path, value, index, operations, revertedTo, at, actor.
+// The embedded store serializes it by concatenation, reusing the value's JSON that the write
+// already made to measure the content (a 1 MiB update is not serialized twice).
+import type { Actor, ChangeEntry, ChangeOp } from '../../shared/events.js'
+import { operationOfChange } from '../../shared/events.js'
+import type { Json } from '../../shared/json.js'
+import { operationsOfEntry, type ContentOperation } from '../../shared/compound.js'
+import { formatPath } from '../../shared/path.js'
+import type { ProjectRecord, StoreOperation } from './types.js'
+
+/** What an entry says was done, besides its value, version, time and actor. */
+export interface ChangeParts {
+  op: ChangeOp
+  /** Dot path (docs/design.md §2), for path operations. */
+  path?: string
+  index?: number
+  revertedTo?: number
+  /** batch and patch: the operations as the entry lists them (docs/design.md §10). */
+  operations?: Json[]
+}
+
+/** "@alice/demo": the reference entries carry, from the project's owner and slug. */
+export function projectRefOf (project: Pick<ProjectRecord, 'ownerName' | 'slug'>): string {
+  return `@${project.ownerName}/${project.slug}`
+}
+
+export function changePartsOf (operation: StoreOperation): ChangeParts {
+  switch (operation.op) {
+    case 'revert': return { op: 'revert', revertedTo: operation.version }
+    case 'batch':
+    case 'patch': return { op: operation.op, operations: operationsOfEntry(operation) }
+    case 'update': return { op: 'update' }
+    case 'insert': return { op: 'insert', path: formatPath(operation.path), index: operation.index }
+    default: return { op: operation.op, path: formatPath(operation.path) }
+  }
+}
+
+/**
+ * The entry as stored (without `project`), as JSON. `valueJson` is the value already
+ * serialized (absent for delete); `actorJson` the actor serialized. Same bytes as
+ * JSON.stringify of the entry object: a test checks it.
+ */
+export function serializeEntry (version: number, parts: ChangeParts, valueJson: string | undefined, at: string, actorJson: string): string {
+  let json = '{"version":' + version + ',"op":"' + parts.op + '"'
+  if (parts.path !== undefined) json += ',"path":' + JSON.stringify(parts.path)
+  if (valueJson !== undefined) json += ',"value":' + valueJson
+  if (parts.index !== undefined) json += ',"index":' + parts.index
+  if (parts.operations !== undefined) json += ',"operations":' + JSON.stringify(parts.operations)
+  if (parts.revertedTo !== undefined) json += ',"revertedTo":' + parts.revertedTo
+  return json + ',"at":' + JSON.stringify(at) + ',"actor":' + actorJson + '}'
+}
+
+/** The entry as listeners and readers get it, `project` first. */
+export function entryOf (project: string, version: number, parts: ChangeParts, value: Json | undefined, at: string, actor: Actor): ChangeEntry {
+  // Built member by member so the members come in §9's order (JSON keeps insertion order).
+  const entry = { project, version, op: parts.op } as ChangeEntry
+  if (parts.path !== undefined) entry.path = parts.path
+  if (value !== undefined) entry.value = value
+  if (parts.index !== undefined) entry.index = parts.index
+  // A value of the listener's own: later changes may alter the values the operations wrote.
+  if (parts.operations !== undefined) entry.operations = structuredClone(parts.operations)
+  if (parts.revertedTo !== undefined) entry.revertedTo = parts.revertedTo
+  entry.at = at
+  entry.actor = actor
+  return entry
+}
+
+/** A stored entry (serializeEntry's JSON) with the project's reference put in front. */
+export function parseStoredEntry (project: string, json: string): ChangeEntry {
+  // One parse, `project` first as §9 lists it, instead of parsing and then spreading.
+  return JSON.parse('{"project":' + JSON.stringify(project) + ',' + json.slice(1)) as ChangeEntry
+}
+
+/** The operation to replay a stored entry with applyOperation (revert replays as update). */
+export function replayOperationOf (json: string): ContentOperation {
+  return operationOfChange(JSON.parse(json) as ChangeEntry)
+}

@@ -1,0 +1,39 @@
+// Webhooks for one process (docs/design.md §11): the management service the API and CLI
+// use, and the dispatcher that delivers (started by the server, not by the CLI).
+import type { Clock } from '../clock.js'
+import type { Config } from '../config.js'
+import type { Logger } from '../logger.js'
+import type { Metrics } from '../observability/metrics.js'
+import type { Store } from '../store/types.js'
+import { WebhookDispatcher } from './dispatcher.js'
+import { WebhookMetrics } from './metrics.js'
+import { SecretBox } from './secret-box.js'
+import { WebhookService } from './service.js'
+import type { Resolver } from './target-policy.js'
+
+export interface Webhooks {
+  service: WebhookService
+  dispatcher: WebhookDispatcher
+}
+
+export interface WebhookParts {
+  config: Config
+  store: Store
+  logger: Logger
+  /** The app's metrics: the webhook series join its registry. */
+  metrics?: Metrics
+  now?: Clock
+  pollIntervalMs?: number
+  resolve?: Resolver
+}
+
+export function createWebhooks ({ config, store, logger, metrics, now, pollIntervalMs, resolve }: WebhookParts): Webhooks {
+  const secrets = SecretBox.fromConfig(config)
+  const allowPrivate = config.webhooks.allowPrivate
+  const webhookMetrics = metrics ? new WebhookMetrics(metrics.registry) : undefined
+  const optional = { ...(now ? { now } : {}), ...(webhookMetrics ? { metrics: webhookMetrics } : {}), ...(resolve ? { resolve } : {}) }
+  return {
+    service: new WebhookService({ store, secrets, allowPrivate, ...optional }),
+    dispatcher: new WebhookDispatcher({ store, secrets, allowPrivate, logger, ...optional, ...(pollIntervalMs ? { pollIntervalMs } : {}) })
+  }
+}

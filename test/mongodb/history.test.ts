@@ -1,0 +1,96 @@
+// Unit tests of the change log's MongoDB documents and bookkeeping (server/store/mongodb/
+// history.ts): what the store SENDS and how it reads entries back. Not evidence that MongoDB
+// executes it as intended: that is the store contract suite run with MONGODB_URI set (see
+// test/mongodb/translate.test.ts).
+import { describe, expect, it } from 'vitest'
+import type { Actor } from '../../shared/events.js'
+import { parsePath } from '../../shared/path.js'
+import { changePartsOf, serializeEntry } from '../../server/store/change-entry.js'
+import { CHECKPOINT_ENTRIES, CHECKPOINT_MIN_BYTES } from '../../server/store/history-policy.js'
+import { changeDocOf, entryOfChangeDoc, supportsTransactions, withTailBookkeeping, WRITE_RESULT_PROJECTION } from '../../server/store/mongodb/history.js'
+import { translateOperation } from '../../server/store/mongodb/translate.js'
+import type { StoreOperation } from '../../server/store/types.js'
+
+const AT = '2026-11-23T17:00:00.000Z'
+const KEY: Actor = { type: 'key', id: 'k1', name: 'writer' }
+
+const OPERATIONS: Array<{ operation: StoreOperation, value?: unknown }> = [
+  { operation: { op: 'increment', path: parsePath('a.b'), value: 2 }, value: 2 },
+  { operation: { op: 'set', path: parsePath('title'), value: { text: 'hi' } }, value: { text: 'hi' } },
+  { operation: { op: 'insert', path: parsePath('list'), value: 'x', index: 0 }, value: 'x' },
+  { operation: { op: 'delete', path: parsePath('title') } },
+  { operation: { op: 'update', value: { fresh: true } }, value: { fresh: true } },
+  { operation: { op: 'revert', version: 3 }, value: { old: 1 } }
+]
+
+describe('change documents', () => {
+  for (const { operation, value } of OPERATIONS) {
+    it(`${operation.op}: read back, the entry is byte for byte the embedded store's`, () => {
+      const parts = changePartsOf(operation)
+      const doc = changeDocOf('p1', 7, parts, value as never, AT, KEY)
+      expect(doc).toMatchObject({ projectId: 'p1', version: 7, op: operation.op, at: AT, actor: KEY })
+      const entry = entryOfChangeDoc('@alice/demo', doc)
+      const { project, ...stored } = entry
+      expect(project).toBe('@alice/demo')
+      const valueJson = value === undefined ? undefined : JSON.stringify(value)
+      expect(JSON.stringify(stored)).toBe(serializeEntry(7, parts, valueJson, AT, JSON.stringify(KEY)))
+    })
+  }
+
+  it('a document read back with null optional fields (as a driver may return) gives no such members', () => {
+    const entry = entryOfChangeDoc('@a/b', { projectId: 'p', version: 1, op: 'delete', path: 'x', index: null, revertedTo: null, at: AT, actor: KEY } as never)
+    expect(Object.keys(entry)).toEqual(['project', 'version', 'op', 'path', 'at', 'actor'])
+  })
+})
+
+describe('tail bookkeeping on the content update', () => {
+  it('adds one entry and its size to an update document, next to the version bump', () => {
+    const { update } = translateOperation('p1', { op: 'increment', path: parsePath('n'), value: 1 }, { contentLimitBytes: 1000 })
+    const withTail = withTailBookkeeping(update, false, 150) as Record<string, Record<string, unknown>>
+    expect(withTail.$inc).toMatchObject({ version: 1, tailCount: 1, tailBytes: 150 })
+    expect(Object.keys(withTail.$inc as object)).toContain('content.n')
+  })
+
+  it('resets the tail when the change replaces the whole content', () => {
+    const { update } = translateOperation('p1', { op: 'update', value: { a: 1 } }, { contentLimitBytes: 1000 })
+    const withTail = withTailBookkeeping(update, true, 150) as Record<string, Record<string, unknown>>
+    expect(withTail.$set).toEqual({ content: { a: 1 }, tailCount: 0, tailBytes: 0 })
+    expect(withTail.$inc).toEqual({ version: 1 })
+  })
+
+  it('appends a stage to a pipeline update (delete of a possible array element)', () => {
+    const { update } = translateOperation('p1', { op: 'delete', path: parsePath('list.0') }, { contentLimitBytes: 1000 })
+    expect(Array.isArray(update)).toBe(true)
+    const withTail = withTailBookkeeping(update, false, 90) as unknown[]
+    expect(withTail.slice(0, -1)).toEqual(update)
+    expect(withTail.at(-1)).toEqual({ $set: { tailCount: { $add: [{ $ifNull: ['$tailCount', 0] }, 1] }, tailBytes: { $add: [{ $ifNull: ['$tailBytes', 0] }, 90] } } })
+  })
+
+  it('leaves the translated update itself unchanged', () => {
+    const { update } = translateOperation('p1', { op: 'set', path: parsePath('a'), value: 1 }, { contentLimitBytes: 1000 })
+    const before = JSON.stringify(update)
+    withTailBookkeeping(update, false, 10)
+    expect(JSON.stringify(update)).toBe(before)
+  })
+
+  it('asks, with the new version, whether a checkpoint is due by the shared rule', () => {
+    expect(WRITE_RESULT_PROJECTION).toEqual({
+      _id: 0,
+      version: 1,
+      checkpointDue: {
+        $or: [
+          { $gte: [{ $ifNull: ['$tailCount', 0] }, CHECKPOINT_ENTRIES] },
+          { $and: [{ $gte: [{ $ifNull: ['$tailBytes', 0] }, CHECKPOINT_MIN_BYTES] }, { $gte: ['$tailBytes', { $bsonSize: '$content' }] }] }
+        ]
+      }
+    })
+  })
+})
+
+describe('transactions', () => {
+  it('are available on a replica set member or through mongos, not on a standalone mongod', () => {
+    expect(supportsTransactions({ isWritablePrimary: true, setName: 'rs0' })).toBe(true)
+    expect(supportsTransactions({ isWritablePrimary: true, msg: 'isdbgrid' })).toBe(true)
+    expect(supportsTransactions({ isWritablePrimary: true })).toBe(false)
+  })
+})

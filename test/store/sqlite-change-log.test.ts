@@ -1,0 +1,272 @@
+// The embedded store's layout of content and history (server/store/sqlite/content-log.ts):
+// one `changes` row per version, checkpoints that bound every replay, retention that deletes
+// rows without changing an answer, the migration from the layout before the change log, and
+// HISTORY=off. The store contract suite checks the answers; these tests also look at the rows.
+import Database from 'better-sqlite3'
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { afterEach, beforeEach, describe, expect, it } from 'vitest'
+import { ContentdError } from '../../shared/errors.js'
+import type { JsonObject } from '../../shared/json.js'
+import { applyOperation, type Operation } from '../../shared/operations.js'
+import { CHECKPOINT_ENTRIES, CHECKPOINT_MIN_BYTES } from '../../server/store/history-policy.js'
+import { MIGRATIONS } from '../../server/store/sqlite/migrations.js'
+import type { SqliteStore } from '../../server/store/sqlite/sqlite-store.js'
+import type { HistoryOptions, ProjectRecord } from '../../server/store/types.js'
+import { AS_TESTER, DEFAULT_HISTORY, openSqliteStore } from '../support/stores.js'
+
+const LIMIT = 8 * 1024 * 1024
+let dataDir: string
+const opened: SqliteStore[] = []
+
+function open (cacheBytes = 64 * 1024 * 1024, history: HistoryOptions = DEFAULT_HISTORY): SqliteStore {
+  const store = openSqliteStore({ dataDir, contentLimitBytes: LIMIT, cacheBytes, history })
+  opened.push(store)
+  return store
+}
+
+/** A read-only look at the file, as another process would have. */
+function inspect<T> (read: (db: Database.Database) => T): T {
+  const db = new Database(join(dataDir, 'contentd.sqlite'), { readonly: true })
+  try {
+    return read(db)
+  } finally {
+    db.close()
+  }
+}
+
+interface Rows { entries: Array<{ version: number, bytes: number }>, checkpoints: Array<{ version: number, bytes: number | null }>, floor: number }
+
+function rowsOf (projectId: string): Rows {
+  return inspect(db => ({
+    entries: db.prepare('SELECT version, length(entry) AS bytes FROM changes WHERE project_id = ? ORDER BY version').all(projectId) as Rows['entries'],
+    checkpoints: db.prepare('SELECT version, length(content) AS bytes FROM checkpoints WHERE project_id = ? ORDER BY version').all(projectId) as Rows['checkpoints'],
+    floor: (db.prepare('SELECT history_floor AS f FROM projects WHERE id = ?').get(projectId) as { f: number }).f
+  }))
+}
+
+function largeDocument (): JsonObject {
+  const items = Array.from({ length: 1500 }, (_, i) => ({ id: i, name: `item ${i}`, tags: ['a', 'b'] }))
+  return { counter: 0, items, nested: { list: [1, 2, 3] } }
+}
+
+async function setup (store: SqliteStore, content: JsonObject = largeDocument()): Promise<ProjectRecord> {
+  await store.createUser({ id: 'usr_1', username: 'alice', passwordHash: 'x', createdAt: new Date().toISOString() })
+  const project = await store.createProject({ id: 'prj_1', ownerId: 'usr_1', ownerName: 'alice', slug: 'demo', name: 'demo', createdAt: new Date().toISOString() })
+  await store.applyOperation(project, { op: 'update', value: content }, AS_TESTER)
+  return project
+}
+
+const p = (text: string) => text.split('.')
+
+/** A mix of operations on the large document, some of which fail (push onto a number). */
+function operation (i: number): Operation {
+  switch (i % 6) {
+    case 0: return { op: 'increment', path: p('counter'), value: 1 }
+    case 1: return { op: 'set', path: p(`settings.k${i % 7}`), value: { i, text: `value ${i}` } }
+    case 2: return { op: 'push', path: p('nested.list'), value: i }
+    case 3: return { op: 'delete', path: p(`items.${i % 50}`) }
+    case 4: return { op: 'insert', path: p('nested.list'), value: -i, index: 1 }
+    default: return { op: 'push', path: p('counter'), value: i }
+  }
+}
+
+/** Sends `count` operations in bursts that share group commits; updates the model; returns successes. */
+async function drive (store: SqliteStore, project: ProjectRecord, count: number, model: JsonObject, make = operation): Promise<number> {
+  let successes = 0
+  for (let start = 0; start < count; start += 20) {
+    const burst = Array.from({ length: Math.min(20, count - start) }, (_, j) => make(start + j))
+    const results = await Promise.allSettled(burst.map(op => store.applyOperation(project, op, AS_TESTER)))
+    results.forEach((result, j) => {
+      if (result.status === 'fulfilled') {
+        applyOperation(model, burst[j] as Operation)
+        successes++
+      } else {
+        expect(() => applyOperation(structuredClone(model), burst[j] as Operation)).toThrow()
+      }
+    })
+  }
+  return successes
+}
+
+beforeEach(() => { dataDir = mkdtempSync(join(tmpdir(), 'contentd-log-')) })
+afterEach(async () => {
+  for (const store of opened.splice(0)) await store.close()
+  rmSync(dataDir, { recursive: true, force: true })
+})
+
+describe('the change log in the file', () => {
+  it('has one row per version, and another store on the file rebuilds the same document from it', async () => {
+    const writer = open()
+    const project = await setup(writer)
+    const model = largeDocument()
+    const successes = await drive(writer, project, 120, model)
+    const rows = rowsOf(project.id)
+    expect(rows.entries.map(e => e.version)).toEqual(Array.from({ length: 1 + successes }, (_, i) => i + 1))
+
+    const reader = open(0)
+    const seen = await reader.readContent(project.id)
+    expect(seen?.version).toBe(1 + successes)
+    expect(seen?.content).toEqual(model)
+    expect(JSON.parse(seen?.json ?? 'null')).toEqual(model)
+    expect((await writer.readContent(project.id))?.content).toEqual(model)
+    // The other store reads the same history.
+    expect((await reader.readChanges(project, 0, 1000)).changes).toEqual((await writer.readChanges(project, 0, 1000)).changes)
+  })
+
+  it('logs each operation as it ran, even when a later one in the batch changes its value', async () => {
+    const writer = open()
+    const project = await setup(writer)
+    // One group commit: the push mutates the object the set inserted. Logging the set's value
+    // at commit time would replay {b:[1,2]} and then push 2 again.
+    await Promise.all([
+      writer.applyOperation(project, { op: 'set', path: p('box'), value: { b: [1] } }, AS_TESTER),
+      writer.applyOperation(project, { op: 'push', path: p('box.b'), value: 2 }, AS_TESTER)
+    ])
+    const changes = (await writer.readChanges(project, 1, 10)).changes
+    expect(changes.map(c => c.value)).toEqual([{ b: [1] }, 2])
+    const rebuilt = await open(0).readContent(project.id)
+    expect(rebuilt?.content.box).toEqual({ b: [1, 2] })
+  })
+
+  it('stores an update once: its version is a checkpoint that points at the entry', async () => {
+    const store = open()
+    const project = await setup(store)
+    await drive(store, project, 30, largeDocument())
+    const replacement = { ...largeDocument(), replaced: true }
+    const { version } = await store.applyOperation(project, { op: 'update', value: structuredClone(replacement) }, AS_TESTER)
+    const rows = rowsOf(project.id)
+    expect(rows.checkpoints.find(c => c.version === version)).toEqual({ version, bytes: null })
+    expect((await open(0).readContent(project.id))?.content).toEqual(replacement)
+    await store.applyOperation(project, { op: 'increment', path: p('counter'), value: 1 }, AS_TESTER)
+    expect((await open(0).readContent(project.id))?.content).toEqual({ ...replacement, counter: 1 })
+    expect((await open(0).readContentAt(project.id, version)).content).toEqual(replacement)
+  })
+
+  it('bounds every replay: at most CHECKPOINT_ENTRIES entries, or about a document\'s size of them, after a checkpoint', async () => {
+    const store = open(0)
+    const project = await setup(store, { counter: 0, blob: 'y'.repeat(256 * 1024) })
+    // Small entries on a 256 KiB document: the count rule...
+    const model: JsonObject = { counter: 0, blob: 'y'.repeat(256 * 1024) }
+    await drive(store, project, 2500, model, () => ({ op: 'increment', path: p('counter'), value: 1 }))
+    // ...then large entries: the size rule.
+    await drive(store, project, 100, model, i => ({ op: 'set', path: p(`big${i % 5}`), value: 'z'.repeat(6000) }))
+    const { entries, checkpoints } = rowsOf(project.id)
+    expect(checkpoints.length).toBeGreaterThan(3)
+    const current = entries.at(-1)!.version
+    const documentBytes = Buffer.byteLength(JSON.stringify(model))
+    const largestEntry = Math.max(...entries.map(e => e.bytes))
+    let worstCount = 0
+    for (let version = 1; version <= current; version++) {
+      const base = checkpoints.filter(c => c.version <= version).at(-1)
+      const replayed = entries.filter(e => e.version > (base?.version ?? 0) && e.version <= version)
+      worstCount = Math.max(worstCount, replayed.length)
+      expect(replayed.length, `entries replayed for version ${version}`).toBeLessThanOrEqual(CHECKPOINT_ENTRIES)
+      // What the checkpoint parses (a marker's content is its update's entry), then the entries.
+      const baseBytes = base === undefined ? 2 : base.bytes ?? entries.find(e => e.version === base.version)!.bytes
+      const bytes = replayed.reduce((sum, e) => sum + e.bytes, 0)
+      expect(bytes, `bytes replayed for version ${version}`).toBeLessThanOrEqual(Math.max(baseBytes, CHECKPOINT_MIN_BYTES) + largestEntry)
+      expect(baseBytes).toBeLessThanOrEqual(documentBytes + 6000 * 5)
+    }
+    expect(worstCount, 'the count rule was reached').toBeGreaterThan(CHECKPOINT_ENTRIES / 2)
+    expect((await store.readContent(project.id))?.content).toEqual(model)
+    expect((await store.readContentAt(project.id, 1500)).content.counter).toBe(1499)
+  })
+})
+
+describe('retention in the file', () => {
+  it('deletes old rows as checkpoints are added, raises history_floor, and never changes an answer', async () => {
+    const store = open(1024 * 1024, { limit: 5, enabled: true })
+    const project = await setup(store, {})
+    const model: JsonObject = {}
+    await drive(store, project, 3000, model, i => ({ op: 'push', path: p('list'), value: { i, pad: 'p'.repeat(40) } }))
+    const current = 3001
+    const { entries, checkpoints, floor } = rowsOf(project.id)
+    // Physically: far fewer rows than versions (at most a checkpoint interval more than kept),
+    // and nothing an answerable version needs is gone.
+    expect(entries.length).toBeLessThanOrEqual(5 + CHECKPOINT_ENTRIES + 20)
+    expect(floor).toBeGreaterThan(1000)
+    expect(floor).toBeLessThanOrEqual(current - 5)
+    expect(checkpoints[0]!.version).toBe(floor)
+    expect(entries[0]!.version).toBeLessThanOrEqual(floor + 1)
+    expect((await store.readChanges(project, current - 5, 10)).changes).toHaveLength(5)
+    await expect(store.readChanges(project, current - 6, 10)).rejects.toMatchObject({ code: 'HISTORY_EXPIRED' })
+  })
+
+  it('a larger HISTORY_LIMIT after a restart does not bring pruned history back', async () => {
+    const first = open(1024 * 1024, { limit: 5, enabled: true })
+    const project = await setup(first, {})
+    await drive(first, project, 600, {}, i => ({ op: 'set', path: p(`k${i % 10}`), value: 'v'.repeat(500) }))
+    await first.close()
+    const { floor } = rowsOf(project.id)
+    expect(floor).toBeGreaterThan(0)
+    const reopened = open(1024 * 1024, { limit: 100_000, enabled: true })
+    expect((await reopened.readChanges(project, floor, 1000)).changes.length).toBe(601 - floor)
+    await expect(reopened.readChanges(project, floor - 1, 10)).rejects.toMatchObject({ code: 'HISTORY_EXPIRED' })
+    await expect(reopened.readContentAt(project.id, floor - 1)).rejects.toMatchObject({ code: 'HISTORY_EXPIRED' })
+    expect((await reopened.readContentAt(project.id, floor)).version).toBe(floor)
+  })
+})
+
+describe('HISTORY=off (the benchmark\'s reference)', () => {
+  it('records no entries, keeps one checkpoint per project, and answers only the current version', async () => {
+    const store = open(1024 * 1024, { limit: 10_000, enabled: false })
+    const project = await setup(store, { n: 0 })
+    const model: JsonObject = { n: 0 }
+    await drive(store, project, 100, model, () => ({ op: 'increment', path: p('n'), value: 1 }))
+    const rows = rowsOf(project.id)
+    expect(rows.entries).toEqual([])
+    expect(rows.checkpoints).toHaveLength(1)
+    expect(rows.checkpoints[0]!.version).toBe(101)
+    expect(await store.readChanges(project, 101, 10)).toEqual({ version: 101, changes: [], more: false })
+    await expect(store.readChanges(project, 100, 10)).rejects.toMatchObject({ code: 'HISTORY_EXPIRED' })
+    await expect(store.readContentAt(project.id, 100)).rejects.toMatchObject({ code: 'HISTORY_EXPIRED' })
+    expect((await open(0, { limit: 10_000, enabled: false }).readContent(project.id))?.content).toEqual(model)
+    // Turned on again, history starts where it was off.
+    await store.close()
+    const on = open()
+    await on.applyOperation(project, { op: 'increment', path: p('n'), value: 1 }, AS_TESTER)
+    expect((await on.readChanges(project, 101, 10)).changes.map(c => c.version)).toEqual([102])
+    await expect(on.readChanges(project, 100, 10)).rejects.toBeInstanceOf(ContentdError)
+  })
+})
+
+describe('migration from the layout before the change log', () => {
+  it('starts each project\'s history at its version, with its content (snapshot + old log) as a checkpoint', async () => {
+    // A file as the previous release left it: schema version 2, a snapshot and logged operations.
+    const old = new Database(join(dataDir, 'contentd.sqlite'))
+    for (const migration of MIGRATIONS.slice(0, 2)) old.exec(migration as string)
+    old.pragma('user_version = 2')
+    old.prepare('INSERT INTO users (id, username, password_hash, created_at) VALUES (?, ?, ?, ?)').run('usr_1', 'alice', 'x', '2026-01-01T00:00:00.000Z')
+    const insertProject = old.prepare('INSERT INTO projects (id, owner_id, slug, name, created_at, version, content, snapshot_version) VALUES (?, ?, ?, ?, ?, ?, ?, ?)')
+    insertProject.run('prj_1', 'usr_1', 'logged', 'logged', '2026-01-01T00:00:00.000Z', 7, JSON.stringify({ n: 1, list: [] }), 5)
+    insertProject.run('prj_2', 'usr_1', 'plain', 'plain', '2026-01-01T00:00:00.000Z', 3, JSON.stringify({ a: 'b' }), 3)
+    insertProject.run('prj_3', 'usr_1', 'fresh', 'fresh', '2026-01-01T00:00:00.000Z', 0, '{}', 0)
+    const log = old.prepare('INSERT INTO content_log (project_id, version, operation) VALUES (?, ?, ?)')
+    log.run('prj_1', 6, JSON.stringify({ op: 'increment', path: ['n'], value: 2 }))
+    log.run('prj_1', 7, JSON.stringify({ op: 'push', path: ['list'], value: 'x' }))
+    old.close()
+
+    const store = open(0)
+    const logged = (await store.findProject('alice', 'logged'))!
+    const plain = (await store.findProject('alice', 'plain'))!
+    const fresh = (await store.findProject('alice', 'fresh'))!
+    expect(await store.readContent(logged.id)).toMatchObject({ version: 7, content: { n: 3, list: ['x'] } })
+    expect(await store.readContent(plain.id)).toMatchObject({ version: 3, content: { a: 'b' } })
+    expect(await store.readContent(fresh.id)).toMatchObject({ version: 0, content: {} })
+    // History starts now: the current version is answerable, nothing before it.
+    expect(await store.readChanges(logged, 7, 10)).toEqual({ version: 7, changes: [], more: false })
+    await expect(store.readChanges(logged, 6, 10)).rejects.toMatchObject({ code: 'HISTORY_EXPIRED' })
+    await expect(store.readContentAt(plain.id, 2)).rejects.toMatchObject({ code: 'HISTORY_EXPIRED' })
+    expect((await store.readChanges(fresh, 0, 10)).changes).toEqual([])
+    // And it goes on from there.
+    await store.applyOperation(logged, { op: 'increment', path: ['n'], value: 1 }, AS_TESTER)
+    expect((await store.readChanges(logged, 7, 10)).changes.map(c => [c.version, c.op])).toEqual([[8, 'increment']])
+    expect((await store.readContentAt(logged.id, 7)).content).toEqual({ n: 3, list: ['x'] })
+    const columns = inspect(db => (db.prepare('PRAGMA table_info(projects)').all() as Array<{ name: string }>).map(c => c.name))
+    expect(columns).not.toContain('content')
+    expect(columns).not.toContain('snapshot_version')
+    expect(inspect(db => db.prepare("SELECT name FROM sqlite_master WHERE name = 'content_log'").get())).toBeUndefined()
+  })
+})

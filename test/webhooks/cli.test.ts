@@ -1,0 +1,84 @@
+// `contentd webhook add|list|rm|deliveries` as built (dist/server/cli/main.js), on a temp
+// DATA_DIR; a real server on the same directory delivers to a loopback receiver what the
+// CLI set up, signed with the secret the CLI printed.
+import { spawn } from 'node:child_process'
+import { rmSync } from 'node:fs'
+import { join } from 'node:path'
+import { afterAll, describe, expect, it } from 'vitest'
+import { call, signup } from '../support/http.js'
+import { makeDataDir, PROJECT_ROOT, startServerProcess, type ServerProcess } from '../support/server-process.js'
+import { until } from '../support/wait.js'
+import { startReceiver, type Receiver } from './receiver.js'
+
+const CLI = join(PROJECT_ROOT, 'dist/server/cli/main.js')
+const dataDir = makeDataDir()
+const env = { WEBHOOK_ALLOW_PRIVATE: 'true' }
+let server: ServerProcess | undefined
+let receiver: Receiver | undefined
+
+afterAll(async () => {
+  await server?.stop()
+  await receiver?.stop()
+  rmSync(dataDir, { recursive: true, force: true })
+})
+
+interface Run { code: number | null, stdout: string, stderr: string }
+
+function cli (args: string[], extraEnv: Record<string, string> = env): Promise<Run> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [CLI, ...args], { cwd: PROJECT_ROOT, env: { ...process.env, DATA_DIR: dataDir, LOG_LEVEL: 'silent', ...extraEnv }, stdio: ['ignore', 'pipe', 'pipe'] })
+    let stdout = ''
+    let stderr = ''
+    child.stdout.on('data', (c: Buffer) => { stdout += c.toString() })
+    child.stderr.on('data', (c: Buffer) => { stderr += c.toString() })
+    child.on('error', reject)
+    child.on('close', code => resolve({ code, stdout, stderr }))
+  })
+}
+
+describe('contentd webhook', () => {
+  it('adds, lists, shows deliveries and removes webhooks; the server delivers what it added', async () => {
+    receiver = await startReceiver()
+    server = await startServerProcess({ dataDir, env })
+    const session = await signup(server.url, 'mia')
+    expect((await call(server.url, 'POST', '/api/projects', { token: session, body: { slug: 'site' } })).status).toBe(201)
+
+    const added = await cli(['webhook', 'add', '@mia/site', receiver.url, '--path', 'pages', '--op', 'set', '--description', 'rebuild'])
+    expect(added, added.stderr).toMatchObject({ code: 0 })
+    expect(added.stdout).toMatch(/^Created webhook whk_\S+ for @mia\/site → http:\/\/127\.0\.0\.1:\d+\/hook \(changes after version 0\); signing secret, shown once: whsec_\S+\n$/)
+    const id = (/(whk_\S+)/.exec(added.stdout) as RegExpExecArray)[1] as string
+    const secret = added.stdout.trim().split(' ').pop() as string
+
+    const listed = await cli(['webhook', 'list', '@mia/site'])
+    expect(listed.code).toBe(0)
+    expect(listed.stdout).toContain(`${id}\tenabled\tcursor 0\t${receiver.url}\tpaths pages\tops set\trebuild`)
+    expect(listed.stdout).not.toContain(secret)
+
+    expect((await call(server.url, 'POST', '/api/@mia/site/content/set', { token: session, body: { path: 'pages.home', value: 'hi' } })).status).toBe(200)
+    await until(() => receiver!.received.length === 1, 'the delivery', 10_000)
+    receiver.verifyAll(secret)
+    await new Promise(resolve => setTimeout(resolve, 200))
+    const deliveries = await cli(['webhook', 'deliveries', id])
+    expect(deliveries.stdout).toMatch(/^\d{4}-\d\d-\d\dT\S+\tv1\tdelivered\t204\tattempt 1\t\d+ ms\t\n$/)
+
+    expect(await cli(['webhook', 'rm', id])).toMatchObject({ code: 0, stdout: `Deleted webhook ${id}\n` })
+    expect((await cli(['webhook', 'list', '@mia/site'])).stdout).toBe('@mia/site has no webhooks.\n')
+    expect(await cli(['webhook', 'rm', id])).toMatchObject({ code: 1, stderr: 'contentd: Webhook not found (WEBHOOK_NOT_FOUND)\n' })
+  }, 60_000)
+
+  it.each([
+    [['webhook', 'add', '@mia/site', 'https://127.0.0.1/x'], {}, 1, /WEBHOOK_URL_FORBIDDEN/],
+    [['webhook', 'add', '@mia/site', 'http://203.0.113.9/x'], {}, 1, /WEBHOOK_URL_FORBIDDEN/],
+    [['webhook', 'add', '@mia/site', 'not-a-url'], env, 2, /^contentd: URL must be an absolute http\(s\) URL.*\nusage: contentd webhook add/],
+    [['webhook', 'add', '@mia/site', 'https://203.0.113.9/x', '--op', 'explode'], env, 2, /--op/],
+    [['webhook', 'add', 'mia-site', 'https://203.0.113.9/x'], env, 2, /not a project reference/],
+    [['webhook', 'list', '@mia/nope'], env, 1, /PROJECT_NOT_FOUND/],
+    [['webhook', 'deliveries', 'whk_nope'], env, 1, /WEBHOOK_NOT_FOUND/],
+    [['webhook', 'add', '@mia/site'], env, 2, /expected 2 arguments, got 1/]
+  ])('%j is refused', async (args, extraEnv, code, stderr) => {
+    const run = await cli(args, extraEnv as Record<string, string>)
+    expect(run.code, run.stderr).toBe(code)
+    expect(run.stderr).toMatch(stderr)
+    expect(run.stderr).not.toMatch(/\n\s+at /)
+  }, 30_000)
+})
