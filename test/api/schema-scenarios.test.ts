@@ -2,6 +2,8 @@
 // per concern, every status each endpoint answers: the schema endpoints, writes refused by a
 // schema (422 with the violations), narrowed keys (403 KEY_SCOPE_DENIED) and their creation.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { BATCH_MESSAGE } from '../../shared/batch.js'
+import { PATCH_MESSAGE } from '../../shared/json-patch.js'
 import { SUCCESS_MESSAGES } from '../../shared/operation-table.js'
 import { manualClock } from '../support/clock.js'
 import { call, createKey } from '../support/http.js'
@@ -36,6 +38,9 @@ const INVENTORY = {
 const BASE = { stock: { apples: 3, pears: 1 }, tags: ['fruit'], votes: { a: 0, b: 0 }, data: { public: { likes: 1 }, private: { n: 1 } } }
 const SCHEMA_URL = `${PROJECT}/schema`
 const content = (op: string) => `${PROJECT}/content/${op}`
+const batch = { method: 'POST' as const, url: `${PROJECT}/content/batch` }
+const patch = { method: 'PATCH' as const, url: `${PROJECT}/content`, headers: { 'content-type': 'application/json-patch+json' } }
+const revert = { method: 'POST' as const, url: `${PROJECT}/content/revert` }
 
 /** Leaves the project without a schema. */
 const withoutSchema = async (url: string, f: Fixture) => {
@@ -60,6 +65,21 @@ const violation = (errors: Array<{ path: string, message: string | RegExp }>) =>
   code: 'SCHEMA_VIOLATION',
   errors: errors.map(e => ({ path: e.path, message: typeof e.message === 'string' ? e.message : expect.stringMatching(e.message) }))
 })
+
+/**
+ * A history for reverts: content that breaks INVENTORY, then BASE, then the schema. The
+ * scenario's reset writes BASE once more, so at the request the version V has BASE, V - 1
+ * BASE, V - 2 the breaking content.
+ */
+const withHistoryThenSchema = async (url: string, f: Fixture) => {
+  await withoutSchema(url, f)
+  for (const body of [{ stock: { apples: 'lots' } }, BASE]) {
+    const r = await call(url, 'POST', `${PROJECT}/content`, { token: f.ownerSession, body })
+    if (r.status !== 200) throw new Error(`history: ${r.status} ${r.text}`)
+  }
+  const r = await call(url, 'PUT', SCHEMA_URL, { token: f.ownerSession, body: INVENTORY })
+  if (r.status !== 200) throw new Error(`set schema: ${r.status} ${r.text}`)
+}
 
 /** A schema whose JSON nests `depth` levels: {"not": {"not": … true}}. */
 function nested (depth: number): unknown {
@@ -132,7 +152,19 @@ const WRITES_WITH_SCHEMA: Row[] = [
   { ...post('set', 'a stale If-Match is 412 before the schema', { path: 'stock.apples', value: 'lots' }, { expectStatus: 412, expectCode: 'PRECONDITION_FAILED' }), headers: (_f, v) => ({ 'if-match': `"${v - 1}"` }) },
   { ...post('set', 'a catastrophic pattern against a crafted string: 422 at once (linear-time patterns)', { path: 'title', value: `${'a'.repeat(5000)}b` }, { expectStatus: 422, expectBody: violation([{ path: 'title', message: 'must match pattern "^(a+)+$"' }]) }), prepare: withSchemaOf(CATASTROPHIC) },
   { ...post('set', 'the same pattern accepts a matching string', { path: 'title', value: 'a'.repeat(5000) }, { expectContent: { ...BASE, title: 'a'.repeat(5000) } }), prepare: withSchemaOf(CATASTROPHIC) },
-  post('increment', 'a wrong type at the path is 400 before the schema', { path: 'tags', value: 1 }, { expectStatus: 400, expectCode: 'NOT_A_NUMBER' })
+  post('increment', 'a wrong type at the path is 400 before the schema', { path: 'tags', value: 1 }, { expectStatus: 400, expectCode: 'NOT_A_NUMBER' }),
+  // Batches, patches and reverts: the result as a whole (docs/design.md §10, §12).
+  { ...batch, name: 'batch within the schema: 200', prepare: withSchema, token: f => f.writeKey, body: { operations: [{ op: 'increment', path: 'stock.apples' }, { op: 'push', path: 'tags', value: 'red' }] }, expectStatus: 200, expectBody: { message: BATCH_MESSAGE, version: expect.any(Number) }, expectContent: { ...BASE, stock: { apples: 4, pears: 1 }, tags: ['fruit', 'red'] } },
+  { ...batch, name: 'batch passing through a breaking state to a valid result: 200', prepare: withSchema, token: f => f.writeKey, body: { operations: [{ op: 'decrement', path: 'stock.pears', value: 5 }, { op: 'increment', path: 'stock.pears', value: 4 }] }, expectStatus: 200, expectContent: { ...BASE, stock: { apples: 3, pears: 0 } } },
+  { ...batch, name: 'batch whose result breaks it: 422 for the batch as a whole (no operation), nothing applied', prepare: withSchema, token: f => f.writeKey, body: { operations: [{ op: 'increment', path: 'stock.apples' }, { op: 'set', path: 'stock.pears', value: 'many' }] }, expectStatus: 422, expectBody: violation([{ path: 'stock.pears', message: 'must be integer' }]) },
+  { ...batch, name: 'batch deleting a required member: 422 at the root', prepare: withSchema, token: f => f.writeKey, body: { operations: [{ op: 'test', path: 'stock.apples', value: 3 }, { op: 'delete', path: 'stock' }] }, expectStatus: 422, expectBody: violation([{ path: '', message: "must have required property 'stock'" }]) },
+  { ...batch, name: 'batch: a failed test is 409 with its operation, before the schema', prepare: withSchema, token: f => f.writeKey, body: { operations: [{ op: 'set', path: 'stock.apples', value: 'lots' }, { op: 'test', path: 'stock.pears', value: 9 }] }, expectStatus: 409, expectCode: 'TEST_FAILED', expectOperation: 1 },
+  { ...patch, name: 'JSON Patch within the schema: 200', prepare: withSchema, token: f => f.writeKey, body: [{ op: 'replace', path: '/stock/apples', value: 9 }], expectStatus: 200, expectBody: { message: PATCH_MESSAGE, version: expect.any(Number) }, expectContent: { ...BASE, stock: { apples: 9, pears: 1 } } },
+  { ...patch, name: 'JSON Patch whose result breaks it: 422, nothing applied', prepare: withSchema, token: f => f.writeKey, body: [{ op: 'replace', path: '/stock/apples', value: 9 }, { op: 'add', path: '/tags/-', value: 7 }], expectStatus: 422, expectBody: violation([{ path: 'tags.1', message: 'must be string' }]) },
+  { ...patch, name: 'JSON Patch removing a required member: 422 at the root', prepare: withSchema, token: f => f.writeKey, body: [{ op: 'remove', path: '/stock' }], expectStatus: 422, expectBody: violation([{ path: '', message: "must have required property 'stock'" }]) },
+  { ...revert, name: 'revert to content the schema accepts: 200', prepare: withHistoryThenSchema, token: f => f.writeKey, bodyAt: v => ({ version: v - 1 }), expectStatus: 200, expectContent: BASE },
+  { ...revert, name: 'revert to content the schema (set since) breaks: 422, nothing changed', prepare: withHistoryThenSchema, token: f => f.writeKey, bodyAt: v => ({ version: v - 2 }), expectStatus: 422, expectBody: violation([{ path: 'stock.apples', message: 'must be integer' }]) },
+  { ...revert, name: 'revert to version 0 (empty content) breaks required: 422 at the root', prepare: withSchema, token: f => f.writeKey, body: { version: 0 }, expectStatus: 422, expectBody: violation([{ path: '', message: "must have required property 'stock'" }]) }
 ]
 
 const scoped = (op: string, name: string, token: (f: Fixture) => string, body: unknown, expected: Partial<Row>): Row =>
@@ -158,6 +190,26 @@ const NARROWED_KEYS: Row[] = [
   { name: 'GET ?path= of its path itself: 200', method: 'GET', url: `${PROJECT}/content?path=data.public`, token: f => f.publicReadKey, expectStatus: 200, expectBody: { likes: 1 } },
   { name: 'GET ?path= outside its paths: 403', method: 'GET', url: `${PROJECT}/content?path=data.private`, token: f => f.publicReadKey, expectStatus: 403, expectCode: 'KEY_SCOPE_DENIED' },
   scoped('set', 'a narrowed read key cannot write, even at its path: 403 KEY_PERMISSION_DENIED', f => f.publicReadKey, { path: 'data.public.likes', value: 2 }, { expectStatus: 403, expectCode: 'KEY_PERMISSION_DENIED' }),
+  // Batches: every operation must be allowed; a test is a read at its path (docs/design.md §12).
+  { ...batch, name: 'batch of allowed operations (a test inside its paths): 200', prepare: withoutSchema, token: f => f.votesKey, body: { operations: [{ op: 'test', path: 'votes.a', value: 0 }, { op: 'increment', path: 'votes.a' }, { op: 'increment', path: 'votes.b', value: 2 }] }, expectStatus: 200, expectContent: { ...BASE, votes: { a: 1, b: 2 } } },
+  { ...batch, name: 'batch with one operation outside its paths: 403 naming it, nothing applied', prepare: withoutSchema, token: f => f.votesKey, body: { operations: [{ op: 'increment', path: 'votes.a' }, { op: 'increment', path: 'stock.apples' }] }, expectStatus: 403, expectCode: 'KEY_SCOPE_DENIED', expectOperation: 1 },
+  { ...batch, name: 'batch with an op the key may not use: 403 naming it', prepare: withoutSchema, token: f => f.votesKey, body: { operations: [{ op: 'increment', path: 'votes.a' }, { op: 'increment', path: 'votes.b' }, { op: 'set', path: 'votes.a', value: 100 }] }, expectStatus: 403, expectCode: 'KEY_SCOPE_DENIED', expectOperation: 2 },
+  { ...batch, name: 'batch with a test outside its paths: 403 (a test reads)', prepare: withoutSchema, token: f => f.votesKey, body: { operations: [{ op: 'test', path: 'stock.apples', value: 3 }, { op: 'increment', path: 'votes.a' }] }, expectStatus: 403, expectCode: 'KEY_SCOPE_DENIED', expectOperation: 0 },
+  { ...batch, name: 'batch of an ops-only key: a test anywhere and its op: 200', prepare: withoutSchema, token: f => f.setOnlyKey, body: { operations: [{ op: 'test', path: 'stock.apples', value: 3 }, { op: 'set', path: 'stock.apples', value: 4 }] }, expectStatus: 200, expectContent: { ...BASE, stock: { apples: 4, pears: 1 } } },
+  { ...batch, name: 'batch: a malformed operation is 400 before the scope', prepare: withoutSchema, token: f => f.votesKey, body: { operations: [{ op: 'increment', path: 'stock..apples' }] }, expectStatus: 400, expectCode: 'INVALID_PATH', expectOperation: 0 },
+  // Whole-content writes and reads need an unnarrowed key.
+  { ...patch, name: 'JSON Patch with a narrowed key, even inside its paths: 403', prepare: withoutSchema, token: f => f.votesKey, body: [{ op: 'replace', path: '/votes/a', value: 1 }], expectStatus: 403, expectCode: 'KEY_SCOPE_DENIED' },
+  { ...patch, name: 'JSON Patch with an ops-only key: 403', prepare: withoutSchema, token: f => f.setOnlyKey, body: [{ op: 'replace', path: '/stock/apples', value: 1 }], expectStatus: 403, expectCode: 'KEY_SCOPE_DENIED' },
+  { ...revert, name: 'revert with a path-narrowed key: 403', prepare: withoutSchema, token: f => f.publicKey, bodyAt: v => ({ version: v - 1 }), expectStatus: 403, expectCode: 'KEY_SCOPE_DENIED' },
+  { ...revert, name: 'revert with an ops-only key: 403', prepare: withoutSchema, token: f => f.setOnlyKey, bodyAt: v => ({ version: v - 1 }), expectStatus: 403, expectCode: 'KEY_SCOPE_DENIED' },
+  { ...revert, name: 'revert with an unnarrowed key: 200', prepare: withoutSchema, token: f => f.writeKey, bodyAt: v => ({ version: v }), expectStatus: 200, expectContent: BASE },
+  { name: 'GET ?version= with a narrowed key: 403', method: 'GET', url: (_f, v) => `${PROJECT}/content?version=${v}`, token: f => f.votesKey, expectStatus: 403, expectCode: 'KEY_SCOPE_DENIED' },
+  { name: 'GET ?version=&path= inside its paths: still 403 (a past version is whole-content)', method: 'GET', url: (_f, v) => `${PROJECT}/content?version=${v}&path=votes.a`, token: f => f.votesKey, expectStatus: 403, expectCode: 'KEY_SCOPE_DENIED' },
+  { name: 'GET ?version= with an unnarrowed key: 200', method: 'GET', url: (_f, v) => `${PROJECT}/content?version=${v}`, token: f => f.readKey, expectStatus: 200, expectBody: BASE },
+  { name: 'GET …/content/changes with a narrowed key: 403', method: 'GET', url: `${PROJECT}/content/changes`, token: f => f.votesKey, expectStatus: 403, expectCode: 'KEY_SCOPE_DENIED' },
+  { name: 'GET …/content/changes with a narrowed key: 403 before a bad since', method: 'GET', url: `${PROJECT}/content/changes?since=x`, token: f => f.publicReadKey, expectStatus: 403, expectCode: 'KEY_SCOPE_DENIED' },
+  { name: 'GET …/content/events with a narrowed key: 403 (plain JSON, no stream)', method: 'GET', url: `${PROJECT}/content/events`, token: f => f.setOnlyKey, expectStatus: 403, expectCode: 'KEY_SCOPE_DENIED' },
+  { name: 'GET …/content/events?since= with a narrowed key: 403', method: 'GET', url: (_f, v) => `${PROJECT}/content/events?since=${v}`, token: f => f.votesKey, expectStatus: 403, expectCode: 'KEY_SCOPE_DENIED' },
   { ...scoped('set', 'a narrowed key\'s write is still checked against the schema: 422', f => f.publicKey, { path: 'data.public.likes', value: 2 }, {}), prepare: withSchema, token: f => f.votesKey, url: content('increment'), body: { path: 'votes.a', value: 0.5 }, expectStatus: 422, expectCode: 'SCHEMA_VIOLATION' }
 ]
 
@@ -235,11 +287,13 @@ describe('content schema and narrowed keys (docs/design.md §12)', () => {
     ]))
   })
 
-  it('Socket.IO: a narrowed key cannot subscribe (the whole content); an unnarrowed one can', async () => {
+  it('Socket.IO: a narrowed key cannot subscribe, with or without since (the whole content); an unnarrowed one can', async () => {
     const narrowed = await connect(app.url, fixture.votesKey)
     const unnarrowed = await connect(app.url, fixture.writeKey)
     try {
       expect(await subscribe(narrowed, '@alice/demo')).toEqual({ ok: false, code: 'KEY_SCOPE_DENIED', message: expect.any(String) })
+      // Resuming from a version reads the change log, which is whole-content too.
+      expect(await narrowed.timeout(10_000).emitWithAck('subscribe', { project: '@alice/demo', since: 0 })).toEqual({ ok: false, code: 'KEY_SCOPE_DENIED', message: expect.any(String) })
       expect(await subscribe(unnarrowed, '@alice/demo')).toMatchObject({ ok: true })
     } finally {
       narrowed.close()
