@@ -107,9 +107,13 @@ async function main (): Promise<void> {
     // short grace, connections left idle are swept until none remain (they would hold the
     // close open).
     server.on('request', (_req, res) => { if (!res.headersSent) res.setHeader('Connection', 'close') })
+    // Each sweep runs in the check phase (setImmediate), after the poll phase has read what
+    // clients sent: right after a stalled event loop, timers run before pending input is read,
+    // and a connection whose request is still unread would look idle and be dropped.
+    const sweep = () => setImmediate(() => server.closeIdleConnections())
     setTimeout(() => {
-      server.closeIdleConnections()
-      setInterval(() => server.closeIdleConnections(), 100).unref()
+      sweep()
+      setInterval(sweep, 100).unref()
     }, IDLE_CONNECTION_GRACE_MS).unref()
   }
   process.on('SIGTERM', () => shutdown('SIGTERM'))

@@ -129,7 +129,7 @@ describe('history through the SDK', { timeout: 60_000 }, () => {
     expect(pages.map(p => [p.changes.map(c => c.version), p.more])).toEqual([[[2, 3, 4], true], [[5, 6, 7], false]])
     expect(pages[0]?.changes[0]).toMatchObject({ op: 'increment', actor: { type: 'key', id: keyId } })
     expect(await project.at(3)).toEqual({ value: { n: 3 }, version: 3 })
-    expect(await project.revert(3)).toEqual({ message: 'Content reverted to version 3.', version: 8 })
+    expect(await project.revert(3)).toEqual({ message: 'Content reverted to version 3.', version: 8, replayed: false })
     expect(await project.get()).toEqual({ n: 3 })
     await expect(project.at(99)).rejects.toMatchObject({ status: 404, code: 'VERSION_NOT_FOUND' })
     const all: number[] = []

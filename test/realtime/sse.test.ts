@@ -205,7 +205,7 @@ describe('GET …/content/events', { timeout: 60_000 }, () => {
 
 describe('a consumer that does not read', { timeout: 120_000 }, () => {
   it('is dropped once its buffer passes SOCKET_SEND_BUFFER, and resumes with Last-Event-ID', async () => {
-    const slow = await startServerProcess({ env: { CONTENT_LIMIT: '1048576', SOCKET_SEND_BUFFER: '2097152' } })
+    const slow = await startServerProcess({ env: { CONTENT_LIMIT: '1048576', SOCKET_SEND_BUFFER: '2097152', METRICS: 'open' } })
     try {
       const { key, path } = await ownerWithProject(slow.url, 'sseslow')
       // A raw connection that sends its request and then never reads.
