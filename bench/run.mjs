@@ -27,6 +27,7 @@ const SCENARIOS = {
   ceiling: http.ceiling,
   increment1k: http.incrementSmall,
   increment1m: http.incrementLarge,
+  increment1mSchema: http.incrementLargeSchema,
   increment1kNoHistory: http.incrementSmallNoHistory,
   set: http.setValue,
   push: http.push,

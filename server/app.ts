@@ -15,6 +15,7 @@ import { contentRoutes } from './http/routes/content.js'
 import { eventRoutes } from './http/routes/events.js'
 import { keyRoutes } from './http/routes/keys.js'
 import { projectRoutes } from './http/routes/projects.js'
+import { schemaRoutes } from './http/routes/schema.js'
 import { webhookRoutes } from './http/routes/webhooks.js'
 import type { Logger } from './logger.js'
 import { Metrics } from './observability/metrics.js'
@@ -79,6 +80,7 @@ export function createApp ({ config, store, logger, redis, metrics = new Metrics
   accountRoutes(api, accounts, config.signup === 'open', limit, authRateLimit(limits.auth), loginThrottle(limits.login))
   keyRoutes(api, keys, limit)
   projectRoutes(api, projects, limit)
+  schemaRoutes(api, projects, services.schemas, limit)
   webhookRoutes(api, webhooks ?? createWebhooks({ config, store, logger }).service, projects, limit)
   // The API reference: GET /openapi.json and the page at /docs.
   openApiRoutes(outside, routes)

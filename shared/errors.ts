@@ -1,6 +1,7 @@
 // The one error catalogue. Every error contentd returns is one of these codes, with its
-// HTTP status and default message; every error body is {message, code}. docs/errors.md lists
-// them all (a test checks it), and clients can rely on the codes never changing meaning.
+// HTTP status and default message; every error body is {message, code}, and a schema
+// violation adds `errors` (docs/design.md §12). docs/errors.md lists them all (a test checks
+// it), and clients can rely on the codes never changing meaning.
 
 export const ERRORS = {
   // 400: the request itself is wrong
@@ -15,6 +16,7 @@ export const ERRORS = {
   INVALID_ARRAY_INDEX: { status: 400, message: 'An array index must be a non-negative integer without leading zeros' },
   INDEX_OUT_OF_RANGE: { status: 400, message: 'The array index is out of range' },
   NON_FINITE_RESULT: { status: 400, message: 'The result is not a finite number' },
+  INVALID_SCHEMA: { status: 400, message: 'The schema is not a valid JSON Schema (draft 2020-12)' },
   INVALID_VERSION: { status: 400, message: 'The version must be a non-negative integer, at most the current version' },
   INVALID_QUERY: { status: 400, message: 'A query parameter is not valid' },
   PASSWORD_TOO_COMMON: { status: 400, message: 'This password is too easy to guess; choose another one' },
@@ -31,6 +33,7 @@ export const ERRORS = {
   SESSION_REQUIRED: { status: 403, message: 'This action needs a session token, not an API key' },
   OWNER_REQUIRED: { status: 403, message: 'Only the project owner can do this' },
   SIGNUP_DISABLED: { status: 403, message: 'Signup is disabled on this server' },
+  KEY_SCOPE_DENIED: { status: 403, message: 'The API key is narrowed to other paths or operations' },
   ORIGIN_NOT_ALLOWED: { status: 403, message: 'This origin is not allowed (CORS_ORIGINS)' },
   QUOTA_EXCEEDED: { status: 403, message: 'This account has reached its limit' },
   // 404
@@ -40,6 +43,7 @@ export const ERRORS = {
   PATH_NOT_FOUND: { status: 404, message: 'Nothing is stored at this path' },
   KEY_NOT_FOUND: { status: 404, message: 'API key not found' },
   MEMBER_NOT_FOUND: { status: 404, message: 'That user is not a member of this project' },
+  SCHEMA_NOT_FOUND: { status: 404, message: 'The project has no schema' },
   VERSION_NOT_FOUND: { status: 404, message: 'The project has no such version yet' },
   WEBHOOK_NOT_FOUND: { status: 404, message: 'Webhook not found' },
   // 405: the path exists, the method does not (the Allow header lists the ones that do)
@@ -54,6 +58,9 @@ export const ERRORS = {
   NOT_SUBSCRIBED: { status: 409, message: 'Subscribe to the project on this connection first' },
   // 410: history no longer kept (HISTORY_LIMIT); take a fresh snapshot
   HISTORY_EXPIRED: { status: 410, message: 'That version is older than the history this project keeps' },
+  // 422: a write whose result breaks the project's schema (409 when setting a schema the
+  // current content breaks); the body lists the violations in `errors`
+  SCHEMA_VIOLATION: { status: 422, message: 'The content would not match the project\'s schema' },
   // 412, 413, 415, 422, 429
   PRECONDITION_FAILED: { status: 412, message: 'The content has changed: If-Match does not match the current version' },
   BODY_TOO_LARGE: { status: 413, message: 'The request body is larger than the server accepts' },
@@ -72,12 +79,27 @@ export const ERRORS = {
 
 export type ErrorCode = keyof typeof ERRORS
 
+/** One way the content breaks a project's schema; `path` in dot form, "" for the root. */
+export interface SchemaError {
+  path: string
+  message: string
+}
+
 /** The JSON body of every error response. */
 export interface ErrorBody {
   message: string
   code: ErrorCode
+  /** Only with SCHEMA_VIOLATION: what breaks the schema. */
+  errors?: SchemaError[]
   /** Batches and patches (docs/design.md §10): the index of the operation that failed. */
   operation?: number
+}
+
+export interface ContentdErrorExtras {
+  /** SCHEMA_VIOLATION's list of violations. */
+  errors?: SchemaError[]
+  /** A status other than the catalogue's, where the design names one (409 SCHEMA_VIOLATION). */
+  status?: number
 }
 
 /**
@@ -91,18 +113,20 @@ export class ContentdError extends Error {
   readonly code: ErrorCode
   readonly status: number
   readonly detail: string | undefined
+  readonly errors: SchemaError[] | undefined
 
-  constructor (code: ErrorCode, detail?: string) {
+  constructor (code: ErrorCode, detail?: string, extras: ContentdErrorExtras = {}) {
     const base = ERRORS[code].message
     super(detail ? `${base}: ${detail}` : base)
     this.name = 'ContentdError'
     this.code = code
-    this.status = ERRORS[code].status
+    this.status = extras.status ?? ERRORS[code].status
     this.detail = detail || undefined
+    this.errors = extras.errors
   }
 
   toBody (): ErrorBody {
-    return { message: this.message, code: this.code }
+    return this.errors ? { message: this.message, code: this.code, errors: this.errors } : { message: this.message, code: this.code }
   }
 }
 
@@ -118,7 +142,7 @@ export class OperationError extends ContentdError {
   readonly operation: number
 
   constructor (cause: ContentdError, operation: number) {
-    super(cause.code, cause.detail === undefined ? `operation ${operation}` : `operation ${operation}: ${cause.detail}`)
+    super(cause.code, cause.detail === undefined ? `operation ${operation}` : `operation ${operation}: ${cause.detail}`, { status: cause.status })
     this.operation = operation
   }
 

@@ -4,6 +4,7 @@
 // all read this table.
 import type { z } from 'zod'
 import type { Json, JsonObject } from './json.js'
+import type { NarrowableOperation } from './key-scope.js'
 import type { Operation } from './operations.js'
 import { amountBody, insertBody, parseBody, pathBody, valueBody } from './schemas.js'
 
@@ -26,6 +27,11 @@ export const PATH_OPERATIONS = {
 
 export type PathOperationName = keyof typeof PATH_OPERATIONS
 export const PATH_OPERATION_NAMES = Object.keys(PATH_OPERATIONS) as PathOperationName[]
+
+// Every path operation can be named in a narrowed key's `ops`, and nothing else (a type error otherwise).
+type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false
+const narrowableAreThePathOperations: Same<PathOperationName, NarrowableOperation> = true
+void narrowableAreThePathOperations
 
 /** `POST …/content`: the body is the new content itself (free-form, so no schema). */
 export const UPDATE_MESSAGE = 'Project content updated successfully.'

@@ -9,6 +9,7 @@
 // front of them, once (see shared/errors.ts).
 import { z } from 'zod'
 import { ContentdError, isContentdError, type ErrorCode } from './errors.js'
+import { NARROWABLE_OPERATIONS } from './key-scope.js'
 import { parsePath } from './path.js'
 import { PROJECT_REF } from './project-ref.js'
 
@@ -74,10 +75,26 @@ export const memberBody = z.strictObject({
 /** "@alice/demo" or "alice/demo". */
 export const projectRefField = z.string().regex(PROJECT_REF, { error: 'projects must look like "@user/slug"' })
 
+/** A dot path kept as text (a key's narrowing), checked with the rules of every path. */
+const scopePath = z.string({ error: 'paths must be dot paths (strings)' }).superRefine((path, ctx) => {
+  try {
+    parsePath(path)
+  } catch (e) {
+    if (!isContentdError(e)) throw e
+    const params: CatalogueIssueParams = { code: e.code }
+    ctx.addIssue({ code: 'custom', message: `paths: ${JSON.stringify(path)}: ${e.detail ?? 'is not a path'}`, params })
+  }
+})
+
 export const apiKeyBody = z.strictObject({
   name: z.string({ error: 'name is required' }).trim().min(1, { error: 'name must not be empty' }).max(100, { error: 'name must have at most 100 characters' }),
   permission: z.enum(['read', 'write'], { error: 'permission must be "read" or "write"' }),
   projects: z.array(projectRefField).max(100).optional(),
+  paths: z.array(scopePath, { error: 'paths must be a list of dot paths' }).min(1, { error: 'paths must list at least one path (leave it out for every path)' }).max(100, { error: 'paths must have at most 100 entries' }).optional()
+    .meta({ description: 'Narrows the key to these dot paths: it writes and reads only at or below one of them, and never the whole content' }),
+  ops: z.array(z.enum(NARROWABLE_OPERATIONS, { error: `ops must name operations: ${NARROWABLE_OPERATIONS.join(', ')}` }), { error: 'ops must be a list of operation names' })
+    .min(1, { error: 'ops must list at least one operation (leave it out for every operation)' }).optional()
+    .meta({ description: 'Narrows the key to these operations; a narrowed key never replaces the whole content' }),
   expiresAt: z.iso.datetime({ offset: true, error: 'expiresAt must be an ISO 8601 date-time' }).optional()
 })
 

@@ -42,7 +42,7 @@ async function startWithProject (content, env = {}) {
   try {
     const user = await owner(server.url, 'bench')
     const path = await user.project('demo', content)
-    return { server, key: user.key, path, url: server.url + path }
+    return { server, key: user.key, session: user.session, path, url: server.url + path }
   } catch (error) {
     await server.stop()
     throw error
@@ -64,10 +64,38 @@ async function readCounter (ctx) {
   return r.body
 }
 
-async function prepareIncrement (scenario, bytes, env = {}) {
+// A schema covering every value of documentOfSize's documents (docs/schema.md): the increment
+// with it is checked on each write, at the cost the goal bounds.
+const DOCUMENT_SCHEMA = {
+  type: 'object',
+  required: ['counter', 'title', 'items'],
+  additionalProperties: false,
+  properties: {
+    counter: { type: 'integer', minimum: 0 },
+    title: { type: 'string', maxLength: 200 },
+    items: {
+      type: 'array',
+      items: {
+        type: 'object',
+        required: ['id', 'name', 'tags', 'score', 'active'],
+        additionalProperties: false,
+        properties: {
+          id: { type: 'integer', minimum: 0 },
+          name: { type: 'string' },
+          tags: { type: 'array', items: { type: 'string' } },
+          score: { type: 'number' },
+          active: { type: 'boolean' }
+        }
+      }
+    }
+  }
+}
+
+async function prepareIncrement (scenario, bytes, { schema, env = {} } = {}) {
   const ctx = await startWithProject(documentOfSize(bytes), env)
   let before
   try {
+    if (schema) await expectStatus(call(ctx.server.url, 'PUT', `${ctx.path}/schema`, { token: ctx.session, body: schema }), 200, 'set schema')
     before = await readCounter(ctx)
   } catch (error) {
     await ctx.server.stop()
@@ -91,9 +119,10 @@ const PREPARE = {
   ceiling: prepareCeiling,
   increment1k: () => prepareIncrement('increment, 1 KiB content', KiB),
   increment1m: () => prepareIncrement('increment, 1 MiB content', ONE_MIB_DOCUMENT),
+  increment1mSchema: () => prepareIncrement('increment, 1 MiB content with a schema covering it', ONE_MIB_DOCUMENT, { schema: DOCUMENT_SCHEMA }),
   // The reference for what the change log costs the write path (docs/change-log.md): the same
   // increments with HISTORY=off, which records no log and rewrites the document instead.
-  increment1kNoHistory: () => prepareIncrement('increment, 1 KiB content, HISTORY=off (no change log)', KiB, { HISTORY: 'off' })
+  increment1kNoHistory: () => prepareIncrement('increment, 1 KiB content, HISTORY=off (no change log)', KiB, { env: { HISTORY: 'off' } })
 }
 
 /** The scenarios whose req/s the goals compare with each other: measured interleaved. */
@@ -111,6 +140,7 @@ async function alone (name) {
 export const ceiling = () => alone('ceiling')
 export const incrementSmall = () => alone('increment1k')
 export const incrementLarge = () => alone('increment1m')
+export const incrementLargeSchema = () => alone('increment1mSchema')
 export const incrementSmallNoHistory = () => alone('increment1kNoHistory')
 
 /**

@@ -12,7 +12,7 @@ import { readAll, readPage } from '../services/pagination.js'
 import { splitProjectRef } from '../../shared/project-ref.js'
 import type { Actor, Store, UserRecord } from '../store/types.js'
 import { printChangeLog, type LogOptions } from './change-log.js'
-import { parseContentFromStdin, parseInput } from './input.js'
+import { parseContentFromStdin, parseInput, parseJsonInput } from './input.js'
 import { UsageError } from './usage.js'
 import { WebhookAdmin } from './webhook-admin.js'
 
@@ -53,7 +53,7 @@ export class Admin {
     return `Created project ${displayName(owner.username)}/${project.slug}`
   }
 
-  async createKey (userName: string, options: { name: string, permission: string, projects: string[], expires: string | undefined }): Promise<string> {
+  async createKey (userName: string, options: { name: string, permission: string, projects: string[], paths: string[], ops: string[], expires: string | undefined }): Promise<string> {
     const user = await this.user(userName)
     let expiresAt: string | undefined
     if (options.expires !== undefined) {
@@ -65,25 +65,58 @@ export class Admin {
       name: options.name,
       permission: options.permission,
       ...(options.projects.length > 0 ? { projects: options.projects } : {}),
+      ...(options.paths.length > 0 ? { paths: options.paths } : {}),
+      ...(options.ops.length > 0 ? { ops: options.ops } : {}),
       ...(expiresAt ? { expiresAt } : {})
     }, 'key create')
     // Acting as the user: a key never reaches further than its user could.
     const identity: Identity = { user, session: null, key: null, credentialHash: '' }
     const created = await this.services.keys.create(identity, request)
     const scope = created.projects === null ? 'all projects' : created.projects.join(',')
-    return `Created API key ${created.id} "${created.name}" (${created.permission}, ${scope}, expires ${created.expiresAt ?? 'never'}); shown once: ${created.key}`
+    return `Created API key ${created.id} "${created.name}" (${created.permission}, ${scope}${narrowing(created)}, expires ${created.expiresAt ?? 'never'}); shown once: ${created.key}`
   }
 
   async listKeys (userName: string): Promise<string> {
     const user = await this.user(userName)
     const keys = await readAll(query => this.services.keys.list(user.id, query))
     if (keys.length === 0) return `${displayName(user.username)} has no API keys.`
-    return keys.map(k => [k.id, `${k.prefix}…`, k.permission, k.projects === null ? 'all' : k.projects.join(','), k.expiresAt ?? 'never', k.name].join('\t')).join('\n')
+    return keys.map(k => [
+      k.id, `${k.prefix}…`, k.permission, k.projects === null ? 'all' : k.projects.join(','),
+      k.paths === null ? 'all paths' : k.paths.join(','), k.ops === null ? 'all ops' : k.ops.join(','),
+      k.expiresAt ?? 'never', k.name
+    ].join('\t')).join('\n')
   }
 
   async revokeKey (id: string): Promise<string> {
     await this.services.keys.revokeAnyOwner(id)
     return `Revoked API key ${id}`
+  }
+
+  /** The operator sets the schema; it records "operator" as who set it. */
+  async setSchema (ref: string, text: string, source: string): Promise<string> {
+    const project = await this.services.projects.find(...refArgs(ref))
+    const schema = parseJsonInput(text, source)
+    try {
+      await this.services.schemas.set(project, schema, OPERATOR)
+    } catch (e) {
+      // Every violation on its own line after the first: the operator fixes them all at once.
+      if (e instanceof ContentdError && e.errors && e.errors.length > 1) {
+        throw new ContentdError(e.code, e.errors.map(v => `${v.path === '' ? '(root)' : v.path}: ${v.message}`).join('; '), { errors: e.errors, status: e.status })
+      }
+      throw e
+    }
+    return `Set the schema of ${displayName(project.ownerName)}/${project.slug}`
+  }
+
+  async getSchema (ref: string): Promise<string> {
+    const project = await this.services.projects.find(...refArgs(ref))
+    return JSON.stringify((await this.services.schemas.get(project)).schema, null, 2)
+  }
+
+  async removeSchema (ref: string): Promise<string> {
+    const project = await this.services.projects.find(...refArgs(ref))
+    await this.services.schemas.remove(project)
+    return `Removed the schema of ${displayName(project.ownerName)}/${project.slug}`
   }
 
   async exportContent (ref: string): Promise<string> {
@@ -127,6 +160,13 @@ export class Admin {
     if (!user) throw new ContentdError('USER_NOT_FOUND', displayName(parsed.data))
     return user
   }
+}
+
+/** Who set a schema through the CLI. */
+const OPERATOR = 'operator'
+
+function narrowing (key: { paths: string[] | null, ops: string[] | null }): string {
+  return (key.paths === null ? '' : `, paths ${key.paths.join(',')}`) + (key.ops === null ? '' : `, ops ${key.ops.join(',')}`)
 }
 
 function projectRefParts (ref: string): { owner: string, slug: string } {

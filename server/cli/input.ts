@@ -50,6 +50,15 @@ export function parseInput<S extends z.ZodType> (schema: S, input: Record<string
   throw new UsageError(worded + shown, command)
 }
 
+/** Parses a schema read from a file or stdin: any JSON (the schema check says what a schema is). */
+export function parseJsonInput (text: string, source: string): unknown {
+  try {
+    return JSON.parse(text)
+  } catch (e) {
+    throw new Error(`${source} is not valid JSON (${(e instanceof Error ? e.message : String(e)).replace(/\s+/g, ' ')})`)
+  }
+}
+
 /** Parses what `contentd import` read from stdin: a JSON object. */
 export function parseContentFromStdin (text: string): JsonObject {
   let content: unknown

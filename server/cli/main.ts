@@ -3,6 +3,7 @@
 // environment configures (server/config.ts), with the same services as the HTTP API.
 // Errors end with one line on stderr and a non-zero exit, never a stack trace:
 // 2 for a wrong command or argument (with its usage line), 1 for a refused action.
+import { readFile } from 'node:fs/promises'
 import { parseArgs, type ParseArgsConfig } from 'node:util'
 import { ContentdError } from '../../shared/errors.js'
 import { ConfigError, loadConfig, type Config } from '../config.js'
@@ -14,6 +15,8 @@ type Options = NonNullable<ParseArgsConfig['options']>
 
 interface Command {
   positionals: number
+  /** Arguments that may be left out after the required ones. */
+  optionalPositionals?: number
   options?: Options
   run (admin: Admin, args: string[], values: Record<string, unknown>): Promise<string>
 }
@@ -34,17 +37,38 @@ const COMMANDS: Record<string, Command> = {
   },
   'key create': {
     positionals: 1,
-    options: { name: { type: 'string' }, permission: { type: 'string' }, project: { type: 'string', multiple: true }, expires: { type: 'string' } },
+    options: {
+      name: { type: 'string' },
+      permission: { type: 'string' },
+      project: { type: 'string', multiple: true },
+      path: { type: 'string', multiple: true },
+      op: { type: 'string', multiple: true },
+      expires: { type: 'string' }
+    },
     run: (admin, [user], values) => {
       const name = str(values.name)
       const permission = str(values.permission)
       if (name === undefined) throw new UsageError('--name is required', 'key create')
       if (permission !== 'read' && permission !== 'write') throw new UsageError('--permission must be read or write', 'key create')
-      return admin.createKey(user as string, { name, permission, projects: (values.project as string[] | undefined) ?? [], expires: str(values.expires) })
+      return admin.createKey(user as string, {
+        name,
+        permission,
+        projects: (values.project as string[] | undefined) ?? [],
+        paths: (values.path as string[] | undefined) ?? [],
+        ops: (values.op as string[] | undefined) ?? [],
+        expires: str(values.expires)
+      })
     }
   },
   'key list': { positionals: 1, run: (admin, [user]) => admin.listKeys(user as string) },
   'key revoke': { positionals: 1, run: (admin, [id]) => admin.revokeKey(id as string) },
+  'schema set': {
+    positionals: 1,
+    optionalPositionals: 1,
+    run: async (admin, [ref, file]) => admin.setSchema(ref as string, file === undefined ? await readStdin() : await readFile(file, 'utf8'), file ?? 'stdin')
+  },
+  'schema get': { positionals: 1, run: (admin, [ref]) => admin.getSchema(ref as string) },
+  'schema rm': { positionals: 1, run: (admin, [ref]) => admin.removeSchema(ref as string) },
   export: { positionals: 1, run: (admin, [ref]) => admin.exportContent(ref as string) },
   import: { positionals: 1, run: async (admin, [ref]) => admin.importContent(ref as string, await readStdin()) },
   'webhook add': {
@@ -145,8 +169,10 @@ async function main (argv: string[]): Promise<number> {
   } catch (e) {
     throw new UsageError(e instanceof Error ? e.message.split('\n')[0] as string : String(e), name)
   }
-  if (parsed.positionals.length !== command.positionals) {
-    throw new UsageError(`expected ${command.positionals} argument${command.positionals === 1 ? '' : 's'}, got ${parsed.positionals.length}`, name)
+  const most = command.positionals + (command.optionalPositionals ?? 0)
+  if (parsed.positionals.length < command.positionals || parsed.positionals.length > most) {
+    const expected = most === command.positionals ? `${most}` : `${command.positionals} to ${most}`
+    throw new UsageError(`expected ${expected} argument${most === 1 ? '' : 's'}, got ${parsed.positionals.length}`, name)
   }
   // Loaded only to act: help and usage errors need no native module (argon2, SQLite).
   const { Admin } = await import('./admin.js')

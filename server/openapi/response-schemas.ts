@@ -2,6 +2,7 @@
 // request bodies (which come from shared/schemas.ts, the schemas the routes validate with).
 import { z } from 'zod'
 import { ERRORS, type ErrorCode } from '../../shared/errors.js'
+import { NARROWABLE_OPERATIONS } from '../../shared/key-scope.js'
 import { OPERATION_NAMES } from '../../shared/operations.js'
 
 const isoTime = z.string().meta({ format: 'date-time' })
@@ -17,6 +18,8 @@ const apiKey = z.object({
   prefix: z.string().meta({ description: 'The visible start of the key, to tell keys apart' }),
   permission: z.enum(['read', 'write']),
   projects: z.array(z.string()).nullable().meta({ description: 'Project references the key is limited to; null: every project the user can access' }),
+  paths: z.array(z.string()).nullable().meta({ description: 'Dot paths the key is narrowed to; null: not narrowed to paths' }),
+  ops: z.array(z.enum(NARROWABLE_OPERATIONS)).nullable().meta({ description: 'Operations the key is narrowed to; null: not narrowed to operations' }),
   expiresAt: isoTime.nullable(),
   createdAt: isoTime
 })
@@ -73,9 +76,14 @@ export const RESPONSE_SCHEMAS = {
   Error: z.object({
     message: z.string().meta({ description: 'For people; may add detail to the catalogue message. Never holds internals.' }),
     code: z.enum(errorCodes).meta({ description: 'Stable code from the error catalogue' }),
+    errors: z.array(z.object({
+      path: z.string().meta({ description: 'Dot path of the value at fault; "" for the root' }),
+      message: z.string()
+    })).optional().meta({ description: 'Only with SCHEMA_VIOLATION: how the content would break the project\'s schema' }),
     operation: z.number().int().optional().meta({ description: 'Batch and patch: the index of the operation that failed' })
   }).meta({ description: 'Every error response has this body.' }),
   Message: z.object({ message: z.string() }),
+  SchemaSet: z.object({ message: z.string(), setBy: z.string().meta({ description: 'Who set the schema: "@alice", or "operator" for the CLI' }), setAt: isoTime }),
   Applied: z.object({ message: z.string(), version: z.number().int().min(1).meta({ description: 'The version the batch or patch created' }) }),
   Session: z.object({ token: z.string().meta({ description: 'Session token (prefix cds_); send as Authorization: Bearer <token>' }), username: displayName, expiresAt: isoTime }),
   Me: z.object({ username: displayName, createdAt: isoTime }),

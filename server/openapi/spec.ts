@@ -59,7 +59,7 @@ function allErrors (op: ApiOperation): ErrorCode[] {
 function errorResponses (op: ApiOperation): Record<string, unknown> {
   const byStatus = new Map<number, ErrorCode[]>()
   for (const code of allErrors(op)) {
-    const status = ERRORS[code].status
+    const status = op.statuses?.[code] ?? ERRORS[code].status
     byStatus.set(status, [...(byStatus.get(status) ?? []), code])
   }
   const responses: Record<string, unknown> = {}

@@ -7,6 +7,7 @@
 // first and gets the same answer. Subscribing again once the subscription is in place
 // replaces it with a fresh one (a new snapshot), within the user's re-subscribe budget
 // (resubscribe-budget.ts), which all of the user's connections share.
+import { requireKeyScope } from '../auth/rights.js'
 import { EVENTS, type ChangeEntry, type ChangeEvent, type RevokedEvent, type SubscribeAck } from '../../shared/events.js'
 import { ContentdError, isContentdError, type ErrorBody, type ErrorCode } from '../../shared/errors.js'
 import type { Logger } from '../logger.js'
@@ -202,6 +203,8 @@ export class Subscriptions {
       // In the project's entry before the access check, so a revocation racing with it is not missed.
       const entry = this.attach(subscription, project.id)
       await this.projectService.authorize(current.identity, project, 'read')
+      // A subscription streams the whole content: never for a key narrowed to paths (docs/design.md §12).
+      requireKeyScope(current.identity.key, { kind: 'whole' })
       if (since !== undefined) { await this.resume(subscription, entry, project, since); return }
       for (let attempt = 0; attempt < SNAPSHOT_ATTEMPTS; attempt++) {
         const snapshot = await this.store.readContent(project.id)

@@ -11,6 +11,7 @@ import { Identities } from './identity.js'
 import { Keys } from './keys.js'
 import { LiveFeed } from './live-feed.js'
 import { Projects } from './projects.js'
+import { ProjectSchemas } from './schemas.js'
 
 export interface Services {
   /** Revocations, removed members and deleted projects, for the realtime layer to act on. */
@@ -19,6 +20,7 @@ export interface Services {
   identities: Identities
   keys: Keys
   projects: Projects
+  schemas: ProjectSchemas
   /** Changes and access events for Server-Sent Events streams (fed by the store, the services and other nodes). */
   liveFeed: LiveFeed
 }
@@ -41,6 +43,7 @@ export function createServices ({ store, sessionTtlMs, quotas, now = systemClock
     identities: new Identities(store, now),
     keys: new Keys(store, projects, accessEvents, now, quotas.keysPerUser),
     projects,
+    schemas: new ProjectSchemas(store, now),
     liveFeed: new LiveFeed(store, accessEvents)
   }
 }

@@ -1,7 +1,9 @@
 // API keys: minted by a signed-in user, shown once, stored as a SHA-256 hash with a visible
-// prefix, optionally limited to some projects and to a lifetime.
+// prefix, optionally limited to some projects, to a lifetime, and narrowed to some paths and
+// operations (docs/design.md §12).
 import { z } from 'zod'
 import { ContentdError } from '../../shared/errors.js'
+import type { NarrowableOperation } from '../../shared/key-scope.js'
 import { hashSecret, newId, newSecret, VISIBLE_KEY_CHARS } from '../auth/tokens.js'
 import type { Clock } from '../clock.js'
 import type { ApiKeyRecord, KeyPosition, ListedApiKey, Permission, ProjectName, Store } from '../store/types.js'
@@ -19,6 +21,10 @@ export interface KeyView {
   permission: Permission
   /** null: every project the user can access. */
   projects: string[] | null
+  /** null: not narrowed to paths. */
+  paths: string[] | null
+  /** null: not narrowed to operations. */
+  ops: NarrowableOperation[] | null
   expiresAt: string | null
   createdAt: string
 }
@@ -27,6 +33,9 @@ export interface NewKeyRequest {
   name: string
   permission: Permission
   projects?: string[] | undefined
+  /** Dot paths, already validated (apiKeyBody). */
+  paths?: string[] | undefined
+  ops?: NarrowableOperation[] | undefined
   expiresAt?: string | undefined
 }
 
@@ -76,6 +85,8 @@ export class Keys {
       keyHash: hashSecret(key),
       permission: request.permission,
       projectIds,
+      paths: request.paths ? [...new Set(request.paths)] : null,
+      ops: request.ops ? [...new Set(request.ops)] : null,
       expiresAt,
       createdAt: new Date(this.now()).toISOString()
     }
@@ -111,8 +122,8 @@ export class Keys {
   }
 }
 
-/** What clients see of a key: no hash, and its scope as project references that still exist. */
+/** What clients see of a key: no hash, its scope as project references that still exist, its narrowing. */
 function view (k: ListedApiKey): KeyView {
   const projects = k.projectNames === null ? null : k.projectNames.map(p => `${displayName(p.ownerName)}/${p.slug}`)
-  return { id: k.id, name: k.name, prefix: k.prefix, permission: k.permission, projects, expiresAt: k.expiresAt, createdAt: k.createdAt }
+  return { id: k.id, name: k.name, prefix: k.prefix, permission: k.permission, projects, paths: k.paths, ops: k.ops, expiresAt: k.expiresAt, createdAt: k.createdAt }
 }

@@ -3,6 +3,8 @@
 // Records carry hashes of secrets only, never the secrets.
 import type { Actor, ChangeEntry } from '../../shared/events.js'
 import type { JsonObject } from '../../shared/json.js'
+import type { NarrowableOperation } from '../../shared/key-scope.js'
+import type { JsonSchema } from '../schema/compile.js'
 import type { WebhookStore } from './webhook-types.js'
 import type { ContentOperation } from '../../shared/compound.js'
 
@@ -37,6 +39,10 @@ export interface ApiKeyRecord {
   permission: Permission
   /** Project ids the key is limited to; null means every project the user can access. */
   projectIds: string[] | null
+  /** Dot paths the key may write at or below; null: anywhere (docs/design.md §12). */
+  paths: string[] | null
+  /** The only operations the key may use; null: every one. */
+  ops: NarrowableOperation[] | null
   expiresAt: string | null
   createdAt: string
 }
@@ -55,6 +61,16 @@ export interface MemberRecord {
   userId: string
   username: string
   role: MemberRole
+}
+
+/** A project's content schema (docs/design.md §12). */
+export interface SchemaRecord {
+  /** New for every schema set; compiled schemas are cached by it. */
+  revision: string
+  schema: JsonSchema
+  /** Who set it: "@alice", or "operator" for the CLI. */
+  setBy: string
+  setAt: string
 }
 
 /**
@@ -249,8 +265,10 @@ export interface Store {
    * Takes the operation's value over: the caller must not change it afterwards (the store
    * may keep it as its document).
    * Throws ContentdError (PRECONDITION_FAILED, CONTENT_TOO_LARGE, an operation's 400s,
-   * PROJECT_NOT_FOUND; for a revert VERSION_NOT_FOUND or HISTORY_EXPIRED, after
-   * PRECONDITION_FAILED) having changed nothing.
+   * SCHEMA_VIOLATION when the project's schema refuses the result, PROJECT_NOT_FOUND; for a
+   * revert VERSION_NOT_FOUND or HISTORY_EXPIRED, after PRECONDITION_FAILED) having changed
+   * nothing. The schema is the one stored when the write commits: read in the same atomic
+   * step as the content and its log entry, so a schema set meanwhile is never bypassed.
    */
   applyOperation (project: ProjectRecord, operation: StoreOperation, options: ApplyOptions): Promise<{ version: number }>
 
@@ -269,6 +287,17 @@ export interface Store {
    * PROJECT_NOT_FOUND. The snapshot is the caller's own (no live cached document).
    */
   readContentAt (projectId: string, version: number): Promise<ContentSnapshot>
+
+  getSchema (projectId: string): Promise<SchemaRecord | null>
+  /**
+   * Stores the project's schema (replacing one), unless the current content breaks it:
+   * SCHEMA_VIOLATION (409) with nothing stored. The check and the store are one atomic step
+   * against content writes. Neither content nor version change. PROJECT_NOT_FOUND for a
+   * missing project; INVALID_SCHEMA for a schema that does not compile.
+   */
+  putSchema (projectId: string, record: SchemaRecord): Promise<void>
+  /** Removes the project's schema; false when it had none. */
+  deleteSchema (projectId: string): Promise<boolean>
 
   /**
    * Idempotency-Key (docs/design.md §10). Atomically: when no unexpired record exists, records

@@ -83,7 +83,7 @@ export function createClient (options: ClientOptions): ContentdClient {
 }
 
 export { ContentdClientError, ContentdClientError as ContentdError, type ClientErrorCode } from './errors.js'
-export type { ProjectClient, WriteOptions, WriteResult, Snapshot, ChangesPage, ChangesOptions } from './project.js'
+export type { ProjectClient, WriteOptions, WriteResult, Snapshot, ChangesPage, ChangesOptions, JsonSchema, SchemaSet } from './project.js'
 export type { ApiKeyInfo, CreatedApiKey, KeyPermission, Member, MemberRole, NewApiKey, ProjectRole, ProjectSummary, SessionGrant } from './account.js'
 export type { ConnectionState, ConnectionListener } from './realtime.js'
 export type { Subscription, SubscribeOptions, ContentListener } from './subscription.js'
@@ -93,6 +93,6 @@ export type { Actor } from '../actor.js'
 export type { BatchOperationBody } from '../batch.js'
 export type { PatchOperation } from '../json-patch.js'
 export type { ChangeEvent, ChangeEntry } from '../events.js'
-export type { ErrorCode } from '../errors.js'
+export type { ErrorCode, SchemaError } from '../errors.js'
 export type { Json, JsonObject } from '../json.js'
 export type JsonValue = Json

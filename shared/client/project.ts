@@ -39,6 +39,17 @@ export interface WriteOptions {
   retries?: number
 }
 
+/** A JSON Schema, draft 2020-12: an object, or true or false. */
+export type JsonSchema = boolean | JsonObject
+
+/** Who set a schema and when. */
+export interface SchemaSet {
+  message: string
+  /** "@alice", or "operator" when set with the CLI. */
+  setBy: string
+  setAt: string
+}
+
 const RETRY_BASE_MS = 200
 /** Worth retrying with the same key: the request may not have run, or its answer was lost, or it is still running. */
 const retryable = (error: unknown) => error instanceof ContentdClientError &&
@@ -73,11 +84,13 @@ export class ProjectClient {
   /** "/api/@alice/demo" */
   private readonly projectBase: string
   private readonly base: string
+  private readonly schemaUrl: string
 
   constructor (private readonly http: Http, private readonly live: LiveContent, project: ProjectRef) {
     this.ref = project.ref
     this.projectBase = `/api/@${project.owner}/${encodeURIComponent(project.slug)}`
     this.base = `${this.projectBase}/content`
+    this.schemaUrl = `${this.projectBase}/schema`
   }
 
   /** The project's details, with the caller's role (read access). */
@@ -166,6 +179,25 @@ export class ProjectClient {
 
   insert (path: string, index: number, value: Json, options?: WriteOptions): Promise<WriteResult> {
     return this.write('/insert', { path, index, value }, options)
+  }
+
+  /**
+   * Sets the project's JSON Schema (draft 2020-12); the owner's session token only. Every later
+   * write whose result breaks it throws SCHEMA_VIOLATION (422) with `errors`. Throws
+   * INVALID_SCHEMA (400), or SCHEMA_VIOLATION (409, with `errors`) when the content breaks it.
+   */
+  async setSchema (schema: JsonSchema): Promise<SchemaSet> {
+    return (await this.http.request<SchemaSet>('PUT', this.schemaUrl, { body: schema })).body
+  }
+
+  /** The project's JSON Schema (owner's session); SCHEMA_NOT_FOUND (404) without one. */
+  async getSchema (): Promise<JsonSchema> {
+    return (await this.http.request<JsonSchema>('GET', this.schemaUrl)).body
+  }
+
+  /** Removes the project's JSON Schema (owner's session); SCHEMA_NOT_FOUND (404) without one. */
+  async deleteSchema (): Promise<void> {
+    await this.http.request('DELETE', this.schemaUrl)
   }
 
   /**

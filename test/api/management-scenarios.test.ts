@@ -353,7 +353,7 @@ describe('management API', () => {
       ['login', 'POST', '/api/auth/login', { username: 'strict-owner', password: PASSWORD, remember: true }, '"remember"'],
       ['a new project', 'POST', '/api/projects', { slug: 'another', title: 'x' }, '"title"'],
       ['a member role', 'PUT', '/api/@strict-owner/strict/members/strict-member', { role: 'viewer', expires: 1 }, '"expires"'],
-      ['a new API key', 'POST', '/api/keys', { name: 'k', permission: 'read', scope: 'all', paths: [] }, '"scope", "paths"']
+      ['a new API key', 'POST', '/api/keys', { name: 'k', permission: 'read', scope: 'all', rules: [] }, '"scope", "rules"']
     ]
     it.each(UNKNOWN_MEMBER)('%s: 400 INVALID_BODY naming the unknown member, and nothing is created', async (_what, method, path, body, named) => {
       const token = path.startsWith('/api/auth/') ? undefined : owner

@@ -49,7 +49,7 @@ describe('GET /api/keys', () => {
     const { items, sizes } = await pages('/api/keys', 'keys', owner, 2)
     expect(sizes).toEqual([2, 2, 1])
     expect(items.map(k => k.name)).toEqual(['key-0', 'key-1', 'key-2', 'key-3', 'key-4'])
-    for (const key of items) expect(Object.keys(key).sort()).toEqual(['createdAt', 'expiresAt', 'id', 'name', 'permission', 'prefix', 'projects'])
+    for (const key of items) expect(Object.keys(key).sort()).toEqual(['createdAt', 'expiresAt', 'id', 'name', 'ops', 'paths', 'permission', 'prefix', 'projects'])
     expect(items[3].projects).toEqual(['@pager/c', '@zebra/shared', '@pager/a'])
     expect(items[0].projects).toBeNull()
     const whole = await call(app.url, 'GET', '/api/keys', { token: owner })

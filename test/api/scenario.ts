@@ -18,6 +18,8 @@ export interface Scenario<F> {
   headers?: Record<string, string> | ((fixture: F, version: number) => Record<string, string>)
   /** Content written (by the owner's session) before the request; default: the runner's base. */
   before?: Record<string, unknown>
+  /** Runs before the content is reset (to set or remove a project's schema, say). */
+  prepare?: (url: string, fixture: F) => Promise<void>
   expectStatus: number
   expectCode?: string
   /** A failed batch or patch names its failing operation's index (docs/design.md §10). */
@@ -51,13 +53,21 @@ async function readContent (url: string, projectPath: string, token: string): Pr
 
 /**
  * Every error is {message, code} as JSON (with `operation` when one operation of a batch or
- * patch failed), and a 401 tells the client how to authenticate.
+ * patch failed; SCHEMA_VIOLATION adds its `errors`, each a {path, message}), and a 401 tells
+ * the client how to authenticate.
  */
 export function expectErrorShape (r: CallResult, code?: string, operation?: number): void {
   expect(r.headers.get('content-type')).toMatch(/^application\/json/)
   expect(typeof r.body?.message).toBe('string')
   expect(r.body.message.length).toBeGreaterThan(0)
-  expect(Object.keys(r.body).sort()).toEqual(operation === undefined ? ['code', 'message'] : ['code', 'message', 'operation'])
+  const expectedKeys = ['code', 'message']
+  if (r.body.code === 'SCHEMA_VIOLATION') {
+    expectedKeys.push('errors')
+    expect(r.body.errors.length).toBeGreaterThan(0)
+    for (const error of r.body.errors) expect(error).toEqual({ path: expect.any(String), message: expect.any(String) })
+  }
+  if (operation !== undefined) expectedKeys.push('operation')
+  expect(Object.keys(r.body).sort()).toEqual(expectedKeys.sort())
   if (operation !== undefined) expect(r.body.operation).toBe(operation)
   if (code !== undefined) expect(r.body.code).toBe(code)
   if (r.status === 401) expect(r.headers.get('www-authenticate')).toMatch(/^Bearer/)
@@ -67,6 +77,7 @@ export async function runScenario<F> (target: ScenarioTarget<F>, s: Scenario<F>)
   const url = target.url()
   const fixture = target.fixture()
   const owner = target.ownerSession(fixture)
+  await s.prepare?.(url, fixture)
   const reset = await call(url, 'POST', `${target.projectPath}/content`, { token: owner, body: s.before ?? target.base })
   expect(reset.status).toBe(200)
   const before = await readContent(url, target.projectPath, owner)
@@ -90,7 +101,8 @@ export async function runScenario<F> (target: ScenarioTarget<F>, s: Scenario<F>)
 
   const after = await readContent(url, target.projectPath, owner)
   const succeeded = r.status >= 200 && r.status < 300
-  const isWrite = s.method !== 'GET' && path.toLowerCase().startsWith(`${target.projectPath}/content`.toLowerCase())
+  const isContent = path.toLowerCase().startsWith(`${target.projectPath}/content`.toLowerCase())
+  const isWrite = s.method !== 'GET' && isContent
   if (s.expectContent !== undefined) expect(after.content).toEqual(s.expectContent)
   else if (!succeeded) expect(after.content).toEqual(before.content)
   else if (isWrite) throw new Error(`${s.name}: a successful write needs expectContent`)
@@ -98,6 +110,6 @@ export async function runScenario<F> (target: ScenarioTarget<F>, s: Scenario<F>)
   expect(after.version).toBe(before.version + (succeeded && isWrite ? 1 : 0))
   // A write answers with the version it created; a read with the version it saw.
   const etag = s.expectEtag ? s.expectEtag(before.version) : after.version
-  if (succeeded || r.status === 304) expect(r.headers.get('etag')).toBe(`"${etag}"`)
+  if (isContent && (succeeded || r.status === 304)) expect(r.headers.get('etag')).toBe(`"${etag}"`)
   return r
 }

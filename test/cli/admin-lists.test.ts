@@ -22,7 +22,7 @@ beforeAll(async () => {
   // Straight into the store: argon2 for 230 users would only slow the test down.
   for (let i = 0; i < USERS; i++) await store.createUser({ id: `usr_${i}`, username: `user-${String(i).padStart(3, '0')}`, passwordHash: 'x', createdAt })
   for (let i = 0; i < KEYS; i++) {
-    await store.createApiKey({ id: `key_${String(i).padStart(3, '0')}`, userId: 'usr_0', name: `k${i}`, prefix: 'cdk_abcdefgh', keyHash: `hash-${i}`, permission: 'read', projectIds: null, expiresAt: null, createdAt })
+    await store.createApiKey({ id: `key_${String(i).padStart(3, '0')}`, userId: 'usr_0', name: `k${i}`, prefix: 'cdk_abcdefgh', keyHash: `hash-${i}`, permission: 'read', projectIds: null, paths: null, ops: null, expiresAt: null, createdAt })
   }
 })
 afterAll(async () => {

@@ -1,7 +1,7 @@
 // The admin CLI, as built (dist/server/cli/main.js), on a temp DATA_DIR; every effect is
 // then checked over HTTP by a real server process on the same directory with signup closed.
 import { spawn } from 'node:child_process'
-import { rmSync } from 'node:fs'
+import { rmSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { COMMAND_USAGE } from '../../server/cli/usage.js'
@@ -102,6 +102,51 @@ describe('contentd admin CLI', { timeout: 120_000 }, () => {
     expect(JSON.parse((await cli(['export', 'alice/demo'])).stdout)).toEqual({ title: 'Hi', list: [1, 2], n: 1 })
     expect(await cli(['key', 'revoke', keyId])).toMatchObject({ code: 0 })
     expect((await call(server.url, 'GET', '/api/@alice/demo/content', { token: key })).status).toBe(401)
+  })
+
+  it('sets, shows and removes a schema, and creates a narrowed key, which the running server enforces', async () => {
+    const running = server as ServerProcess
+    expect(await cli(['schema', 'get', '@alice/demo'])).toMatchObject({ code: 1, stderr: expect.stringMatching(/SCHEMA_NOT_FOUND/) })
+    // The content is {title: "Hi", list: [1, 2], n: 1}: a schema it breaks is refused, naming where.
+    const refused = await cli(['schema', 'set', '@alice/demo'], { input: JSON.stringify({ properties: { title: { type: 'number' } } }) })
+    expect(refused.code).toBe(1)
+    expect(refused.stderr).toMatch(/^contentd: .*"title" must be number.*\(SCHEMA_VIOLATION\)\n$/)
+    expect(await cli(['schema', 'set', '@alice/demo'], { input: '{"type":"nonsense"}' })).toMatchObject({ code: 1, stderr: expect.stringMatching(/INVALID_SCHEMA/) })
+
+    const schema = { type: 'object', properties: { n: { type: 'integer', maximum: 1 } } }
+    const file = join(dataDir, 'schema.json')
+    writeFileSync(file, JSON.stringify(schema))
+    expect(await cli(['schema', 'set', '@alice/demo', file])).toMatchObject({ code: 0, stdout: 'Set the schema of @alice/demo\n' })
+    expect(JSON.parse((await cli(['schema', 'get', 'alice/demo'])).stdout)).toEqual(schema)
+
+    const created = await cli(['key', 'create', '@alice', '--name', 'widget', '--permission', 'write', '--path', 'n', '--path', 'votes', '--op', 'increment'])
+    expect(created.code).toBe(0)
+    expect(created.stdout).toContain('paths n,votes, ops increment')
+    const widget = created.stdout.trim().split(/\s+/).pop() as string
+    expect((await cli(['key', 'list', '@alice'])).stdout).toMatch(/\tn,votes\tincrement\t/)
+
+    const increment = (path: string) => call(running.url, 'POST', '/api/@alice/demo/content/increment', { token: widget, body: { path } })
+    expect(await increment('n')).toMatchObject({ status: 422, body: { code: 'SCHEMA_VIOLATION', errors: [{ path: 'n', message: 'must be <= 1' }] } })
+    expect(await increment('title')).toMatchObject({ status: 403, body: { code: 'KEY_SCOPE_DENIED' } })
+    expect((await increment('votes.red')).status).toBe(200)
+
+    expect(await cli(['schema', 'rm', '@alice/demo'])).toMatchObject({ code: 0, stdout: 'Removed the schema of @alice/demo\n' })
+    expect((await increment('n')).status).toBe(200)
+    expect(JSON.parse((await cli(['export', '@alice/demo'])).stdout)).toEqual({ title: 'Hi', list: [1, 2], n: 2, votes: { red: 1 } })
+
+    for (const [args, message] of [
+      [['key', 'create', '@alice', '--name', 'x', '--permission', 'write', '--path', 'a..b'], /--path: .*"a\.\.b"/],
+      [['key', 'create', '@alice', '--name', 'x', '--permission', 'write', '--op', 'explode'], /--op/],
+      [['schema', 'set', '@alice/demo', 'a', 'b'], /expected 1 to 2 arguments, got 3/]
+    ] as Array<[string[], RegExp]>) {
+      const run = await cli(args)
+      expect(run.code, args.join(' ')).toBe(2)
+      expect(run.stderr, args.join(' ')).toMatch(message)
+      noStack(run)
+    }
+    const missing = await cli(['schema', 'set', '@alice/demo', join(dataDir, 'no-such-file.json')])
+    expect(missing.code).toBe(1)
+    noStack(missing)
   })
 
   it('refuses bad input with one line and the right exit code, never a stack trace', async () => {

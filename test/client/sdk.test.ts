@@ -85,6 +85,37 @@ describe('HTTP operations', () => {
     }
   })
 
+  it('sets, reads and removes a schema, and surfaces its violations as `errors` on ContentdError', async () => {
+    const owner = client(session).project('@alice/demo')
+    await owner.update({ stock: { apples: 3 } })
+    const schema = { type: 'object', properties: { stock: { type: 'object', additionalProperties: { type: 'integer' } } } } as const
+    expect(await owner.setSchema(schema)).toEqual({ message: 'Schema set', setBy: '@alice', setAt: expect.any(String) })
+    expect(await owner.getSchema()).toEqual(schema)
+
+    const demo = client().project('@alice/demo')
+    const refused = await demo.set('stock.apples', 'lots').catch((e: unknown) => e)
+    expect(refused).toBeInstanceOf(ContentdError)
+    expect(refused).toMatchObject({ status: 422, code: 'SCHEMA_VIOLATION', errors: [{ path: 'stock.apples', message: 'must be integer' }] })
+    expect(await demo.get('stock')).toEqual({ apples: 3 })
+
+    const breaking = await owner.setSchema({ required: ['missing'] }).catch((e: unknown) => e)
+    expect(breaking).toMatchObject({ status: 409, code: 'SCHEMA_VIOLATION', errors: [{ path: '', message: "must have required property 'missing'" }] })
+    const notOwner = await demo.setSchema(true).catch((e: unknown) => e)
+    expect(notOwner).toMatchObject({ status: 403, code: 'SESSION_REQUIRED', errors: undefined })
+
+    await owner.deleteSchema()
+    await expect(owner.getSchema()).rejects.toMatchObject({ status: 404, code: 'SCHEMA_NOT_FOUND' })
+    expect((await demo.set('stock.apples', 'lots')).message).toBe(SUCCESS_MESSAGES.set)
+  })
+
+  it('a narrowed key writes inside its paths and gets KEY_SCOPE_DENIED outside them', async () => {
+    const widget = client((await createKey(app.url, session, { name: 'widget', permission: 'write', paths: ['votes'], ops: ['increment'] })).key).project('@alice/demo')
+    await widget.increment('votes.red')
+    expect(await widget.get('votes.red')).toBe(1)
+    await expect(widget.set('votes.red', 100)).rejects.toMatchObject({ status: 403, code: 'KEY_SCOPE_DENIED' })
+    await expect(widget.get()).rejects.toMatchObject({ status: 403, code: 'KEY_SCOPE_DENIED' })
+  })
+
   it('turns an unreachable server into a NETWORK_ERROR', async () => {
     const port = await freePort()
     const offline = createClient({ baseUrl: `http://127.0.0.1:${port}`, token: key })

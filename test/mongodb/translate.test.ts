@@ -11,6 +11,7 @@ import {
   bsonGrowthBound, effectiveContentLimit, fieldPath, filterFor, MAX_CONTENT_BSON_BYTES, RETURN_NEW_VERSION,
   translateOperation, updateFor, valueBsonBytes
 } from '../../server/store/mongodb/translate.js'
+import { withSchemaCondition } from '../../server/store/mongodb/schema-condition.js'
 
 const LIMIT = 100_000
 const ID = 'p1'
@@ -263,5 +264,24 @@ describe('MongoDB translation: sizes and paths', () => {
     expect(effectiveContentLimit(8 * 1024 * 1024)).toBe(8 * 1024 * 1024)
     expect(effectiveContentLimit(64 * 1024 * 1024)).toBe(MAX_CONTENT_BSON_BYTES)
     expect(MAX_CONTENT_BSON_BYTES).toBeLessThan(16 * 1024 * 1024)
+  })
+})
+
+describe('schema condition (docs/design.md §12)', () => {
+  const write = translateOperation(ID, { op: 'increment', path: ['n'], value: 1 }, { contentLimitBytes: LIMIT, expectVersion: 4 })
+
+  it('a write checked against no schema requires the project to have none', () => {
+    const conditioned = withSchemaCondition(write, null)
+    expect(conditioned.filter).toEqual({ ...write.filter, schema: { $exists: false } })
+    expect(conditioned.update).toBe(write.update)
+    expect(conditioned.options).toBe(write.options)
+  })
+
+  it('a write checked against a schema requires that very revision', () => {
+    expect(withSchemaCondition(write, 'rev-1').filter).toEqual({ ...write.filter, 'schema.revision': 'rev-1' })
+  })
+
+  it('keeps the version condition of the compare-and-set', () => {
+    expect(withSchemaCondition(write, 'rev-1').filter).toMatchObject({ _id: ID, version: 4 })
   })
 })

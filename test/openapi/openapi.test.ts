@@ -127,7 +127,9 @@ describe('GET /openapi.json', () => {
         for (const [status, response] of Object.entries(op.responses) as Array<[string, any]>) {
           if (Number(status) < 400) continue
           const codes: string[] = response.content['application/json'].schema.allOf[1].properties.code.enum
-          for (const code of codes) expect(ERRORS[code as keyof typeof ERRORS].status, `${where} ${code}`).toBe(Number(status))
+          // The one documented exception (docs/design.md §12): setting a schema the content breaks is 409, not 422.
+          const statusOf = (code: string) => where === 'put /api/{username}/{projectSlug}/schema' && code === 'SCHEMA_VIOLATION' ? 409 : ERRORS[code as keyof typeof ERRORS].status
+          for (const code of codes) expect(statusOf(code), `${where} ${code}`).toBe(Number(status))
         }
       }
     }
@@ -135,6 +137,19 @@ describe('GET /openapi.json', () => {
     expect(increment['400'].content['application/json'].schema.allOf[1].properties.code.enum).toContain('NOT_A_NUMBER')
     expect(Object.keys(increment)).toEqual(expect.arrayContaining(['200', '400', '401', '403', '404', '412', '413', '429', '500']))
     expect(spec.paths['/api/{username}/{projectSlug}/content'].get.responses['404'].description).toContain('PATH_NOT_FOUND')
+    expect(increment['422'].content['application/json'].schema.allOf[1].properties.code.enum).toEqual(['SCHEMA_VIOLATION', 'IDEMPOTENCY_KEY_REUSED'])
+    expect(increment['403'].content['application/json'].schema.allOf[1].properties.code.enum).toContain('KEY_SCOPE_DENIED')
+    // The writes and whole-content reads that came with the change log and transactions (docs/design.md §12).
+    const content = spec.paths['/api/{username}/{projectSlug}/content']
+    for (const [name, responses] of Object.entries({ batch: spec.paths['/api/{username}/{projectSlug}/content/batch'].post.responses, patch: content.patch.responses, revert: spec.paths['/api/{username}/{projectSlug}/content/revert'].post.responses })) {
+      expect(responses['422'].content['application/json'].schema.allOf[1].properties.code.enum, name).toContain('SCHEMA_VIOLATION')
+      expect(responses['403'].content['application/json'].schema.allOf[1].properties.code.enum, name).toContain('KEY_SCOPE_DENIED')
+    }
+    for (const read of [spec.paths['/api/{username}/{projectSlug}/content/changes'].get, spec.paths['/api/{username}/{projectSlug}/content/events'].get]) {
+      expect(read.responses['403'].content['application/json'].schema.allOf[1].properties.code.enum).toContain('KEY_SCOPE_DENIED')
+    }
+    expect(spec.paths['/api/{username}/{projectSlug}/schema'].put.responses['409'].content['application/json'].schema.allOf[1].properties.code.enum).toEqual(['SCHEMA_VIOLATION'])
+    expect(error.properties.errors.items.required.sort()).toEqual(['message', 'path'])
   })
 })
 

@@ -26,7 +26,7 @@ function open (): SqliteStore {
 const NOW = '2026-01-01T00:00:00.000Z'
 
 function key (id: string, userId: string): ApiKeyRecord {
-  return { id, userId, name: id, prefix: 'cdk_x', keyHash: `hash-${id}`, permission: 'write', projectIds: null, expiresAt: null, createdAt: NOW }
+  return { id, userId, name: id, prefix: 'cdk_x', keyHash: `hash-${id}`, permission: 'write', projectIds: null, paths: null, ops: null, expiresAt: null, createdAt: NOW }
 }
 
 /** Alice (owner of "demo"), Bob (no role yet), one key of Alice's; returned with the project. */

@@ -14,7 +14,7 @@ import { getAt } from '../../../shared/operations.js'
 import { parsePath } from '../../../shared/path.js'
 import { parseBody, revertBody } from '../../../shared/schemas.js'
 import { validateOperation } from '../../../shared/validate-operation.js'
-import type { Access } from '../../auth/rights.js'
+import { requireOperationScope, requireKeyScope, type Access } from '../../auth/rights.js'
 import { actorOf } from '../../services/identity.js'
 import type { Projects } from '../../services/projects.js'
 import type { ApplyOptions, Store, StoreOperation } from '../../store/types.js'
@@ -57,7 +57,10 @@ export function contentRoutes (api: RouteScope, store: Store, projects: Projects
     // they answer before an If-Match mismatch (step 6) would. Batches and patches were
     // checked operation by operation as they were parsed.
     if (operation.op !== 'revert' && operation.op !== 'batch' && operation.op !== 'patch') validateOperation(operation)
-    const options: ApplyOptions = { actor: actorOf(identityOf(res)) }
+    // A narrowed key's paths and ops (docs/design.md §12) are known once the body names them.
+    const identity = identityOf(res)
+    requireOperationScope(identity.key, operation)
+    const options: ApplyOptions = { actor: actorOf(identity) }
     const ifMatch = req.headers['if-match']
     if (ifMatch !== undefined) options.ifMatch = parseVersionCondition(ifMatch)
     const { version } = await store.applyOperation(project, operation, options)
@@ -79,6 +82,8 @@ export function contentRoutes (api: RouteScope, store: Store, projects: Projects
     const pathParam = req.query.path
     const path = pathParam === undefined ? null : parsePath(pathParam)
     const version = req.query.version === undefined ? null : versionParam('version', req.query.version)
+    // A narrowed key reads only inside its paths: never the whole content, now or at a past version (docs/design.md §12).
+    requireKeyScope(identityOf(res).key, path && version === null ? { kind: 'read', path } : { kind: 'whole' })
     // ?version=N: the content as it was then (404 above the current version, 410 beyond retention).
     const snapshot = version === null ? await store.readContent(project.id) : await store.readContentAt(project.id, version)
     if (!snapshot) throw new ContentdError('PROJECT_NOT_FOUND')
@@ -97,6 +102,8 @@ export function contentRoutes (api: RouteScope, store: Store, projects: Projects
 
   // The change log: entries after `since` (default 0), `limit` (1..1000, default 100) at most.
   api.get(`${content}/changes`, access('read'), async (req, res) => {
+    // Changes carry whole-content values (update, revert): an unnarrowed key only (docs/design.md §12).
+    requireKeyScope(identityOf(res).key, { kind: 'whole' })
     const since = req.query.since === undefined ? 0 : versionParam('since', req.query.since)
     const limit = req.query.limit === undefined ? CHANGES_PAGE_DEFAULT : limitParam(req.query.limit)
     const page = await store.readChanges(projectOf(res), since, limit)

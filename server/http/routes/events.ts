@@ -8,6 +8,7 @@
 // library: what matters here, ordering, resume and the buffer cap, is change-stream.ts.
 import type { Request, Response } from 'express'
 import { ContentdError } from '../../../shared/errors.js'
+import { requireKeyScope } from '../../auth/rights.js'
 import type { Logger } from '../../logger.js'
 import type { Metrics } from '../../observability/metrics.js'
 import { atTime } from '../../realtime/expiry.js'
@@ -41,6 +42,9 @@ export function eventRoutes (scope: RouteScope, options: EventRouteOptions): voi
   scope.get('/:username/:projectSlug/content/events', projectAccess(options.projects, 'read'), async (req, res) => {
     const project = projectOf(res)
     const identity = identityOf(res)
+    // A stream carries the whole content (snapshot, update and revert values): never for a
+    // narrowed key, as for a Socket.IO subscription (docs/design.md §12).
+    requireKeyScope(identity.key, { kind: 'whole' })
     const { store } = options
     // Last-Event-ID wins over ?since=: an EventSource reconnects to the URL it started with
     // (?since= and all) and says in the header how far it got.

@@ -10,17 +10,28 @@
 // between, or the content is close to its limit and needed an exact measure), the write is
 // retried as a compare-and-set on the version read: still one atomic update, never a
 // read-then-write race.
+//
+// A project with a content schema (docs/design.md §12) keeps it in its document. Every write's
+// filter names the schema revision it was checked against (schema-condition.ts): none for the
+// single-update path, which therefore matches nothing once a schema exists; the revision read
+// for the compare-and-set path (and for batches, patches and reverts), where the operation is
+// applied to the read document with the shared core and the result checked against that
+// schema before the write and its log entry are sent in one transaction.
 import { MongoClient, type ClientSession, type Collection, type Db } from 'mongodb'
 import { ContentdError, isContentdError } from '../../../shared/errors.js'
 import { applyContentOperation, isCompound, type CompoundOperation } from '../../../shared/compound.js'
 import { operationOfChange } from '../../../shared/events.js'
 import type { Json, JsonObject } from '../../../shared/json.js'
+import type { NarrowableOperation } from '../../../shared/key-scope.js'
 import { applyOperation, type Operation } from '../../../shared/operations.js'
 import { validateOperation } from '../../../shared/validate-operation.js'
+import type { JsonSchema } from '../../schema/compile.js'
+import { schemaViolation } from '../../schema/content-schema.js'
+import { SchemaCache } from '../../schema/schema-cache.js'
 import type {
   ApiKeyRecord, ApplyOptions, ChangesPage, CommitListener, CommittedChange, ContentSnapshot, HistoryOptions, IdempotencyClaim, IdempotencyId,
   IdempotencyState, KeyPosition, ListedApiKey, MemberRecord, MemberRole, PageRequest, Permission, ProjectPosition, ProjectRecord, ProjectRole,
-  SessionRecord, Store, StoreOperation, StoredResponse, UserRecord, VersionCondition
+  SchemaRecord, SessionRecord, Store, StoreOperation, StoredResponse, UserRecord, VersionCondition
 } from '../types.js'
 import { changePartsOf, entryOf, projectRefOf, type ChangeParts } from '../change-entry.js'
 import { CommitEmitter } from '../commit-emitter.js'
@@ -36,6 +47,7 @@ import { isDuplicateKey, mapDriverError } from './driver-errors.js'
 import {
   changeDocOf, entryOfChangeDoc, supportsTransactions, withTailBookkeeping, WRITE_RESULT_PROJECTION, type ChangeDoc, type CheckpointDoc
 } from './history.js'
+import { SCHEMA_FIELD, withSchemaCondition } from './schema-condition.js'
 import { contentBsonBytes, effectiveContentLimit, translateOperation, valueBsonBytes, type MongoWrite } from './translate.js'
 import { keysPagePipeline, membersPagePipeline, projectsPagePipeline } from './pages.js'
 import { QuotaCounters } from './quota-counters.js'
@@ -57,11 +69,16 @@ interface UserDoc { _id: string, username: string, passwordHash: string, created
 interface SessionDoc { _id: string, userId: string, createdAt: string, expiresAt: Date }
 interface ApiKeyDoc {
   _id: string, userId: string, name: string, prefix: string, keyHash: string, permission: Permission,
-  projectIds: string[] | null, expiresAt: string | null, createdAt: string
+  projectIds: string[] | null, expiresAt: string | null, createdAt: string,
+  /** Absent on keys stored before narrowing existed: not narrowed. */
+  paths?: string[] | null, ops?: NarrowableOperation[] | null
 }
+/** The schema as JSON text: its keywords start with "$", which MongoDB field names should not. */
+interface SchemaDoc { revision: string, json: string, setBy: string, setAt: string }
 interface ProjectDoc {
   _id: string, ownerId: string, ownerName: string, slug: string, name: string, createdAt: string, version: number,
   content: JsonObject
+  schema?: SchemaDoc
   /**
    * The change log's bookkeeping (docs/design.md §9): the oldest version whose content and
    * later changes are known (absent on projects from before the change log until init()
@@ -75,7 +92,7 @@ interface MemberDoc { _id: string, projectId: string, userId: string, role: Memb
 
 /** Concurrent changes can beat a compare-and-set; after this many rounds answer 503. */
 const MAX_WRITE_ATTEMPTS = 8
-const PROJECT_FIELDS = { content: 0, historyFloor: 0, tailCount: 0, tailBytes: 0 } as const
+const PROJECT_FIELDS = { content: 0, [SCHEMA_FIELD]: 0, historyFloor: 0, tailCount: 0, tailBytes: 0 } as const
 
 export class MongoStore implements Store {
   readonly kind = 'mongodb'
@@ -90,6 +107,9 @@ export class MongoStore implements Store {
   private readonly apiKeys: Collection<ApiKeyDoc>
   private readonly projects: Collection<ProjectDoc>
   private readonly members: Collection<MemberDoc>
+  private readonly schemas = new SchemaCache()
+  /** Projects last seen with a schema: their writes go straight to the checked compare-and-set. */
+  private readonly projectsWithSchema = new Set<string>()
   private readonly changes: Collection<ChangeDoc>
   private readonly checkpoints: Collection<CheckpointDoc>
   private readonly history: HistoryOptions
@@ -226,7 +246,7 @@ export class MongoStore implements Store {
     try {
       await this.run(() => this.apiKeys.insertOne({
         _id: k.id, userId: k.userId, name: k.name, prefix: k.prefix, keyHash: k.keyHash, permission: k.permission,
-        projectIds: k.projectIds, expiresAt: k.expiresAt, createdAt: k.createdAt
+        projectIds: k.projectIds, paths: k.paths, ops: k.ops, expiresAt: k.expiresAt, createdAt: k.createdAt
       }))
     } catch (e) {
       await this.quotas.give(k.userId, 'keyCount').catch(() => undefined)
@@ -299,6 +319,7 @@ export class MongoStore implements Store {
 
   async deleteProject (id: string): Promise<void> {
     const deleted = await this.run(() => this.projects.findOneAndDelete({ _id: id }, { projection: { ownerId: 1 } }))
+    this.projectsWithSchema.delete(id)
     // The embedded store cascades; here the memberships and the history go right after the
     // project. A project created again under the same name has a new id: whatever a crash
     // between these deletes left behind is never read.
@@ -377,9 +398,10 @@ export class MongoStore implements Store {
     // Roughly what the entry weighs, for the checkpoint rule (history-policy.ts): it need not be exact.
     const entryBytes = (value === undefined ? 0 : valueBsonBytes(value)) + (parts.path?.length ?? 0) + ENTRY_OVERHEAD_BYTES
     // A replacement measured here exactly; one over the limit goes straight to diagnosis (412 before 413).
-    let write: MongoWrite | null = replaced && contentBsonBytes(operation.value) > limit
+    // With a schema, the first attempt is the checked compare-and-set (below), not a blind update.
+    let write: MongoWrite | null = (replaced && contentBsonBytes(operation.value) > limit) || this.projectsWithSchema.has(project.id)
       ? null
-      : translateOperation(project.id, operation, { contentLimitBytes: limit, ifMatch: options.ifMatch })
+      : withSchemaCondition(translateOperation(project.id, operation, { contentLimitBytes: limit, ifMatch: options.ifMatch }), null)
     const ticket = this.sequencer.begin(project.id)
     let committed: CommittedChange | null = null
     let written: WriteResult | null = null
@@ -390,8 +412,8 @@ export class MongoStore implements Store {
           written = await this.run(() => this.writeWithEntry(project.id, attemptWrite, replaced, entryBytes, parts, value, options.actor), operation.op)
           if (written) break
         }
-        const version = await this.diagnose(project.id, operation, options.ifMatch)
-        write = translateOperation(project.id, operation, { contentLimitBytes: limit, expectVersion: version })
+        const { version, schemaRevision } = await this.diagnose(project.id, operation, options.ifMatch)
+        write = withSchemaCondition(translateOperation(project.id, operation, { contentLimitBytes: limit, expectVersion: version }), schemaRevision)
       }
       if (!written) throw new ContentdError('STORE_UNAVAILABLE', 'the project is changing too fast to apply this change; retry')
       committed = { project, entry: entryOf(projectRefOf(project), written.version, parts, value, written.at, options.actor) }
@@ -417,14 +439,18 @@ export class MongoStore implements Store {
     let written: WriteResult | null = null
     try {
       for (let attempt = 0; attempt < MAX_WRITE_ATTEMPTS && !written; attempt++) {
-        const doc = await this.run(() => this.projects.findOne({ _id: project.id }, { projection: { version: 1, content: 1 } }))
+        const doc = await this.run(() => this.projects.findOne({ _id: project.id }, { projection: { version: 1, content: 1, [SCHEMA_FIELD]: 1 } }))
         if (!doc) throw new ContentdError('PROJECT_NOT_FOUND')
+        this.noteSchema(project.id, doc.schema)
         if (options.ifMatch !== undefined && !versionMatches(options.ifMatch, doc.version)) throw new ContentdError('PRECONDITION_FAILED')
         // The engine never changes the document it is given (shared/working-copy.ts).
         const content = applyContentOperation(doc.content, operation)
         const bytes = contentBsonBytes(content)
         if (bytes > this.contentLimit) throw new ContentdError('CONTENT_TOO_LARGE', `the content would be ${bytes} BSON bytes; the limit is ${this.contentLimit}`)
-        const write = computedWrite(project.id, content, Number(doc.version), this.contentLimit)
+        // The whole result against the schema read with it (docs/design.md §10: 422 for the
+        // batch as a whole); the write's filter requires that very schema revision.
+        if (doc.schema) this.compiledSchema(doc.schema).enforce(doc.content, operation)(content)
+        const write = withSchemaCondition(computedWrite(project.id, content, Number(doc.version), this.contentLimit), doc.schema?.revision ?? null)
         written = await this.run(() => this.writeWithEntry(project.id, write, false, entryBytes, parts, undefined, options.actor))
       }
       if (!written) throw new ContentdError('STORE_UNAVAILABLE', 'the project is changing too fast to apply this change; retry')
@@ -565,21 +591,68 @@ export class MongoStore implements Store {
   }
 
   /**
-   * Why did the guarded update match nothing? Throws the catalogued error the embedded
-   * store would give for the document as it is now; returns its version when the operation
-   * would succeed on it (the caller then retries as a compare-and-set on that version).
+   * Why did the guarded update match nothing (or: may this operation commit, for a project
+   * with a schema)? Throws the catalogued error the embedded store would give for the
+   * document as it is now; returns its version and schema revision when the operation would
+   * succeed on it (the caller then retries as a compare-and-set on both).
    */
-  private async diagnose (projectId: string, operation: Operation, ifMatch: VersionCondition | undefined): Promise<number> {
-    const doc = await this.run(() => this.projects.findOne({ _id: projectId }, { projection: { version: 1, content: 1 } }))
+  private async diagnose (projectId: string, operation: Operation, ifMatch: VersionCondition | undefined): Promise<{ version: number, schemaRevision: string | null }> {
+    const doc = await this.run(() => this.projects.findOne({ _id: projectId }, { projection: { version: 1, content: 1, [SCHEMA_FIELD]: 1 } }))
     if (!doc) throw new ContentdError('PROJECT_NOT_FOUND')
+    this.noteSchema(projectId, doc.schema)
     if (ifMatch !== undefined && !versionMatches(ifMatch, doc.version)) throw new ContentdError('PRECONDITION_FAILED')
-    // On a copy: this only names the error; the write is the guarded update.
-    const candidate = applyOperation(structuredClone(doc.content), operation)
+    // On a copy: the write is the guarded update (or compare-and-set) sent afterwards.
+    const copy = structuredClone(doc.content)
+    const check = doc.schema ? this.compiledSchema(doc.schema).enforce(copy, operation) : null
+    const candidate = applyOperation(copy, operation)
     const bytes = contentBsonBytes(candidate)
     if (bytes > this.contentLimit) {
       throw new ContentdError('CONTENT_TOO_LARGE', `the content would be ${bytes} BSON bytes; the limit is ${this.contentLimit}`)
     }
-    return doc.version
+    check?.(candidate)
+    return { version: doc.version, schemaRevision: doc.schema?.revision ?? null }
+  }
+
+  /** Remembers whether the project had a schema when last read (see projectsWithSchema). */
+  private noteSchema (projectId: string, schema: SchemaDoc | undefined): void {
+    if (schema) this.projectsWithSchema.add(projectId)
+    else this.projectsWithSchema.delete(projectId)
+  }
+
+  private compiledSchema (stored: SchemaDoc) {
+    return this.schemas.get(stored.revision, () => JSON.parse(stored.json) as JsonSchema)
+  }
+
+  // ---- content schemas -------------------------------------------------------------
+
+  async getSchema (projectId: string): Promise<SchemaRecord | null> {
+    const doc = await this.run(() => this.projects.findOne({ _id: projectId }, { projection: { [SCHEMA_FIELD]: 1 } }))
+    const stored = doc?.schema
+    return stored ? { revision: stored.revision, schema: JSON.parse(stored.json) as JsonSchema, setBy: stored.setBy, setAt: stored.setAt } : null
+  }
+
+  async putSchema (projectId: string, record: SchemaRecord): Promise<void> {
+    const compiled = this.schemas.get(record.revision, () => record.schema)
+    const stored: SchemaDoc = { revision: record.revision, json: JSON.stringify(record.schema), setBy: record.setBy, setAt: record.setAt }
+    // Checked against the content at one version, stored only while that version is current.
+    for (let attempt = 0; attempt < MAX_WRITE_ATTEMPTS; attempt++) {
+      const doc = await this.run(() => this.projects.findOne({ _id: projectId }, { projection: { version: 1, content: 1 } }))
+      if (!doc) throw new ContentdError('PROJECT_NOT_FOUND')
+      const violations = compiled.validate(doc.content)
+      if (violations.length > 0) throw schemaViolation(violations, 409)
+      const result = await this.run(() => this.projects.updateOne({ _id: projectId, version: doc.version }, { $set: { [SCHEMA_FIELD]: stored } }))
+      if (result.matchedCount > 0) {
+        this.projectsWithSchema.add(projectId)
+        return
+      }
+    }
+    throw new ContentdError('STORE_UNAVAILABLE', 'the project is changing too fast to set its schema; retry')
+  }
+
+  async deleteSchema (projectId: string): Promise<boolean> {
+    const result = await this.run(() => this.projects.updateOne({ _id: projectId, [SCHEMA_FIELD]: { $exists: true } }, { $unset: { [SCHEMA_FIELD]: '' } }))
+    this.projectsWithSchema.delete(projectId)
+    return result.modifiedCount > 0
   }
 }
 
@@ -610,6 +683,8 @@ function toKey (doc: ApiKeyDoc): ApiKeyRecord {
     keyHash: doc.keyHash,
     permission: doc.permission,
     projectIds: doc.projectIds,
+    paths: doc.paths ?? null,
+    ops: doc.ops ?? null,
     expiresAt: doc.expiresAt,
     createdAt: doc.createdAt
   }

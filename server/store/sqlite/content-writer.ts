@@ -4,13 +4,17 @@
 // the previous one left it), its own version and its own change log entry (docs/design.md
 // §9), written in that same transaction; the batch pays for one fsync, and one serialization
 // per touched document at most, instead of one per operation. How the result is laid out in
-// the file is content-log.ts's business.
+// the file is content-log.ts's business. A project's schema (docs/design.md §12) is read
+// inside the same transaction and checked on each operation's result (applyChecked) before
+// its log entry is written, so a refused write leaves neither content nor log changed.
 import type Database from 'better-sqlite3'
 import { ContentdError, isContentdError } from '../../../shared/errors.js'
 import type { ChangeEntry } from '../../../shared/events.js'
 import type { Json, JsonObject } from '../../../shared/json.js'
 import { applyContentOperation, compoundGrowthBound, isCompound, type ContentOperation } from '../../../shared/compound.js'
 import { applyOperation, growthBound } from '../../../shared/operations.js'
+import { prepareUndo } from '../../../shared/undo.js'
+import type { ContentSchema } from '../../schema/content-schema.js'
 import { changePartsOf, entryOf, projectRefOf, serializeEntry, type ChangeParts } from '../change-entry.js'
 import type { CommitEmitter } from '../commit-emitter.js'
 import type { CachedDocument } from '../document-cache.js'
@@ -25,6 +29,12 @@ interface PendingWrite {
   options: ApplyOptions
   resolve: (result: { version: number }) => void
   reject: (error: unknown) => void
+}
+
+/** A document while a group commit changes it. */
+interface WorkingDocument extends ChangedDocument {
+  /** The project's schema, read in the group's transaction; null when it has none. */
+  schema: ContentSchema | null
 }
 
 type Outcome = { ok: true, version: number, entry: ChangeEntry } | { ok: false, error: unknown }
@@ -45,6 +55,8 @@ export interface ContentWriterParts {
   /** Hears each committed change, after the commit, in version order. */
   commitListeners: CommitEmitter
   contentLimitBytes: number
+  /** The project's schema as stored now (read inside the batch's transaction), or null. */
+  schemaFor: (projectId: string) => ContentSchema | null
 }
 
 export class ContentWriter {
@@ -70,7 +82,7 @@ export class ContentWriter {
     this.flushScheduled = false
     if (batch.length === 0) return
     const { db, log, lookups, commitListeners } = this.parts
-    const working = new Map<string, ChangedDocument | null>()
+    const working = new Map<string, WorkingDocument | null>()
     const outcomes: Outcome[] = []
     const written = new Map<string, CachedDocument>()
     try {
@@ -102,12 +114,13 @@ export class ContentWriter {
     })
   }
 
-  private applyInTransaction (write: PendingWrite, working: Map<string, ChangedDocument | null>, at: string): Outcome {
+  private applyInTransaction (write: PendingWrite, working: Map<string, WorkingDocument | null>, at: string): Outcome {
     const { log } = this.parts
     const projectId = write.project.id
     let state = working.get(projectId)
     if (state === undefined) {
-      state = log.editable(projectId)
+      const current = log.editable(projectId)
+      state = current ? { ...current, schema: this.parts.schemaFor(projectId) } : null
       working.set(projectId, state)
     }
     if (!state) return { ok: false, error: new ContentdError('PROJECT_NOT_FOUND') }
@@ -118,7 +131,7 @@ export class ContentWriter {
         throw new ContentdError('PRECONDITION_FAILED')
       }
       const { applied, valueJson, parts } = this.resolve(projectId, operation, state)
-      this.applyWithinLimit(state, applied, valueJson === undefined ? 0 : Buffer.byteLength(valueJson))
+      this.applyChecked(state, applied, valueJson === undefined ? 0 : Buffer.byteLength(valueJson))
       state.version += 1
       state.dirty = true
       const replaced = applied.op === 'update'
@@ -133,6 +146,29 @@ export class ContentWriter {
     } catch (error) {
       // Only expected failures stay per-operation; anything else aborts the whole batch.
       if (isContentdError(error)) return { ok: false, error }
+      throw error
+    }
+  }
+
+  /**
+   * applyWithinLimit, then the project's schema on the result. A refusal (SCHEMA_VIOLATION)
+   * leaves the working document exactly as it was: a path operation mutated it in place, so
+   * it is undone (prepareUndo records only what the operation replaces), not copied
+   * beforehand; update, revert, batch and patch build a new document and leave it untouched.
+   */
+  private applyChecked (state: WorkingDocument, operation: ContentOperation, valueBytes: number): void {
+    if (!state.schema) { this.applyWithinLimit(state, operation, valueBytes); return }
+    const { doc, bytes } = state
+    const check = state.schema.enforce(doc, operation)
+    const undo = isCompound(operation) ? undefined : prepareUndo(doc, operation)
+    this.applyWithinLimit(state, operation, valueBytes)
+    try {
+      check(state.doc)
+    } catch (error) {
+      // Changed in place unless a new document replaced it (update, batch, patch, near-limit copy).
+      if (state.doc === doc) undo?.()
+      state.doc = doc
+      state.bytes = bytes
       throw error
     }
   }

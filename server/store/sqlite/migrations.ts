@@ -179,5 +179,18 @@ export const MIGRATIONS: readonly Migration[] = [
     PRIMARY KEY (project_id, caller, key)
   ) WITHOUT ROWID;
   CREATE INDEX idempotency_keys_by_expiry ON idempotency_keys(expires_at);
+  `,
+  // Content schemas (docs/design.md §12), one per project at most; API keys narrowed to paths
+  // and operations (JSON arrays, NULL when not narrowed).
+  `
+  CREATE TABLE project_schemas (
+    project_id TEXT PRIMARY KEY REFERENCES projects(id) ON DELETE CASCADE,
+    revision TEXT NOT NULL,
+    schema TEXT NOT NULL,
+    set_by TEXT NOT NULL,
+    set_at TEXT NOT NULL
+  ) WITHOUT ROWID;
+  ALTER TABLE api_keys ADD COLUMN paths TEXT;
+  ALTER TABLE api_keys ADD COLUMN ops TEXT;
   `
 ]

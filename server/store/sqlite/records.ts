@@ -27,8 +27,8 @@ function prepareStatements (db: Database.Database) {
     insertSession: db.prepare('INSERT INTO sessions (token_hash, user_id, created_at, expires_at) VALUES (?, ?, ?, ?)'),
     sessionByHash: db.prepare('SELECT * FROM sessions WHERE token_hash = ?'),
     deleteSession: db.prepare('DELETE FROM sessions WHERE token_hash = ?'),
-    insertKey: db.prepare(`INSERT INTO api_keys (id, user_id, name, prefix, key_hash, permission, project_ids, expires_at, created_at)
-      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`),
+    insertKey: db.prepare(`INSERT INTO api_keys (id, user_id, name, prefix, key_hash, permission, project_ids, paths, ops, expires_at, created_at)
+      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`),
     keyByHash: db.prepare('SELECT * FROM api_keys WHERE key_hash = ?'),
     keyById: db.prepare('SELECT * FROM api_keys WHERE id = ?'),
     countKeys: db.prepare('SELECT count(*) FROM api_keys WHERE user_id = ?').pluck(),
@@ -104,7 +104,7 @@ export class SqliteRecords {
     this.insertKeyWithinQuota = db.transaction((k: ApiKeyRecord, max: number) => {
       if ((statements.countKeys.get(k.userId) as number) >= max) throw quotaExceeded(max, 'API key')
       statements.insertKey.run(k.id, k.userId, k.name, k.prefix, k.keyHash, k.permission,
-        k.projectIds === null ? null : JSON.stringify(k.projectIds), k.expiresAt, k.createdAt)
+        jsonOrNull(k.projectIds), jsonOrNull(k.paths), jsonOrNull(k.ops), k.expiresAt, k.createdAt)
     })
     this.insertProjectWithinQuota = db.transaction((p: Omit<ProjectRecord, 'version'>, max: number) => {
       if ((statements.countOwnedProjects.get(p.ownerId) as number) >= max) throw quotaExceeded(max, 'project')
@@ -267,6 +267,10 @@ function isUniqueViolation (e: unknown): boolean {
     (e.code === 'SQLITE_CONSTRAINT_UNIQUE' || e.code === 'SQLITE_CONSTRAINT_PRIMARYKEY')
 }
 
+function jsonOrNull (list: readonly string[] | null): string | null {
+  return list === null ? null : JSON.stringify(list)
+}
+
 function toUser (row: Row | undefined): UserRecord | null {
   if (!row) return null
   return { id: String(row.id), username: String(row.username), passwordHash: String(row.password_hash), createdAt: String(row.created_at) }
@@ -281,6 +285,8 @@ function toKey (row: Row): ApiKeyRecord {
     keyHash: String(row.key_hash),
     permission: row.permission as ApiKeyRecord['permission'],
     projectIds: row.project_ids === null ? null : JSON.parse(String(row.project_ids)) as string[],
+    paths: row.paths === null ? null : JSON.parse(String(row.paths)) as string[],
+    ops: row.ops === null ? null : JSON.parse(String(row.ops)) as ApiKeyRecord['ops'],
     expiresAt: row.expires_at === null ? null : String(row.expires_at),
     createdAt: String(row.created_at)
   }

@@ -8,13 +8,14 @@
 // - idempotency.ts keeps Idempotency-Key records (docs/design.md §10);
 // - content-log.ts lays content and history out as checkpoints + change log (docs/design.md
 //   §9), with the document cache;
+// - schemas.ts keeps content schemas, which content-writer.ts enforces (docs/design.md §12);
 // - store-errors.ts turns a full disk or an I/O error into 503 STORE_UNAVAILABLE.
 import type Database from 'better-sqlite3'
 import { projectRefOf } from '../change-entry.js'
 import { CommitEmitter } from '../commit-emitter.js'
 import type {
   ApiKeyRecord, ApplyOptions, ChangesPage, CommitListener, ContentSnapshot, HistoryOptions, IdempotencyClaim, IdempotencyId, IdempotencyState,
-  KeyPosition, ListedApiKey, MemberRecord, MemberRole, PageRequest, ProjectPosition, ProjectRecord, ProjectRole, SessionRecord, Store,
+  KeyPosition, ListedApiKey, MemberRecord, MemberRole, PageRequest, ProjectPosition, ProjectRecord, ProjectRole, SchemaRecord, SessionRecord, Store,
   StoreOperation, StoredResponse, UserRecord
 } from '../types.js'
 import { ContentLog } from './content-log.js'
@@ -23,6 +24,7 @@ import { openDatabase } from './database.js'
 import { SqliteIdempotency } from './idempotency.js'
 import { LookupCache, type CommitCounter } from './lookup-cache.js'
 import { SqliteRecords } from './records.js'
+import { SqliteSchemas } from './schemas.js'
 import { SqliteWebhooks } from './webhooks.js'
 
 import { toStoreError } from './store-errors.js'
@@ -54,6 +56,7 @@ export class SqliteStore implements Store {
   private readonly records: SqliteRecords
   private readonly content: ContentLog
   private readonly writer: ContentWriter
+  private readonly schemas: SqliteSchemas
   private readonly pingStatement: Database.Statement
   /** Webhooks and their deliveries (webhooks.ts). */
   readonly webhooks: SqliteWebhooks
@@ -65,7 +68,15 @@ export class SqliteStore implements Store {
     const lookups = new LookupCache(() => dataVersion.get() as number, options.commits)
     this.records = new SqliteRecords(this.db, lookups)
     this.content = new ContentLog(this.db, options.cacheBytes, options.history)
-    this.writer = new ContentWriter({ db: this.db, log: this.content, lookups, commitListeners: this.commitListeners, contentLimitBytes: options.contentLimitBytes })
+    this.schemas = new SqliteSchemas(this.db)
+    this.writer = new ContentWriter({
+      db: this.db,
+      log: this.content,
+      lookups,
+      commitListeners: this.commitListeners,
+      contentLimitBytes: options.contentLimitBytes,
+      schemaFor: projectId => this.schemas.schemaFor(projectId)
+    })
     this.pingStatement = this.db.prepare('SELECT 1 AS ok')
     this.webhooks = new SqliteWebhooks(this.db)
     this.idempotency = new SqliteIdempotency(this.db)
@@ -142,6 +153,12 @@ export class SqliteStore implements Store {
   readContentAt (projectId: string, version: number): Promise<ContentSnapshot> {
     return guarded(() => this.content.readAt(projectId, version))
   }
+
+  // ---- content schemas (schemas.ts) ---------------------------------------------------
+
+  getSchema (projectId: string): Promise<SchemaRecord | null> { return guarded(() => this.schemas.get(projectId)) }
+  putSchema (projectId: string, record: SchemaRecord): Promise<void> { return guarded(() => this.schemas.put(projectId, record, () => this.content.read(projectId))) }
+  deleteSchema (projectId: string): Promise<boolean> { return guarded(() => this.schemas.delete(projectId)) }
 
   // ---- Idempotency-Key records (idempotency.ts) --------------------------------------
 
