@@ -112,7 +112,7 @@ describe('API keys', () => {
     expect(created.key.startsWith(created.prefix)).toBe(true)
 
     const listed = await owner.keys()
-    expect(listed).toEqual([{ id: created.id, name: 'reader', prefix: created.prefix, permission: 'read', projects: ['@kim/one'], expiresAt, createdAt: created.createdAt }])
+    expect(listed).toEqual([{ id: created.id, name: 'reader', prefix: created.prefix, permission: 'read', projects: ['@kim/one'], paths: null, ops: null, expiresAt, createdAt: created.createdAt }])
 
     // The key does what its scope says, and no management.
     const keyed = client(created.key)

@@ -41,8 +41,8 @@ afterAll(async () => {
 })
 
 describe('probeFeatures', () => {
-  it('finds the change log, Server-Sent Events and webhooks on contentd as it is, and not the features still being built', async () => {
-    expect(await probeFeatures(app.url, '@prober/demo', token)).toEqual({ history: true, events: true, webhooks: true, schema: false, keyNarrowing: false, presence: true })
+  it('finds the change log, Server-Sent Events, webhooks and the schema on contentd as it is, and not the features still being built', async () => {
+    expect(await probeFeatures(app.url, '@prober/demo', token)).toEqual({ history: true, events: true, webhooks: true, schema: true, keyNarrowing: false, presence: true })
   })
 
   it('finds the endpoints a server has, without waiting for an event stream to end', { timeout: 10_000 }, async () => {
