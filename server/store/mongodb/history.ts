@@ -13,19 +13,7 @@ import { CHECKPOINT_ENTRIES, CHECKPOINT_MIN_BYTES } from '../history-policy.js'
 import { CONTENT_FIELD } from './translate.js'
 
 /** One entry of the `changes` collection: the §9 entry without `project`, keyed by (projectId, version). */
-export interface ChangeDoc {
-  projectId: string
-  version: number
-  op: ChangeEntry['op']
-  path?: string
-  value?: Json
-  index?: number
-  /** batch and patch (docs/design.md §10). */
-  operations?: Json[]
-  revertedTo?: number
-  at: string
-  actor: Actor
-}
+export type ChangeDoc = Omit<ChangeEntry, 'project'> & { projectId: string }
 
 /** One checkpoint: the content at `version`; null when that version's change (update, revert) holds it. */
 export interface CheckpointDoc {
