@@ -152,6 +152,18 @@ export interface ContentSnapshot {
   content: JsonObject
   /** The content serialized, when the store has it at hand (saves re-serializing 1 MiB). */
   json?: string
+  /**
+   * Where forms derived from `json` (compressed bodies) are kept with the store's cached
+   * document, counted in CACHE_BYTES; absent when the store keeps no copy of this version.
+   */
+  encoded?: EncodedForms
+}
+
+/** Encoded forms of one version's JSON, by name ("gzip", "br"), each made once. */
+export interface EncodedForms {
+  get (name: string): Promise<Buffer> | undefined
+  /** Keeps `form` (still being made) for later readers of the same version. */
+  set (name: string, form: Promise<Buffer>): void
 }
 
 /** Emitted synchronously, in version order per project, right after a change commits. */

@@ -22,6 +22,7 @@ import { etagFor, parseVersionCondition, versionMatches } from '../../store/vers
 import { identityOf } from '../auth-middleware.js'
 import { jsonBody } from '../body.js'
 import { projectOf } from '../context.js'
+import { sendContentJson } from '../encoded-content.js'
 import { constantJson } from '../fast-path.js'
 import { CHANGES_PAGE_DEFAULT, limitParam, versionParam } from '../history-query.js'
 import { idempotency } from '../idempotency.js'
@@ -88,6 +89,8 @@ export function contentRoutes (api: RouteScope, store: Store, projects: Projects
     const snapshot = version === null ? await store.readContent(project.id) : await store.readContentAt(project.id, version)
     if (!snapshot) throw new ContentdError('PROJECT_NOT_FOUND')
     res.setHeader('ETag', etagFor(snapshot.version))
+    // The whole content may be compressed (encoded-content.ts); a 304 names what a 200 would vary on.
+    if (!path) res.vary('Accept-Encoding')
     const ifNoneMatch = req.headers['if-none-match']
     if (ifNoneMatch !== undefined && versionMatches(parseVersionCondition(ifNoneMatch), snapshot.version)) {
       res.status(304).end()
@@ -97,7 +100,7 @@ export function contentRoutes (api: RouteScope, store: Store, projects: Projects
       res.json(getAt(snapshot.content, path))
       return
     }
-    res.type('application/json').send(snapshot.json ?? JSON.stringify(snapshot.content))
+    await sendContentJson(req, res, snapshot.json ?? JSON.stringify(snapshot.content), snapshot.encoded)
   })
 
   // The change log: entries after `since` (default 0), `limit` (1..1000, default 100) at most.

@@ -85,7 +85,7 @@ export class ContentLog {
     const current = this.current(projectId)
     if (!current) return null
     this.lent.add(current.doc)
-    return { version: current.version, content: current.doc, json: jsonOf(current) }
+    return { version: current.version, content: current.doc, json: jsonOf(current), encoded: this.cache.formsOf(projectId, current) }
   }
 
   /**
