@@ -1,4 +1,4 @@
-// Profiles contentd under one increment load: `node bench/profile.mjs [bytes]` runs the server
+// Profiles contentd under one load: `node bench/profile.mjs [bytes] [increment|set|get|get-identity]` runs the server
 // child with --cpu-prof, drives BENCH_DURATION seconds of increments on a document of the
 // given size (default 1 KiB), and prints the functions with the most self time.
 import { readdirSync, readFileSync, rmSync } from 'node:fs'
@@ -15,8 +15,11 @@ const server = await startContentd({}, ['--cpu-prof', `--cpu-prof-dir=${dir}`])
 try {
   const user = await owner(server.url, 'bench')
   const path = await user.project('demo', documentOfSize(bytes))
-  const body = op === 'get' ? undefined : JSON.stringify({ path: 'counter', value: 1 })
-  const result = await measure({ url: `${server.url}${path}/content${op === 'get' ? '' : '/' + op}`, method: op === 'get' ? 'GET' : 'POST', headers: { authorization: `Bearer ${user.key}` }, body })
+  // get: as browsers ask (compressed, bench/scenarios/http.mjs); get-identity: uncompressed.
+  const get = op.startsWith('get')
+  const body = get ? undefined : JSON.stringify({ path: 'counter', value: 1 })
+  const headers = { authorization: `Bearer ${user.key}`, ...(op === 'get' ? { 'accept-encoding': 'gzip, deflate, br, zstd' } : {}) }
+  const result = await measure({ url: `${server.url}${path}/content${get ? '' : '/' + op}`, method: get ? 'GET' : 'POST', headers, body })
   console.log(`${op} on ${bytes} bytes: ${Math.round(result.reqPerSec)} req/s, p50 ${result.p50} ms, p99 ${result.p99} ms, failed ${result.failed}`)
 } finally {
   await server.stop()

@@ -1,5 +1,6 @@
 // The HTTP scenarios: the bare-Express ceiling and contentd's content operations, each on a
 // fresh server process with its own data directory, 32 connections, API-key auth.
+import { request } from 'node:http'
 import { join } from 'node:path'
 import { PATH_OPERATIONS } from '../../dist/shared/operation-table.js'
 import { call, expectStatus, owner, startContentd } from '../lib/contentd.mjs'
@@ -12,6 +13,9 @@ const MiB = 1024 * KiB
 // Just under the default BODY_LIMIT (1 MiB), so the document can be sent in one update.
 const ONE_MIB_DOCUMENT = MiB - 512
 const HOT_REQUESTS = Number(process.env.BENCH_HOT_REQUESTS ?? 20_000)
+
+// What Chromium sends.
+const BROWSER_ACCEPT_ENCODING = 'gzip, deflate, br, zstd'
 
 const INCREMENT_BODY = JSON.stringify({ path: 'counter', value: 1 })
 
@@ -177,14 +181,32 @@ export function getLarge () {
     const first = await expectStatus(call(ctx.server.url, 'GET', `${ctx.path}/content`, { token: ctx.key }), 200, 'get')
     const etag = first.headers.get('etag')
     if (!etag || first.text.length < ONE_MIB_DOCUMENT - 1024) throw new Error(`get: unexpected answer (etag ${etag}, ${first.text.length} bytes)`)
-    const full = await measure({ url: `${ctx.url}/content`, method: 'GET', headers: { authorization: `Bearer ${ctx.key}` }, pid: ctx.server.pid })
-    const notModified = await measure({ url: `${ctx.url}/content`, method: 'GET', headers: { authorization: `Bearer ${ctx.key}`, 'if-none-match': etag }, pid: ctx.server.pid })
+    const auth = { authorization: `Bearer ${ctx.key}` }
+    const get = headers => measure({ url: `${ctx.url}/content`, method: 'GET', headers: { ...auth, ...headers }, pid: ctx.server.pid })
+    // As browsers ask (docs/content-encoding.md): the body compressed once per version.
+    const compressed = await get({ 'accept-encoding': BROWSER_ACCEPT_ENCODING })
+    const full = await get({})
+    const notModified = await get({ 'accept-encoding': BROWSER_ACCEPT_ENCODING, 'if-none-match': etag })
     // 304 is the expected answer here; autocannon counts it as non-2xx, so check it ourselves.
     const only304 = Object.keys(notModified.statusCodes).every(code => code === '304') && notModified.errors === 0 && notModified.timeouts === 0
     return [
-      { scenario: 'get of a 1 MiB content (200, full body)', ...full },
+      { scenario: `get of a 1 MiB content (200, Accept-Encoding: ${BROWSER_ACCEPT_ENCODING})`, ...compressed, note: `${await encodedSize(ctx, BROWSER_ACCEPT_ENCODING)}` },
+      { scenario: 'get of a 1 MiB content (200, uncompressed)', ...full },
       { scenario: 'get of a 1 MiB content with If-None-Match (304)', ...notModified, ok: notModified.non2xx, non2xx: 0, failed: !only304 }
     ]
+  })
+}
+
+/** What the server answers to `acceptEncoding`: its coding and size (fetch would decode it, so node:http). */
+async function encodedSize (ctx, acceptEncoding) {
+  return new Promise((resolve, reject) => {
+    const req = request(`${ctx.url}/content`, { headers: { authorization: `Bearer ${ctx.key}`, 'accept-encoding': acceptEncoding } }, res => {
+      let bytes = 0
+      res.on('data', chunk => { bytes += chunk.length })
+      res.on('end', () => resolve(`${res.headers['content-encoding'] ?? 'identity'}, ${Math.round(bytes / 1024)} KiB`))
+    })
+    req.on('error', reject)
+    req.end()
   })
 }
 

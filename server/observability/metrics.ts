@@ -5,6 +5,7 @@ import type { NextFunction, Request, Response } from 'express'
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client'
 import { OPERATION_NAMES } from '../../shared/operations.js'
 import type { Store } from '../store/types.js'
+import { eventLoopDelayHistogram } from './event-loop-delay.js'
 
 export class Metrics {
   readonly registry = new Registry()
@@ -67,6 +68,9 @@ export class Metrics {
     buckets: [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 1],
     registers: [this.registry]
   })
+
+  /** See event-loop-delay.ts. */
+  readonly eventLoopDelay = eventLoopDelayHistogram(this.registry)
 
   constructor () {
     const record = (res: Response) => this.record(res)

@@ -36,6 +36,21 @@ describe('GET /metrics', () => {
     expect(text).toContain('contentd_broadcast_lag_seconds')
   })
 
+  it('records event-loop delay: a 120 ms block of the loop shows as a late timer', async () => {
+    app = await startTestApp({ METRICS: 'open' })
+    const read = async () => (await call(app!.url, 'GET', '/metrics')).text
+    await new Promise(resolve => setTimeout(resolve, 100))
+    const before = await read()
+    const blockedUntil = performance.now() + 120
+    while (performance.now() < blockedUntil) { /* the app shares this test's event loop */ }
+    await new Promise(resolve => setTimeout(resolve, 50))
+    const after = await read()
+    const count = (text: string) => sample(text, 'contentd_event_loop_delay_seconds_count') ?? 0
+    const over50ms = (text: string) => count(text) - (sample(text, 'contentd_event_loop_delay_seconds_bucket{le="0.05"}') ?? 0)
+    expect(count(after)).toBeGreaterThan(count(before))
+    expect(over50ms(after) - over50ms(before)).toBeGreaterThanOrEqual(1)
+  })
+
   it('is closed by default: without METRICS_TOKEN configured nobody reads it, and the answer says what to set', async () => {
     app = await startTestApp()
     const anonymous = await call(app.url, 'GET', '/metrics')
