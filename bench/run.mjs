@@ -6,6 +6,7 @@
 //   BENCH_NO_WRITE=1    print only, leave BENCHMARKS.md alone
 //   BENCH_ROUNDS=5      rounds the ceiling and increment scenarios alternate in
 //   BENCH_FAIRNESS_ROUNDS=3  quiet/flooded rounds of the fairness scenario (BENCH_DURATION s each)
+//   BENCH_WIDE_SUBSCRIBERS=10000, BENCH_WIDE_CHANGES=30   the wide fan-out's subscribers and changes
 //   BENCH_PRESENCE_MEMBERS=1000,250, BENCH_PRESENCE_SECONDS=10   the presence fan-out's sizes (a row each) and length
 import { readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
@@ -17,6 +18,7 @@ import { peer } from './scenarios/peer.mjs'
 import { resume } from './scenarios/resume.mjs'
 import { memory } from './scenarios/memory.mjs'
 import { fanout } from './scenarios/fanout.mjs'
+import { fanoutWide } from './scenarios/fanout-wide.mjs'
 import { consoleScenario } from './scenarios/console.mjs'
 import { history } from './scenarios/history.mjs'
 import { fairness } from './scenarios/fairness.mjs'
@@ -37,6 +39,7 @@ const SCENARIOS = {
   resume,
   peer,
   fanout,
+  fanoutWide,
   history,
   fairness,
   presence,

@@ -18,13 +18,16 @@ function run (options) {
  * Warms the server up (JIT, caches) for WARMUP_S, then measures for DURATION_S — or for
  * exactly `amount` requests, when every request must be answered before counting.
  */
-export async function measure ({ url, method = 'POST', headers = {}, body, connections = 32, amount, warmup = true, duration = DURATION_S, pid }) {
+export async function measure ({ url, method = 'POST', headers = {}, body, connections = 32, amount, warmup = true, duration = DURATION_S, pid, eventLoop }) {
   const base = { url, method, headers: { 'content-type': 'application/json', ...headers }, body, connections, pipelining: 1, timeout: 30 }
   if (warmup && WARMUP_S > 0) await run({ ...base, duration: WARMUP_S })
+  // eventLoop(): the server's event-loop delay histogram (eventLoopDelayReader), read around the run.
+  const loopBefore = eventLoop ? await eventLoop() : undefined
   const cpuBefore = pid ? cpuMs(pid) : 0
   const result = await run(amount ? { ...base, amount } : { ...base, duration })
   // Server CPU per request: steadier than req/s when other work shares the machine.
   const cpuPerRequest = pid ? (cpuMs(pid) - cpuBefore) / Math.max(1, result.requests.total) : undefined
+  const loopAfter = eventLoop ? await eventLoop() : undefined
   const ok = result['2xx']
   const failures = result.non2xx + result.errors + result.timeouts
   return {
@@ -39,8 +42,70 @@ export async function measure ({ url, method = 'POST', headers = {}, body, conne
     statusCodes: result.statusCodeStats,
     seconds: result.duration,
     requests: result.requests.total,
-    cpuPerRequest
+    cpuPerRequest,
+    eventLoopDelay: loopBefore && loopAfter ? subtractHistogram(loopAfter, loopBefore) : undefined
   }
+}
+
+/**
+ * Reads a server's contentd_event_loop_delay_seconds histogram from /metrics (its
+ * METRICS_TOKEN): { bounds (seconds), counts (cumulative, one per bound, then +Inf) }.
+ */
+export function eventLoopDelayReader (baseUrl, token) {
+  return async () => {
+    const response = await fetch(`${baseUrl}/metrics`, { headers: { authorization: `Bearer ${token}` } })
+    const text = await response.text()
+    const bounds = []
+    const counts = []
+    for (const match of text.matchAll(/^contentd_event_loop_delay_seconds_bucket\{le="([^"]+)"\} (\d+)$/gm)) {
+      bounds.push(match[1] === '+Inf' ? Infinity : Number(match[1]))
+      counts.push(Number(match[2]))
+    }
+    if (bounds.length === 0) throw new Error('no contentd_event_loop_delay_seconds in /metrics')
+    return { bounds, counts }
+  }
+}
+
+function subtractHistogram (after, before) {
+  return { bounds: after.bounds, counts: after.counts.map((c, i) => c - before.counts[i]) }
+}
+
+function mergeStatusCodes (all) {
+  const merged = {}
+  for (const codes of all) for (const [code, stat] of Object.entries(codes)) merged[code] = { count: (merged[code]?.count ?? 0) + (stat?.count ?? 0) }
+  return merged
+}
+
+function addHistograms (histograms) {
+  const [first] = histograms
+  return { bounds: first.bounds, counts: first.counts.map((_, i) => histograms.reduce((n, h) => n + h.counts[i], 0)) }
+}
+
+/**
+ * The p-th percentile of a cumulative histogram in milliseconds, interpolated linearly
+ * within its bucket (as Prometheus' histogram_quantile does); `within` the share of samples
+ * at or below `limitSeconds`, exact when the limit is a bucket bound.
+ */
+export function histogramPercentile ({ bounds, counts }, p) {
+  const total = counts.at(-1)
+  if (!total) return undefined
+  const rank = p / 100 * total
+  let lower = 0
+  let below = 0
+  for (let i = 0; i < bounds.length; i++) {
+    if (counts[i] >= rank) {
+      if (bounds[i] === Infinity) return lower * 1000
+      return (lower + (bounds[i] - lower) * (rank - below) / Math.max(1, counts[i] - below)) * 1000
+    }
+    lower = bounds[i]
+    below = counts[i]
+  }
+  return undefined
+}
+
+export function histogramShareWithin ({ bounds, counts }, limitSeconds) {
+  const i = bounds.indexOf(limitSeconds)
+  return i === -1 || !counts.at(-1) ? undefined : counts[i] / counts.at(-1)
 }
 
 /**
@@ -70,6 +135,7 @@ function combine (runs) {
   const seconds = sum('seconds')
   const cpu = runs.every(r => r.cpuPerRequest !== undefined) ? runs.reduce((total, r) => total + r.cpuPerRequest * r.requests, 0) / Math.max(1, sum('requests')) : undefined
   const p50s = runs.map(r => r.p50).sort((a, b) => a - b)
+  const loops = runs.map(r => r.eventLoopDelay).filter(Boolean)
   return {
     reqPerSec: sum('requests') / seconds,
     p50: p50s[Math.floor(p50s.length / 2)],
@@ -79,9 +145,11 @@ function combine (runs) {
     errors: sum('errors'),
     timeouts: sum('timeouts'),
     failed: runs.some(r => r.failed),
+    statusCodes: mergeStatusCodes(runs.map(r => r.statusCodes ?? {})),
     seconds,
     requests: sum('requests'),
     cpuPerRequest: cpu,
-    perRound: runs.map(r => r.requests / r.seconds)
+    perRound: runs.map(r => r.requests / r.seconds),
+    ...(loops.length === runs.length ? { eventLoopDelay: addHistograms(loops), eventLoopDelayPerRound: loops } : {})
   }
 }

@@ -11,6 +11,8 @@ const PING = 0x32 // Engine.IO "2"
 export class RawSocketIo {
   /** Text frames received since the connection opened. */
   frames = 0
+  /** Text frames other than Engine.IO pings: the messages a fan-out counts. */
+  messages = 0
   /** Bytes received since the connection opened. */
   bytes = 0
   #socket
@@ -116,9 +118,10 @@ export class RawSocketIo {
     if (opcode === 0x9) { this.#socket.write(frame(parts ? Buffer.concat(parts) : Buffer.alloc(0), 0xa)); return }
     if (opcode !== 0x1) return
     this.frames++
-    if (!parts) return
+    if (!parts) { this.messages++; return }
     const data = Buffer.concat(parts)
     if (data.length === 1 && data[0] === PING) { this.send('3'); return }
+    this.messages++
     if (!this.#decoding) return
     const text = data.toString()
     const taker = this.#waiters.findIndex(waiter => waiter(text))

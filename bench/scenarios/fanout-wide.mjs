@@ -1,0 +1,140 @@
+// Wide fan-out: 10,000 Socket.IO subscribers (BENCH_WIDE_SUBSCRIBERS) on one project on one
+// node; changes are made over HTTP one at a time at a steady pace. Most subscribers are raw
+// WebSocket connections in child processes (bench/lib/fanout-members.mjs) that only count
+// the messages they receive: a decoding client could not take 10,000 copies of each change
+// in one process. 20 are socket.io-client probes in this process that time each change:
+// from its commit (the entry's `at`, the server's clock, which is this machine's) and from
+// the HTTP response. None lost: every subscriber must count every change, none may be
+// dropped or disconnected. Also measured: the server's RSS per connection (RSS after all
+// connected minus RSS before, divided by the connections) and its CPU per delivery.
+import { fork } from 'node:child_process'
+import { join } from 'node:path'
+import { io } from 'socket.io-client'
+import { call, expectStatus, owner, startContentd } from '../lib/contentd.mjs'
+import { PROJECT_ROOT, cpuMs, rssBytes } from '../lib/processes.mjs'
+
+const SUBSCRIBERS = Number(process.env.BENCH_WIDE_SUBSCRIBERS ?? 10_000)
+const CHANGES = Number(process.env.BENCH_WIDE_CHANGES ?? 30)
+const PROBES = 20
+const CHILDREN = 4
+const PACE_MS = 250
+const METRICS_TOKEN = 'bench-metrics-token-fanout'
+const PROJECT = '@bench/demo'
+
+const sleep = ms => new Promise(resolve => setTimeout(resolve, ms))
+
+function percentile (sorted, p) {
+  if (sorted.length === 0) return undefined
+  return sorted[Math.min(sorted.length - 1, Math.floor(p / 100 * sorted.length))]
+}
+
+async function metric (url, series) {
+  const r = await fetch(`${url}/metrics`, { headers: { authorization: `Bearer ${METRICS_TOKEN}` } })
+  const line = (await r.text()).split('\n').find(l => l.startsWith(`${series} `))
+  return line ? Number(line.slice(series.length + 1)) : 0
+}
+
+function startMembers (port, token, count) {
+  const child = fork(join(PROJECT_ROOT, 'bench/lib/fanout-members.mjs'), [], {
+    env: { ...process.env, BENCH_FANOUT_MEMBERS: JSON.stringify({ port, token, project: PROJECT, count }) },
+    stdio: ['ignore', 'inherit', 'inherit', 'ipc']
+  })
+  const exited = new Promise(resolve => child.once('exit', code => resolve(code)))
+  const next = type => Promise.race([
+    new Promise(resolve => { const on = m => { if (m?.type === type) { child.off('message', on); resolve(m) } }; child.on('message', on) }),
+    exited.then(code => { throw new Error(`member process exited with ${code}`) })
+  ])
+  return {
+    ready: next('ready'),
+    report: () => { const answer = next('report'); child.send('report'); return answer },
+    stop: async () => { if (child.exitCode === null) { child.send('stop'); await Promise.race([exited, sleep(5000)]); child.kill('SIGKILL') } }
+  }
+}
+
+async function probe (url, token, onChange) {
+  const socket = io(url, { auth: { token }, transports: ['websocket'], forceNew: true, reconnection: false })
+  await new Promise((resolve, reject) => {
+    socket.once('connect', resolve)
+    socket.once('connect_error', e => reject(new Error(`connect: ${e.message}`)))
+  })
+  const ack = await socket.timeout(10_000).emitWithAck('subscribe', { project: PROJECT })
+  if (!ack.ok) throw new Error(`subscribe: ${ack.code} ${ack.message}`)
+  socket.on('change', onChange)
+  return socket
+}
+
+export async function fanoutWide () {
+  const server = await startContentd({ SOCKET_CONNECTIONS_PER_IDENTITY: String(SUBSCRIBERS * 2), METRICS_TOKEN })
+  const children = []
+  const probes = []
+  try {
+    const user = await owner(server.url, 'bench')
+    const path = await user.project('demo', { counter: 0 })
+    await sleep(1000)
+    const rssBefore = rssBytes(server.pid)
+    const connectStarted = performance.now()
+    const raw = SUBSCRIBERS - PROBES
+    for (let c = 0; c < CHILDREN; c++) {
+      const count = Math.floor(raw * (c + 1) / CHILDREN) - Math.floor(raw * c / CHILDREN)
+      if (count > 0) children.push(startMembers(server.port, user.key, count))
+    }
+    await Promise.all(children.map(child => child.ready))
+    const receipts = []
+    for (let i = 0; i < PROBES; i++) probes.push(await probe(server.url, user.key, change => receipts.push({ version: change.version, committed: Date.parse(change.at), at: Date.now(), perf: performance.now() })))
+    const connectSeconds = (performance.now() - connectStarted) / 1000
+    await sleep(2000)
+    const rssConnected = rssBytes(server.pid)
+    const sockets = await metric(server.url, 'contentd_active_sockets')
+    const before = await Promise.all(children.map(c => c.report()))
+    const cpuBefore = cpuMs(server.pid)
+    const answeredAt = new Map()
+    for (let i = 0; i < CHANGES; i++) {
+      const r = await expectStatus(call(server.url, 'POST', `${path}/content/increment`, { token: user.key, body: { path: 'counter' } }), 200, 'increment')
+      answeredAt.set(Number(JSON.parse(r.headers.get('etag'))), performance.now())
+      await sleep(PACE_MS)
+    }
+    await sleep(3000)
+    const cpu = cpuMs(server.pid) - cpuBefore
+    const after = await Promise.all(children.map(c => c.report()))
+    const counted = after.reduce((n, r) => n + r.messages, 0) - before.reduce((n, r) => n + r.messages, 0)
+    const disconnected = after.reduce((n, r) => n + r.disconnected, 0)
+    const dropped = await metric(server.url, 'contentd_realtime_slow_consumers_total')
+    const probed = receipts.filter(r => answeredAt.has(r.version))
+    const fromCommit = probed.map(r => Math.max(0, r.at - r.committed)).sort((a, b) => a - b)
+    const fromResponse = probed.map(r => Math.max(0, r.perf - answeredAt.get(r.version))).sort((a, b) => a - b)
+    const expected = SUBSCRIBERS * CHANGES
+    const delivered = counted + probed.length
+    const lost = expected - delivered
+    const perConnection = (rssConnected - rssBefore) / SUBSCRIBERS
+    return {
+      scenario: `fan-out: ${SUBSCRIBERS} subscribers, one node (${SUBSCRIBERS - PROBES} counting, ${PROBES} timing)`,
+      kind: 'fanout-wide',
+      subscribers: SUBSCRIBERS,
+      changes: CHANGES,
+      deliveries: delivered,
+      lost,
+      p50: percentile(fromCommit, 50),
+      p99: percentile(fromCommit, 99),
+      max: fromCommit.at(-1),
+      responseP99: percentile(fromResponse, 99),
+      timed: fromCommit.length,
+      cpuMicrosPerDelivery: cpu * 1000 / Math.max(1, delivered),
+      rssBeforeMiB: rssBefore / 1024 / 1024,
+      rssConnectedMiB: rssConnected / 1024 / 1024,
+      bytesPerConnection: perConnection,
+      connectSeconds,
+      failed: lost !== 0 || disconnected > 0 || dropped > 0 || sockets < SUBSCRIBERS,
+      note: [
+        lost === 0 ? 'none lost' : `${lost} of ${expected} deliveries missing`,
+        dropped > 0 ? `${dropped} dropped as slow consumers` : null,
+        disconnected > 0 ? `${disconnected} disconnected` : null,
+        sockets < SUBSCRIBERS ? `${sockets} sockets of ${SUBSCRIBERS}` : null,
+        `${SUBSCRIBERS} connected and subscribed in ${connectSeconds.toFixed(0)} s`
+      ].filter(Boolean).join('; ')
+    }
+  } finally {
+    for (const socket of probes) socket.close()
+    await Promise.all(children.map(child => child.stop()))
+    await server.stop()
+  }
+}
