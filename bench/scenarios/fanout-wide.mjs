@@ -64,7 +64,9 @@ async function probe (url, token, onChange) {
 }
 
 export async function fanoutWide () {
-  const server = await startContentd({ SOCKET_CONNECTIONS_PER_IDENTITY: String(SUBSCRIBERS * 2), METRICS_TOKEN })
+  // BENCH_WIDE_PROFILE=<dir>: the server writes a CPU profile there (node --cpu-prof).
+  const profile = process.env.BENCH_WIDE_PROFILE ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_WIDE_PROFILE}`] : []
+  const server = await startContentd({ SOCKET_CONNECTIONS_PER_IDENTITY: String(SUBSCRIBERS * 2), METRICS_TOKEN }, profile)
   const children = []
   const probes = []
   try {

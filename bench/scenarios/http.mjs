@@ -186,7 +186,7 @@ export function getLarge () {
     if (!etag || first.text.length < ONE_MIB_DOCUMENT - 1024) throw new Error(`get: unexpected answer (etag ${etag}, ${first.text.length} bytes)`)
     const auth = { authorization: `Bearer ${ctx.key}` }
     const load = headers => ({ url: `${ctx.url}/content`, method: 'GET', headers: { ...auth, ...headers }, pid: ctx.server.pid })
-    // Compressed as browsers ask (docs/content-encoding.md), uncompressed, and the 304: measured
+    // Compressed as browsers ask (docs/api.md#compressed-reads), uncompressed, and the 304: measured
     // interleaved, as the increments are, so their ratio is not the machine's drift.
     const [compressed, full, notModified] = await measureInterleaved([
       load({ 'accept-encoding': BROWSER_ACCEPT_ENCODING }),

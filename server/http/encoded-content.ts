@@ -1,4 +1,4 @@
-// The whole content as an HTTP body, compressed when the client accepts it (docs/content-encoding.md).
+// The whole content as an HTTP body, compressed when the client accepts it (docs/api.md, Compressed reads).
 // A version's JSON never changes, so each compressed form is made once per version, on
 // libuv's thread pool (never on the event loop), and kept with the store's cached document
 // (counted in CACHE_BYTES); every later read of that version, HEAD included, writes the kept

@@ -1,4 +1,4 @@
-// The whole content compressed as negotiated (server/http/encoded-content.ts, docs/content-encoding.md):
+// The whole content compressed as negotiated (server/http/encoded-content.ts, docs/api.md#compressed-reads):
 // raw bytes through node:http (fetch would decode them), decoded and compared with the
 // uncompressed answer byte for byte.
 import { request } from 'node:http'
