@@ -3,6 +3,11 @@
 // operation on a large document costs about what it costs on a small one, apart from
 // writing the result back. A stale entry (another process changed the file) is detected by
 // comparing versions, never trusted blindly.
+//
+// The same budget holds past contents (checkpoints) that reads of past versions start from
+// (content-log.ts): a past version never changes once committed, so those need no version
+// check. One LRU for both: a burst of history reads can push out current documents, and
+// the other way round, but together they never exceed the budget.
 import type { JsonObject } from '../../shared/json.js'
 
 export interface CachedDocument {
@@ -21,6 +26,16 @@ export interface CachedDocument {
   checkpointBytes: number
 }
 
+/**
+ * The committed content at a past version, parsed once and shared by every read that
+ * replays from it: never changed (SharedBaseReplay copies what it changes).
+ */
+export interface PastDocument {
+  doc: JsonObject
+  /** UTF-8 size of its JSON, near enough. */
+  bytes: number
+}
+
 /** The entry's JSON, serialized once on first need and kept with the entry. */
 export function jsonOf (entry: CachedDocument): string {
   entry.json ??= JSON.stringify(entry.doc)
@@ -31,39 +46,75 @@ export function jsonOf (entry: CachedDocument): string {
 // deliberately pessimistic factor so the budget bounds the real footprint.
 const MEMORY_PER_JSON_BYTE = 4
 
+// Keys: the project id for its current document, `id\0version` for a past one (ids hold no NUL).
+const pastKey = (projectId: string, version: number) => `${projectId}\0${version}`
+
 export class DocumentCache {
-  private readonly entries = new Map<string, CachedDocument>()
+  private readonly entries = new Map<string, CachedDocument | PastDocument>()
   private used = 0
 
   constructor (private readonly budgetBytes: number) {}
 
   get (projectId: string, version: number): CachedDocument | undefined {
-    const entry = this.entries.get(projectId)
+    const entry = this.entries.get(projectId) as CachedDocument | undefined
     if (!entry) return undefined
-    if (entry.version !== version) { this.delete(projectId); return undefined }
-    // Map order is insertion order: re-inserting marks the entry most recently used.
-    this.entries.delete(projectId)
-    this.entries.set(projectId, entry)
+    if (entry.version !== version) { this.drop(projectId); return undefined }
+    this.touch(projectId, entry)
     return entry
   }
 
   set (projectId: string, entry: CachedDocument): void {
-    this.delete(projectId)
+    this.put(projectId, entry)
+  }
+
+  /** The content at a past `version`, if kept. */
+  getPast (projectId: string, version: number): PastDocument | undefined {
+    const key = pastKey(projectId, version)
+    const entry = this.entries.get(key)
+    if (entry) this.touch(key, entry)
+    return entry
+  }
+
+  /** Keeps the committed content at a past `version` (never one a running batch wrote). */
+  setPast (projectId: string, version: number, entry: PastDocument): void {
+    this.put(pastKey(projectId, version), entry)
+  }
+
+  /** Drops the project's current document. */
+  delete (projectId: string): void {
+    this.drop(projectId)
+  }
+
+  /** Drops everything kept of the project: it is gone (an id could be used again). */
+  deleteProject (projectId: string): void {
+    this.drop(projectId)
+    const prefix = pastKey(projectId, 0).slice(0, -1)
+    for (const key of [...this.entries.keys()]) if (key.startsWith(prefix)) this.drop(key)
+  }
+
+  private put (key: string, entry: CachedDocument | PastDocument): void {
+    this.drop(key)
     const cost = entry.bytes * MEMORY_PER_JSON_BYTE
     if (cost > this.budgetBytes) return
-    this.entries.set(projectId, entry)
+    this.entries.set(key, entry)
     this.used += cost
-    for (const [id, oldest] of this.entries) {
+    for (const [oldestKey, oldest] of this.entries) {
       if (this.used <= this.budgetBytes) break
-      this.entries.delete(id)
+      this.entries.delete(oldestKey)
       this.used -= oldest.bytes * MEMORY_PER_JSON_BYTE
     }
   }
 
-  delete (projectId: string): void {
-    const entry = this.entries.get(projectId)
+  /** Map order is insertion order: re-inserting marks the entry most recently used. */
+  private touch (key: string, entry: CachedDocument | PastDocument): void {
+    this.entries.delete(key)
+    this.entries.set(key, entry)
+  }
+
+  private drop (key: string): void {
+    const entry = this.entries.get(key)
     if (!entry) return
-    this.entries.delete(projectId)
+    this.entries.delete(key)
     this.used -= entry.bytes * MEMORY_PER_JSON_BYTE
   }
 
