@@ -6,10 +6,33 @@
 // copied, each shallowly: the base stays as it was, and a replay costs what its entries touch.
 //
 // The result shares every untouched value with the base: it is for reading (serializing,
-// `?path=`), never for changing.
+// `?path=`), never for changing. Serializing it reuses that sharing too (serialize()): only
+// the copied containers are walked; a shared one is serialized once and, when large, its JSON
+// kept for the next replay from the same base. For 1,000 increments on a 1 MiB document
+// that leaves `{"counter":…,"items":` + the kept 1 MiB + `}` to join instead of a 1 MiB
+// JSON.stringify per read.
 import { applyContentOperation, type ContentOperation } from '../../shared/compound.js'
 import { isContainer, type Json, type JsonContainer, type JsonObject } from '../../shared/json.js'
 import { isCanonicalIndex } from '../../shared/path.js'
+
+/**
+ * JSON of shared containers (a base never changes, so neither does its JSON), held as long
+ * as the container is: a base evicted from the cache takes its JSON with it. Only large
+ * ones: a small container serializes faster than a lookup pays back. In memory the kept JSON
+ * is about the base's own size again, within DocumentCache's pessimistic 4 bytes per byte.
+ */
+const sharedJson = new WeakMap<object, string>()
+const KEPT_JSON_MIN_LENGTH = 4096
+
+/** The JSON of a value no one changes any more (a cached base or a part of one). */
+export function sharedJsonOf (value: JsonContainer): string {
+  let json = sharedJson.get(value)
+  if (json === undefined) {
+    json = JSON.stringify(value)
+    if (json.length >= KEPT_JSON_MIN_LENGTH) sharedJson.set(value, json)
+  }
+  return json
+}
 
 export class SharedBaseReplay {
   private doc: JsonObject
@@ -44,6 +67,28 @@ export class SharedBaseReplay {
   /** The content after the operations applied so far. */
   get result (): JsonObject {
     return this.doc
+  }
+
+  /** JSON.stringify(result), the same text, walking only what this replay copied. */
+  serialize (): string {
+    // An update's value or a whole copy: nothing is shared any more.
+    return this.owned ? JSON.stringify(this.doc) : this.json(this.doc)
+  }
+
+  private json (value: Json): string {
+    if (value === null || typeof value !== 'object') return JSON.stringify(value)
+    // Not copied by this replay: the base's (or an entry's value, which nothing changes either).
+    if (!this.own.has(value)) return sharedJsonOf(value)
+    let out: string
+    if (Array.isArray(value)) {
+      out = '['
+      for (let i = 0; i < value.length; i++) out += (i === 0 ? '' : ',') + this.json(value[i] as Json)
+      return out + ']'
+    }
+    out = '{'
+    // Object.keys lists members in the order JSON.stringify writes them.
+    for (const key of Object.keys(value)) out += (out.length === 1 ? '' : ',') + JSON.stringify(key) + ':' + this.json(value[key] as Json)
+    return out + '}'
   }
 
   /**

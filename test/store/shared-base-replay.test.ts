@@ -4,7 +4,7 @@
 import { describe, expect, it } from 'vitest'
 import { applyContentOperation, type ContentOperation } from '../../shared/compound.js'
 import type { Json, JsonObject } from '../../shared/json.js'
-import { SharedBaseReplay } from '../../server/store/shared-base-replay.js'
+import { SharedBaseReplay, sharedJsonOf } from '../../server/store/shared-base-replay.js'
 
 function deepFreeze<T extends Json> (value: T): T {
   if (value !== null && typeof value === 'object') {
@@ -18,6 +18,8 @@ const base = (): JsonObject => ({
   counter: 0,
   items: [{ id: 0, tags: ['a'] }, { id: 1, tags: ['b'] }, { id: 2, tags: [] }],
   settings: { theme: { dark: false }, list: [1, 2, 3] },
+  // Large enough that its JSON is kept between replays (sharedJsonOf).
+  big: { rows: Array.from({ length: 200 }, (_, i) => ({ i, text: `row ${i} \u00e9 "quoted"` })) },
   // A member named like the prototype accessor, as JSON.parse makes it: an own property.
   weird: JSON.parse('{"__proto__": {"x": 1}, "0": "zero"}') as JsonObject
 })
@@ -34,6 +36,7 @@ function check (operations: ContentOperation[]): JsonObject {
     expected = applyContentOperation(expected, structuredClone(operation))
   }
   expect(replay.result).toEqual(expected)
+  expect(replay.serialize()).toBe(JSON.stringify(expected))
   expect(shared).toEqual(base())
   return replay.result
 }
@@ -69,6 +72,21 @@ describe('replaying onto a shared base', () => {
     expect(result.settings).toBe(shared.settings)
     expect((result.items as Json[])[1]).toBe((shared.items as Json[])[1])
     expect((result.items as Json[])[0]).not.toBe((shared.items as Json[])[0])
+  })
+
+  it('serializes as JSON.stringify does, reusing what it kept of the base, replay after replay', () => {
+    const shared = deepFreeze(base())
+    for (let n = 1; n <= 3; n++) {
+      const replay = new SharedBaseReplay(shared)
+      replay.apply({ op: 'increment', path: p('counter'), value: n })
+      replay.apply({ op: 'set', path: p('weird.1'), value: n })
+      replay.apply({ op: 'push', path: p('big.rows'), value: { n } })
+      const expected = applyContentOperation(applyContentOperation(applyContentOperation(base(), { op: 'increment', path: p('counter'), value: n }),
+        { op: 'set', path: p('weird.1'), value: n }), { op: 'push', path: p('big.rows'), value: { n } })
+      expect(replay.serialize()).toBe(JSON.stringify(expected))
+    }
+    expect(sharedJsonOf(shared)).toBe(JSON.stringify(base()))
+    expect(sharedJsonOf(shared.big as JsonObject)).toBe(JSON.stringify(base().big))
   })
 
   it('takes over an update\'s value, and copies the whole document once for a batch or a patch', () => {

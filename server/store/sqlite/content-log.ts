@@ -33,7 +33,7 @@ import { applyContentOperation } from '../../../shared/compound.js'
 import { parseStoredEntry, replayOperationOf } from '../change-entry.js'
 import { DocumentCache, jsonOf, type CachedDocument, type PastDocument } from '../document-cache.js'
 import { answerableFrom, checkpointDue } from '../history-policy.js'
-import { SharedBaseReplay } from '../shared-base-replay.js'
+import { SharedBaseReplay, sharedJsonOf } from '../shared-base-replay.js'
 import type { ChangesPage, ContentSnapshot, HistoryOptions } from '../types.js'
 
 /** A document a batch is changing, with what the log needs to know about it. */
@@ -291,10 +291,10 @@ export class ContentLog {
       }
       if (keep && checkpoint) this.cache.setPast(projectId, from, base satisfies PastDocument)
     }
-    if (entries.length === 0) return { doc: base.doc, json: baseJson ?? JSON.stringify(base.doc) }
+    if (entries.length === 0) return { doc: base.doc, json: baseJson ?? sharedJsonOf(base.doc) }
     const replay = new SharedBaseReplay(base.doc)
     for (const entry of entries) replay.apply(replayOperationOf(entry))
-    return { doc: replay.result, json: JSON.stringify(replay.result) }
+    return { doc: replay.result, json: replay.serialize() }
   }
 
   /** A checkpoint (or the implicit `{}` at 0) with the entries after it, up to `version`, applied. */
