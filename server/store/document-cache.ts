@@ -5,10 +5,13 @@
 // comparing versions, never trusted blindly.
 //
 // The same budget holds past contents (checkpoints) that reads of past versions start from
-// (content-log.ts): a past version never changes once committed, so those need no version
-// check. One LRU for both: a burst of history reads can push out current documents, and
-// the other way round, but together they never exceed the budget.
+// (content-log.ts, shared-base-replay.ts): a past version never changes once committed, so
+// those need no version check. They are charged like a parsed document of their size: their
+// text, and the members replays parse, take less than the 4 bytes per byte. One LRU for both:
+// a burst of history reads can push out current documents, and the other way round, but
+// together they never exceed the budget.
 import type { JsonObject } from '../../shared/json.js'
+import type { PastContent } from './shared-base-replay.js'
 
 export interface CachedDocument {
   version: number
@@ -26,16 +29,6 @@ export interface CachedDocument {
   checkpointBytes: number
 }
 
-/**
- * The committed content at a past version, parsed once and shared by every read that
- * replays from it: never changed (SharedBaseReplay copies what it changes).
- */
-export interface PastDocument {
-  doc: JsonObject
-  /** UTF-8 size of its JSON, near enough. */
-  bytes: number
-}
-
 /** The entry's JSON, serialized once on first need and kept with the entry. */
 export function jsonOf (entry: CachedDocument): string {
   entry.json ??= JSON.stringify(entry.doc)
@@ -50,7 +43,7 @@ const MEMORY_PER_JSON_BYTE = 4
 const pastKey = (projectId: string, version: number) => `${projectId}\0${version}`
 
 export class DocumentCache {
-  private readonly entries = new Map<string, CachedDocument | PastDocument>()
+  private readonly entries = new Map<string, CachedDocument | PastContent>()
   private used = 0
 
   constructor (private readonly budgetBytes: number) {}
@@ -68,15 +61,15 @@ export class DocumentCache {
   }
 
   /** The content at a past `version`, if kept. */
-  getPast (projectId: string, version: number): PastDocument | undefined {
+  getPast (projectId: string, version: number): PastContent | undefined {
     const key = pastKey(projectId, version)
-    const entry = this.entries.get(key)
+    const entry = this.entries.get(key) as PastContent | undefined
     if (entry) this.touch(key, entry)
     return entry
   }
 
   /** Keeps the committed content at a past `version` (never one a running batch wrote). */
-  setPast (projectId: string, version: number, entry: PastDocument): void {
+  setPast (projectId: string, version: number, entry: PastContent): void {
     this.put(pastKey(projectId, version), entry)
   }
 
@@ -92,7 +85,7 @@ export class DocumentCache {
     for (const key of [...this.entries.keys()]) if (key.startsWith(prefix)) this.drop(key)
   }
 
-  private put (key: string, entry: CachedDocument | PastDocument): void {
+  private put (key: string, entry: CachedDocument | PastContent): void {
     this.drop(key)
     const cost = entry.bytes * MEMORY_PER_JSON_BYTE
     if (cost > this.budgetBytes) return
@@ -106,7 +99,7 @@ export class DocumentCache {
   }
 
   /** Map order is insertion order: re-inserting marks the entry most recently used. */
-  private touch (key: string, entry: CachedDocument | PastDocument): void {
+  private touch (key: string, entry: CachedDocument | PastContent): void {
     this.entries.delete(key)
     this.entries.set(key, entry)
   }

@@ -1,31 +1,34 @@
-// Replays change log entries onto a document that others share, without changing it: a
-// checkpoint parsed once and kept in the DocumentCache, from which every read of a version
-// after it starts (docs/design.md §9). Parsing a 1 MiB checkpoint costs more than replaying a
-// thousand entries; copying it for each read would cost as much again. Instead, before an
-// operation writes, the containers on its path that this replay has not copied yet are
-// copied, each shallowly: the base stays as it was, and a replay costs what its entries touch.
+// Replays change log entries onto a past content that others share, without changing it: a
+// checkpoint kept in the DocumentCache, from which every read of a version after it starts
+// (docs/design.md §9). A 1 MiB checkpoint costs more to parse and serialize again than a
+// thousand entries cost to replay, so a base is kept as the text it is stored as, and parsed
+// only where entries reach:
+// - the root's members are located in the text (json-members.ts) and each is parsed on the
+//   first replay that touches it, then kept parsed with the base (PastContent);
+// - before an operation writes, the containers on its path that this replay has not copied
+//   yet are copied, each shallowly: the base stays as it was, and a replay costs what its
+//   entries touch;
+// - serializing copies the untouched members' text as is and walks only what the replay
+//   copied. For 1,000 increments of a counter in a 1 MiB document, a read parses and
+//   writes `{"counter":…}` and joins the rest of the stored text around it.
 //
 // The result shares every untouched value with the base: it is for reading (serializing,
-// `?path=`), never for changing. Serializing it reuses that sharing too (serialize()): only
-// the copied containers are walked; a shared one is serialized once and, when large, its JSON
-// kept for the next replay from the same base. For 1,000 increments on a 1 MiB document
-// that leaves `{"counter":…,"items":` + the kept 1 MiB + `}` to join instead of a 1 MiB
-// JSON.stringify per read.
+// `?path=`), never for changing.
 import { applyContentOperation, type ContentOperation } from '../../shared/compound.js'
 import { isContainer, type Json, type JsonContainer, type JsonObject } from '../../shared/json.js'
 import { isCanonicalIndex } from '../../shared/path.js'
+import { memberSpans, type MemberSpan } from './json-members.js'
 
 /**
  * JSON of shared containers (a base never changes, so neither does its JSON), held as long
  * as the container is: a base evicted from the cache takes its JSON with it. Only large
- * ones: a small container serializes faster than a lookup pays back. In memory the kept JSON
- * is about the base's own size again, within DocumentCache's pessimistic 4 bytes per byte.
+ * ones: a small container serializes faster than a lookup pays back.
  */
 const sharedJson = new WeakMap<object, string>()
 const KEPT_JSON_MIN_LENGTH = 4096
 
-/** The JSON of a value no one changes any more (a cached base or a part of one). */
-export function sharedJsonOf (value: JsonContainer): string {
+/** The JSON of a value no one changes any more (a part of a cached base). */
+function sharedJsonOf (value: JsonContainer): string {
   let json = sharedJson.get(value)
   if (json === undefined) {
     json = JSON.stringify(value)
@@ -34,15 +37,61 @@ export function sharedJsonOf (value: JsonContainer): string {
   return json
 }
 
+/**
+ * A committed past content, as its stored JSON text (an object's), with its root's members
+ * located and parsed on first need. Never changed once parsed: replays copy what they change.
+ */
+export class PastContent {
+  private spans?: Map<string, MemberSpan>
+  private readonly parsed = new Map<string, Json>()
+
+  constructor (readonly json: string) {}
+
+  /** What the DocumentCache charges it by: its text (parsed members come on top, see there). */
+  get bytes (): number {
+    return this.json.length
+  }
+
+  /** The root's members in order, by key (stored JSON never repeats a key). */
+  get members (): Map<string, MemberSpan> {
+    this.spans ??= new Map(memberSpans(this.json).map(span => [span.key, span]))
+    return this.spans
+  }
+
+  /** A root member's value, parsed once and shared. */
+  valueOf (span: MemberSpan): Json {
+    let value = this.parsed.get(span.key)
+    if (value === undefined) {
+      value = JSON.parse(this.json.slice(span.start, span.end)) as Json
+      this.parsed.set(span.key, value)
+    }
+    return value
+  }
+
+  /** Whether `value` is the shared parsed value of the member `key`. */
+  isShared (key: string, value: Json): boolean {
+    return this.parsed.get(key) === value
+  }
+}
+
+/** A root member no operation has reached yet: its value is still only text in the base. */
+class Unparsed {
+  constructor (readonly span: MemberSpan) {}
+}
+
 export class SharedBaseReplay {
   private doc: JsonObject
-  /** Containers this replay created (its copies): safe to change. */
+  /** Containers this replay created (its root and its copies): safe to change. */
   private readonly own = new WeakSet<object>()
   /** The whole document is this replay's own: everything applies in place. */
   private owned = false
 
-  constructor (base: JsonObject) {
-    this.doc = base
+  constructor (private readonly base: PastContent) {
+    // Members are defined, not assigned: a member named "__proto__" must stay a member.
+    const root: Record<string, Json | Unparsed> = {}
+    for (const span of base.members.values()) Object.defineProperty(root, span.key, { value: new Unparsed(span), writable: true, enumerable: true, configurable: true })
+    this.doc = root as JsonObject
+    this.own.add(root)
   }
 
   /** Applies one committed operation (replayOperationOf), as applyContentOperation does. */
@@ -55,24 +104,40 @@ export class SharedBaseReplay {
         // once (rare: only replays that meet one pay it) rather than track each step.
         case 'batch':
         case 'patch':
-          this.doc = structuredClone(this.doc)
+          this.doc = structuredClone(this.result)
           this.owned = true
           break
-        default: this.copyPath(operation.path, operation.op === 'push' || operation.op === 'insert')
+        default:
+          this.parseMember(operation.path[0] as string)
+          this.copyPath(operation.path, operation.op === 'push' || operation.op === 'insert')
       }
     }
     this.doc = applyContentOperation(this.doc, operation)
   }
 
-  /** The content after the operations applied so far. */
+  /** The content after the operations applied so far (every member parsed). */
   get result (): JsonObject {
+    if (!this.owned) for (const key of Object.keys(this.doc)) this.parseMember(key)
     return this.doc
   }
 
   /** JSON.stringify(result), the same text, walking only what this replay copied. */
   serialize (): string {
     // An update's value or a whole copy: nothing is shared any more.
-    return this.owned ? JSON.stringify(this.doc) : this.json(this.doc)
+    if (this.owned) return JSON.stringify(this.doc)
+    const root = this.doc as Record<string, Json | Unparsed>
+    let out = '{'
+    // Object.keys lists members in the order JSON.stringify writes them.
+    for (const key of Object.keys(root)) {
+      const value = root[key] as Json | Unparsed
+      out += (out.length === 1 ? '' : ',') + JSON.stringify(key) + ':'
+      if (value instanceof Unparsed) out += this.base.json.slice(value.span.start, value.span.end)
+      else if (this.base.isShared(key, value)) {
+        const span = this.base.members.get(key) as MemberSpan
+        out += this.base.json.slice(span.start, span.end)
+      } else out += this.json(value)
+    }
+    return out + '}'
   }
 
   private json (value: Json): string {
@@ -86,9 +151,15 @@ export class SharedBaseReplay {
       return out + ']'
     }
     out = '{'
-    // Object.keys lists members in the order JSON.stringify writes them.
     for (const key of Object.keys(value)) out += (out.length === 1 ? '' : ',') + JSON.stringify(key) + ':' + this.json(value[key] as Json)
     return out + '}'
+  }
+
+  /** Replaces the root member `key`'s placeholder, if it has one, by the base's parsed value. */
+  private parseMember (key: string): void {
+    if (!Object.hasOwn(this.doc, key)) return
+    const value = (this.doc as Record<string, Json | Unparsed>)[key]
+    if (value instanceof Unparsed) Object.defineProperty(this.doc, key, { value: this.base.valueOf(value.span), writable: true, enumerable: true, configurable: true })
   }
 
   /**

@@ -23,17 +23,17 @@
 //
 // Parsed current documents are kept in a DocumentCache tagged with their version, so most
 // reads and writes parse nothing. Reads of past versions keep the checkpoints they start from
-// in the same cache, parsed, and replay onto them without changing them (SharedBaseReplay):
-// a read of a version whose checkpoint another read already parsed costs the entries after
-// it and one serialization, not a 1 MiB parse (BENCHMARKS.md, "What the benchmark changed").
+// in the same cache, as text with the members replays parsed, and replay onto them without
+// changing them (SharedBaseReplay): a read parses what its entries touch and serializes what
+// they changed, not the whole document (BENCHMARKS.md, "What the benchmark changed").
 import type Database from 'better-sqlite3'
 import { ContentdError } from '../../../shared/errors.js'
 import type { JsonObject } from '../../../shared/json.js'
 import { applyContentOperation } from '../../../shared/compound.js'
-import { parseStoredEntry, replayOperationOf } from '../change-entry.js'
-import { DocumentCache, jsonOf, type CachedDocument, type PastDocument } from '../document-cache.js'
+import { parseStoredEntry, replayOperationOf, valueJsonOf } from '../change-entry.js'
+import { DocumentCache, jsonOf, type CachedDocument } from '../document-cache.js'
 import { answerableFrom, checkpointDue } from '../history-policy.js'
-import { SharedBaseReplay, sharedJsonOf } from '../shared-base-replay.js'
+import { PastContent, SharedBaseReplay } from '../shared-base-replay.js'
 import type { ChangesPage, ContentSnapshot, HistoryOptions } from '../types.js'
 
 /** A document a batch is changing, with what the log needs to know about it. */
@@ -188,8 +188,9 @@ export class ContentLog {
       if (version > currentVersion) throw new ContentdError('VERSION_NOT_FOUND', `version ${version}; the current version is ${currentVersion}`)
       if (version < floor) throw new ContentdError('HISTORY_EXPIRED', `version ${version}; the oldest version kept is ${floor}`)
       if (version === currentVersion) return 'current'
-      const { doc, json } = this.materialize(projectId, version, true)
-      return { version, content: doc, json }
+      const { json, content } = this.materialize(projectId, version, true)
+      // Parsed only for a caller that reads into it (?path=): the whole answer is `json`.
+      return { version, json, get content () { return content() } }
     })()
     if (snapshot !== 'current') return snapshot
     // The current version: the cached document, when there is one.
@@ -265,36 +266,29 @@ export class ContentLog {
   }
 
   /**
-   * The content at a version below the current one, from the checkpoint at or below it
-   * (parsed, or from the cache) with the entries after it replayed onto a shared base.
-   * `keep`: the checkpoint is committed, so it may be cached. Call inside a transaction.
+   * The content at a version below the current one, from the checkpoint at or below it (its
+   * text, from the cache or the file) with the entries after it replayed onto it without
+   * changing it (SharedBaseReplay). `keep`: the checkpoint is committed, so it may be cached.
+   * `content` is parsed only when asked for. Call inside a transaction.
    */
-  private materialize (projectId: string, version: number, keep: boolean): { doc: JsonObject, json: string } {
+  private materialize (projectId: string, version: number, keep: boolean): { json: string, content: () => JsonObject } {
     const checkpoint = this.statements.checkpointAtOrBelow.get(projectId, version) as Row | undefined
     const from = checkpoint ? Number(checkpoint.version) : 0
     const entries = from === version ? [] : this.statements.entriesBetween.all(projectId, from, version) as string[]
     // Retention never deletes what an answerable version needs; a gap means a broken file.
     if (entries.length !== version - from) throw new Error(`change log of ${projectId}: ${entries.length} entries between versions ${from} and ${version}`)
     let base = checkpoint ? this.cache.getPast(projectId, from) : undefined
-    let baseJson: string | undefined
     if (!base) {
-      if (!checkpoint) {
-        baseJson = EMPTY_CONTENT
-        base = { doc: {}, bytes: EMPTY_CONTENT.length }
-      } else if (checkpoint.marker === 0) {
-        baseJson = this.statements.checkpointContent.get(projectId, from) as string
-        base = { doc: JSON.parse(baseJson) as JsonObject, bytes: baseJson.length }
-      } else {
-        // A marker: the entry at `from` (an update or revert) holds the content.
-        const replacement = this.statements.entryAt.get(projectId, from) as string
-        base = { doc: (JSON.parse(replacement) as { value: JsonObject }).value, bytes: replacement.length }
-      }
-      if (keep && checkpoint) this.cache.setPast(projectId, from, base satisfies PastDocument)
+      if (!checkpoint) base = new PastContent(EMPTY_CONTENT)
+      else if (checkpoint.marker === 0) base = new PastContent(this.statements.checkpointContent.get(projectId, from) as string)
+      // A marker: the entry at `from` (an update or revert) holds the content.
+      else base = new PastContent(valueJsonOf(this.statements.entryAt.get(projectId, from) as string))
+      if (keep && checkpoint) this.cache.setPast(projectId, from, base)
     }
-    if (entries.length === 0) return { doc: base.doc, json: baseJson ?? sharedJsonOf(base.doc) }
-    const replay = new SharedBaseReplay(base.doc)
+    const replay = new SharedBaseReplay(base)
     for (const entry of entries) replay.apply(replayOperationOf(entry))
-    return { doc: replay.result, json: replay.serialize() }
+    let content: JsonObject | undefined
+    return { json: entries.length === 0 ? base.json : replay.serialize(), content: () => (content ??= replay.result) }
   }
 
   /** A checkpoint (or the implicit `{}` at 0) with the entries after it, up to `version`, applied. */
