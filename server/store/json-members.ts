@@ -3,9 +3,10 @@
 // version parses only the top-level members its entries touch (shared-base-replay.ts); a
 // 1 MiB member nobody changed is copied into the answer as the text it already is.
 
-/** One member of an object's text: `key`, and its value at `text.slice(start, end)`. */
+/** One member of an object's text: `key` (its quoted form from `keyStart`), and its value at `text.slice(start, end)`. */
 export interface MemberSpan {
   key: string
+  keyStart: number
   start: number
   end: number
 }
@@ -61,25 +62,55 @@ export function valueEnd (text: string, i: number): number {
   throw new SyntaxError('unterminated container in stored JSON')
 }
 
-/** The members of the object whose text is `text` (valid JSON, as the store wrote it), in order. */
-export function memberSpans (text: string): MemberSpan[] {
-  const spans: MemberSpan[] = []
-  let i = skipSpace(text, 0)
-  if (text.charCodeAt(i) !== OPEN_BRACE) throw new SyntaxError('stored content is not an object')
-  i = skipSpace(text, i + 1)
-  if (text.charCodeAt(i) === CLOSE_BRACE) return spans
-  for (;;) {
+/**
+ * The members of the object whose text is `text` (valid JSON, as the store wrote it), in
+ * order, located one at a time: a reader stops at the member it needs, and what follows is
+ * copied as it is.
+ */
+export class MemberScanner {
+  /** Where the next member's key starts, or -1 once every member was found. */
+  private next: number
+  /** The root's closing brace. */
+  readonly close: number
+
+  constructor (readonly text: string) {
+    let i = skipSpace(text, 0)
+    if (text.charCodeAt(i) !== OPEN_BRACE) throw new SyntaxError('stored content is not an object')
+    i = skipSpace(text, i + 1)
+    this.next = text.charCodeAt(i) === CLOSE_BRACE ? -1 : i
+    this.close = text.lastIndexOf('}')
+  }
+
+  /** Where the first member not found yet starts; -1 when there is none. */
+  get position (): number {
+    return this.next
+  }
+
+  /** The next member, or undefined after the last. */
+  scan (): MemberSpan | undefined {
+    const { text } = this
+    const keyStart = this.next
+    if (keyStart === -1) return undefined
+    let i = keyStart
     const keyEnd = stringEnd(text, i)
     const key = JSON.parse(text.slice(i, keyEnd)) as string
     i = skipSpace(text, keyEnd)
     if (text.charCodeAt(i) !== COLON) throw new SyntaxError('expected : in stored JSON')
     const start = skipSpace(text, i + 1)
     const end = valueEnd(text, start)
-    spans.push({ key, start, end })
     i = skipSpace(text, end)
     const c = text.charCodeAt(i)
-    if (c === CLOSE_BRACE) return spans
-    if (c !== COMMA) throw new SyntaxError('expected , or } in stored JSON')
-    i = skipSpace(text, i + 1)
+    if (c === CLOSE_BRACE) this.next = -1
+    else if (c === COMMA) this.next = skipSpace(text, i + 1)
+    else throw new SyntaxError('expected , or } in stored JSON')
+    return { key, keyStart, start, end }
   }
+}
+
+/** The members of the object whose text is `text`, all of them, in order. */
+export function memberSpans (text: string): MemberSpan[] {
+  const scanner = new MemberScanner(text)
+  const spans: MemberSpan[] = []
+  for (let span = scanner.scan(); span; span = scanner.scan()) spans.push(span)
+  return spans
 }

@@ -17,7 +17,7 @@
 import { applyContentOperation, type ContentOperation } from '../../shared/compound.js'
 import { isContainer, type Json, type JsonContainer, type JsonObject } from '../../shared/json.js'
 import { isCanonicalIndex } from '../../shared/path.js'
-import { memberSpans, type MemberSpan } from './json-members.js'
+import { MemberScanner, type MemberSpan } from './json-members.js'
 
 /**
  * JSON of shared containers (a base never changes, so neither does its JSON), held as long
@@ -38,24 +38,39 @@ function sharedJsonOf (value: JsonContainer): string {
 }
 
 /**
- * A committed past content, as its stored JSON text (an object's), with its root's members
- * located and parsed on first need. Never changed once parsed: replays copy what they change.
+ * A committed past content, as its stored JSON text (an object's), its root's members
+ * located as replays need them and parsed on first need. Never changed once parsed:
+ * replays copy what they change.
  */
 export class PastContent {
-  private spans?: Map<string, MemberSpan>
+  private readonly scanner: MemberScanner
+  /** The members located so far, in order, and by key (stored JSON never repeats a key). */
+  readonly found: MemberSpan[] = []
+  private readonly byKey = new Map<string, MemberSpan>()
   private readonly parsed = new Map<string, Json>()
 
-  constructor (readonly json: string) {}
+  constructor (readonly json: string) {
+    this.scanner = new MemberScanner(json)
+  }
 
   /** What the DocumentCache charges it by: its text (parsed members come on top, see there). */
   get bytes (): number {
     return this.json.length
   }
 
-  /** The root's members in order, by key (stored JSON never repeats a key). */
-  get members (): Map<string, MemberSpan> {
-    this.spans ??= new Map(memberSpans(this.json).map(span => [span.key, span]))
-    return this.spans
+  /** Locates one more member; false once all are. */
+  scanOne (): boolean {
+    const span = this.scanner.scan()
+    if (!span) return false
+    this.found.push(span)
+    this.byKey.set(span.key, span)
+    return true
+  }
+
+  /** The text of the members from the `index`-th found on (later ones not located yet), without the closing brace. */
+  textFrom (index: number): string {
+    const start = index < this.found.length ? (this.found[index] as MemberSpan).keyStart : this.scanner.position
+    return start === -1 ? '' : this.json.slice(start, this.scanner.close)
   }
 
   /** A root member's value, parsed once and shared. */
@@ -68,9 +83,10 @@ export class PastContent {
     return value
   }
 
-  /** Whether `value` is the shared parsed value of the member `key`. */
-  isShared (key: string, value: Json): boolean {
-    return this.parsed.get(key) === value
+  /** The stored text of the member `key` when `value` is its shared parsed value; undefined otherwise. */
+  textIfShared (key: string, value: Json): string | undefined {
+    const span = this.byKey.get(key)
+    return span && this.parsed.get(key) === value ? this.json.slice(span.start, span.end) : undefined
   }
 }
 
@@ -86,12 +102,12 @@ export class SharedBaseReplay {
   /** The whole document is this replay's own: everything applies in place. */
   private owned = false
 
+  /** How many of the base's members (base.found) the root holds; the rest is still text. */
+  private placed = 0
+
   constructor (private readonly base: PastContent) {
-    // Members are defined, not assigned: a member named "__proto__" must stay a member.
-    const root: Record<string, Json | Unparsed> = {}
-    for (const span of base.members.values()) Object.defineProperty(root, span.key, { value: new Unparsed(span), writable: true, enumerable: true, configurable: true })
-    this.doc = root as JsonObject
-    this.own.add(root)
+    this.doc = {}
+    this.own.add(this.doc)
   }
 
   /** Applies one committed operation (replayOperationOf), as applyContentOperation does. */
@@ -117,7 +133,10 @@ export class SharedBaseReplay {
 
   /** The content after the operations applied so far (every member parsed). */
   get result (): JsonObject {
-    if (!this.owned) for (const key of Object.keys(this.doc)) this.parseMember(key)
+    if (!this.owned) {
+      this.placeAll()
+      for (const key of Object.keys(this.doc)) this.parseMember(key)
+    }
     return this.doc
   }
 
@@ -127,16 +146,17 @@ export class SharedBaseReplay {
     if (this.owned) return JSON.stringify(this.doc)
     const root = this.doc as Record<string, Json | Unparsed>
     let out = '{'
-    // Object.keys lists members in the order JSON.stringify writes them.
+    // Object.keys lists members in the order JSON.stringify writes them: the stored text's
+    // order (members are placed in it, and a new one only once all are placed).
     for (const key of Object.keys(root)) {
       const value = root[key] as Json | Unparsed
       out += (out.length === 1 ? '' : ',') + JSON.stringify(key) + ':'
       if (value instanceof Unparsed) out += this.base.json.slice(value.span.start, value.span.end)
-      else if (this.base.isShared(key, value)) {
-        const span = this.base.members.get(key) as MemberSpan
-        out += this.base.json.slice(span.start, span.end)
-      } else out += this.json(value)
+      else out += this.base.textIfShared(key, value) ?? this.json(value)
     }
+    // The members no operation looked for, as stored.
+    const rest = this.base.textFrom(this.placed)
+    if (rest !== '') out += (out.length === 1 ? '' : ',') + rest
     return out + '}'
   }
 
@@ -155,11 +175,29 @@ export class SharedBaseReplay {
     return out + '}'
   }
 
-  /** Replaces the root member `key`'s placeholder, if it has one, by the base's parsed value. */
+  /**
+   * Places the base's members into the root, in order, until `key` is among them (or all
+   * are): only then can an operation tell whether the member exists, and a member it creates
+   * comes after all of them. Then replaces the member's placeholder by its parsed value.
+   */
   private parseMember (key: string): void {
+    while (!Object.hasOwn(this.doc, key) && this.placeNext());
     if (!Object.hasOwn(this.doc, key)) return
     const value = (this.doc as Record<string, Json | Unparsed>)[key]
     if (value instanceof Unparsed) Object.defineProperty(this.doc, key, { value: this.base.valueOf(value.span), writable: true, enumerable: true, configurable: true })
+  }
+
+  /** Places one more of the base's members (locating it first if needed); false when none is left. */
+  private placeNext (): boolean {
+    if (this.placed === this.base.found.length && !this.base.scanOne()) return false
+    const span = this.base.found[this.placed++] as MemberSpan
+    // Defined, not assigned: a member named "__proto__" must stay a member.
+    Object.defineProperty(this.doc, span.key, { value: new Unparsed(span), writable: true, enumerable: true, configurable: true })
+    return true
+  }
+
+  private placeAll (): void {
+    while (this.placeNext());
   }
 
   /**

@@ -36,7 +36,8 @@ const p = (text: string) => text.split('.')
 /** A base whose every root member is already parsed and frozen: replays share those. */
 function frozenBase (): PastContent {
   const past = new PastContent(JSON.stringify(base()))
-  for (const span of past.members.values()) deepFreeze(past.valueOf(span))
+  while (past.scanOne());
+  for (const span of past.found) deepFreeze(past.valueOf(span))
   return past
 }
 
@@ -90,18 +91,28 @@ describe('replaying onto a shared base', () => {
     ])
   })
 
-  it('copies only the containers on the written paths, and parses only the members reached', () => {
+  it('copies only the containers on the written paths, and locates and parses only the members reached', () => {
     const past = new PastContent(JSON.stringify(base()))
     const replay = new SharedBaseReplay(past)
     replay.apply({ op: 'increment', path: p('counter'), value: 1 })
     replay.apply({ op: 'push', path: p('items.0.tags'), value: 'z' })
+    // counter and items come first: nothing after them was looked at.
+    expect(past.found.map(span => span.key)).toEqual(['counter', 'items'])
     expect(replay.serialize()).toBe(JSON.stringify({ ...base(), counter: 1, items: [{ id: 0, tags: ['a', 'z'] }, ...(base().items as Json[]).slice(1)] }))
-    const items = past.valueOf(past.members.get('items')!) as Json[]
+    const member = (key: string) => past.valueOf(past.found.find(span => span.key === key) ?? past.found[0]!)
+    const items = member('items') as Json[]
     const result = replay.result
     expect(result.items).not.toBe(items)
     expect((result.items as Json[])[1]).toBe(items[1])
     expect((result.items as Json[])[0]).not.toBe(items[0])
-    expect(result.settings).toBe(past.valueOf(past.members.get('settings')!))
+    expect(result.settings).toBe(member('settings'))
+    // A replay from the same base that touches a later member locates the rest.
+    const later = new SharedBaseReplay(past)
+    later.apply({ op: 'set', path: p('price'), value: 2 })
+    expect(later.serialize()).toBe(JSON.stringify({ ...base(), price: 2 }))
+    const fresh = new SharedBaseReplay(past)
+    fresh.apply({ op: 'set', path: p('added'), value: 'last' })
+    expect(fresh.serialize()).toBe(JSON.stringify({ ...base(), added: 'last' }))
   })
 
   it('takes over an update\'s value, and copies the whole document once for a batch or a patch', () => {
