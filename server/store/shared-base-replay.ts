@@ -3,14 +3,16 @@
 // (docs/design.md §9). A 1 MiB checkpoint costs more to parse and serialize again than a
 // thousand entries cost to replay, so a base is kept as the text it is stored as, and parsed
 // only where entries reach:
-// - the root's members are located in the text (json-members.ts) and each is parsed on the
-//   first replay that touches it, then kept parsed with the base (PastContent);
+// - the root's members are located in the text (json-members.ts) only as far as the first
+//   replay that needs each one, which also parses it; both stay with the base (PastContent);
 // - before an operation writes, the containers on its path that this replay has not copied
 //   yet are copied, each shallowly: the base stays as it was, and a replay costs what its
 //   entries touch;
-// - serializing copies the untouched members' text as is and walks only what the replay
-//   copied. For 1,000 increments of a counter in a 1 MiB document, a read parses and
-//   writes `{"counter":…}` and joins the rest of the stored text around it.
+// - serializing copies the untouched members' text as is (the ones never located in one
+//   slice) and walks only what the replay copied. For 1,000 increments of a counter in a
+//   1 MiB document, a read parses and writes `"counter":…` and joins the rest of the stored
+//   text to it. Entries that reach into a large member (one record of a 1 MiB array) still
+//   parse that member once per cached checkpoint and serialize it per read.
 //
 // The result shares every untouched value with the base: it is for reading (serializing,
 // `?path=`), never for changing.
