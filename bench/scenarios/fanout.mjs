@@ -7,17 +7,13 @@ import { existsSync } from 'node:fs'
 import { join } from 'node:path'
 import { io } from 'socket.io-client'
 import { call, expectStatus, owner, startContentd } from '../lib/contentd.mjs'
+import { percentile } from '../lib/percentiles.mjs'
 import { PROJECT_ROOT, freePort, startChild, tempDir } from '../lib/processes.mjs'
 
 const SUBSCRIBERS = Number(process.env.BENCH_SUBSCRIBERS ?? 1000)
 const CHANGES = Number(process.env.BENCH_FANOUT_CHANGES ?? 50)
 const PACE_MS = 100
 const NODE_ENV = { SOCKET_CONNECTIONS_PER_IDENTITY: String(SUBSCRIBERS * 2) }
-
-function percentile (sorted, p) {
-  if (sorted.length === 0) return undefined
-  return sorted[Math.min(sorted.length - 1, Math.floor(p / 100 * sorted.length))]
-}
 
 async function connect (url, token, project, onChange) {
   const socket = io(url, { auth: { token }, transports: ['websocket'], forceNew: true, reconnection: false })

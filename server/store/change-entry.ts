@@ -10,6 +10,7 @@ import { operationOfChange } from '../../shared/events.js'
 import type { Json } from '../../shared/json.js'
 import { operationsOfEntry, type ContentOperation } from '../../shared/compound.js'
 import { formatPath } from '../../shared/path.js'
+import { valueEnd } from './json-members.js'
 import type { ProjectRecord, StoreOperation } from './types.js'
 
 /** What an entry says was done, besides its value, version, time and actor. */
@@ -73,6 +74,16 @@ export function entryOf (project: string, version: number, parts: ChangeParts, v
 export function parseStoredEntry (project: string, json: string): ChangeEntry {
   // One parse, `project` first as §9 lists it, instead of parsing and then spreading.
   return JSON.parse('{"project":' + JSON.stringify(project) + ',' + json.slice(1)) as ChangeEntry
+}
+
+/**
+ * The `value` of a stored update or revert entry as the JSON text it is stored as, without
+ * parsing the entry: serializeEntry writes it right after `op` (they have no path).
+ */
+export function valueJsonOf (json: string): string {
+  const prefix = /^\{"version":\d+,"op":"(?:update|revert)","value":/.exec(json)
+  if (!prefix) return JSON.stringify((JSON.parse(json) as { value: Json }).value)
+  return json.slice(prefix[0].length, valueEnd(json, prefix[0].length))
 }
 
 /** The operation to replay a stored entry with applyOperation (revert replays as update). */

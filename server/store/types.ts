@@ -296,7 +296,9 @@ export interface Store {
    * The content as it was at `version`, at a bounded cost (checkpoints; never a replay of
    * the whole log). Throws VERSION_NOT_FOUND above the current version, HISTORY_EXPIRED
    * below the oldest answerable one (the same bound as readChanges' `since`),
-   * PROJECT_NOT_FOUND. The snapshot is the caller's own (no live cached document).
+   * PROJECT_NOT_FOUND. Read-only: the snapshot may share values with the store's caches
+   * (the embedded store keeps checkpoints parsed, content-log.ts) or be the live current
+   * document (see ContentSnapshot).
    */
   readContentAt (projectId: string, version: number): Promise<ContentSnapshot>
 

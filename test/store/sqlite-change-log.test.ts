@@ -173,6 +173,40 @@ describe('the change log in the file', () => {
     expect((await store.readContent(project.id))?.content).toEqual(model)
     expect((await store.readContentAt(project.id, 1500)).content.counter).toBe(1499)
   })
+
+  it('answers past versions alike from cached checkpoints, in any order, and forgets them with the project', async () => {
+    const cached = open()
+    const project = await setup(cached)
+    let model = largeDocument()
+    const models = new Map<number, string>([[1, JSON.stringify(model)]])
+    // Each op alone, so each version's model is known; an update in the middle adds a checkpoint.
+    for (let i = 0; i < 60; i++) {
+      const op: Operation = i === 30 ? { op: 'update', value: { ...largeDocument(), replaced: i } } : operation(i)
+      try {
+        const { version } = await cached.applyOperation(project, structuredClone(op), AS_TESTER)
+        model = applyOperation(model, structuredClone(op))
+        models.set(version, JSON.stringify(model))
+      } catch (e) {
+        expect(e).toBeInstanceOf(ContentdError)
+      }
+    }
+    const versions = [...models.keys()]
+    const uncached = open(0)
+    // Backwards, forwards, and each twice: a read never changes what a later one starts from.
+    for (const version of [...versions].reverse().concat(versions, versions.filter((_, i) => i % 3 === 0))) {
+      const answer = await cached.readContentAt(project.id, version)
+      // Compared as booleans: a failure would print two 60 KiB documents.
+      expect(answer.json === models.get(version), `version ${version}`).toBe(true)
+      expect(JSON.stringify(answer.content) === models.get(version), `version ${version}'s content`).toBe(true)
+      expect((await uncached.readContentAt(project.id, version)).json === models.get(version), `version ${version}, uncached`).toBe(true)
+    }
+    // The same id again, with other content: nothing of the old project is answered.
+    await cached.deleteProject(project.id)
+    const again = await cached.createProject({ id: project.id, ownerId: 'usr_1', ownerName: 'alice', slug: 'demo', name: 'demo', createdAt: new Date().toISOString() })
+    await cached.applyOperation(again, { op: 'update', value: { other: true } }, AS_TESTER)
+    await cached.applyOperation(again, { op: 'increment', path: p('n'), value: 1 }, AS_TESTER)
+    expect((await cached.readContentAt(project.id, 1)).content).toEqual({ other: true })
+  })
 })
 
 describe('retention in the file', () => {

@@ -22,14 +22,18 @@
 // before the change log existed, see migrations.ts) and a changed HISTORY_LIMIT.
 //
 // Parsed current documents are kept in a DocumentCache tagged with their version, so most
-// reads and writes parse nothing.
+// reads and writes parse nothing. Reads of past versions keep the checkpoints they start from
+// in the same cache, as text with the members replays parsed, and replay onto them without
+// changing them (SharedBaseReplay): a read parses what its entries touch and serializes what
+// they changed, not the whole document (BENCHMARKS.md, "What the benchmark changed").
 import type Database from 'better-sqlite3'
 import { ContentdError } from '../../../shared/errors.js'
 import type { JsonObject } from '../../../shared/json.js'
 import { applyContentOperation } from '../../../shared/compound.js'
-import { parseStoredEntry, replayOperationOf } from '../change-entry.js'
+import { parseStoredEntry, replayOperationOf, valueJsonOf } from '../change-entry.js'
 import { DocumentCache, jsonOf, type CachedDocument } from '../document-cache.js'
 import { answerableFrom, checkpointDue } from '../history-policy.js'
+import { PastContent, SharedBaseReplay } from '../shared-base-replay.js'
 import type { ChangesPage, ContentSnapshot, HistoryOptions } from '../types.js'
 
 /** A document a batch is changing, with what the log needs to know about it. */
@@ -49,7 +53,9 @@ function prepareStatements (db: Database.Database) {
     projectVersion: db.prepare('SELECT version FROM projects WHERE id = ?').pluck(),
     projectState: db.prepare('SELECT version, history_floor FROM projects WHERE id = ?'),
     latestCheckpoint: db.prepare('SELECT version, content FROM checkpoints WHERE project_id = ? ORDER BY version DESC LIMIT 1'),
-    checkpointAtOrBelow: db.prepare('SELECT version, content FROM checkpoints WHERE project_id = ? AND version <= ? ORDER BY version DESC LIMIT 1'),
+    // Without the content: a cached checkpoint need not be read (1 MiB copied out of SQLite).
+    checkpointAtOrBelow: db.prepare('SELECT version, content IS NULL AS marker FROM checkpoints WHERE project_id = ? AND version <= ? ORDER BY version DESC LIMIT 1'),
+    checkpointContent: db.prepare('SELECT content FROM checkpoints WHERE project_id = ? AND version = ?').pluck(),
     entryAt: db.prepare('SELECT entry FROM changes WHERE project_id = ? AND version = ?').pluck(),
     entriesBetween: db.prepare('SELECT entry FROM changes WHERE project_id = ? AND version > ? AND version <= ? ORDER BY version').pluck(),
     entriesAfter: db.prepare('SELECT entry FROM changes WHERE project_id = ? AND version > ? ORDER BY version LIMIT ?').pluck(),
@@ -167,7 +173,9 @@ export class ContentLog {
     if (version > current.version) throw new ContentdError('VERSION_NOT_FOUND', `version ${version}; the current version is ${current.version}`)
     if (version < floor) throw new ContentdError('HISTORY_EXPIRED', `version ${version}; the oldest version kept is ${floor}`)
     if (version === current.version) return JSON.stringify(current.doc)
-    return this.materialize(projectId, version).json
+    // Inside a write transaction: checkpoints this batch wrote may yet roll back, so nothing
+    // read here is kept.
+    return this.materialize(projectId, version, false).json
   }
 
   /** The content at a past version, read in one transaction (another process may write). */
@@ -180,8 +188,9 @@ export class ContentLog {
       if (version > currentVersion) throw new ContentdError('VERSION_NOT_FOUND', `version ${version}; the current version is ${currentVersion}`)
       if (version < floor) throw new ContentdError('HISTORY_EXPIRED', `version ${version}; the oldest version kept is ${floor}`)
       if (version === currentVersion) return 'current'
-      const { doc, json } = this.materialize(projectId, version)
-      return { version, content: doc, json }
+      const { json, content } = this.materialize(projectId, version, true)
+      // Parsed only for a caller that reads into it (?path=): the whole answer is `json`.
+      return { version, json, get content () { return content() } }
     })()
     if (snapshot !== 'current') return snapshot
     // The current version: the cached document, when there is one.
@@ -211,9 +220,14 @@ export class ContentLog {
     this.cache.set(projectId, entry)
   }
 
-  /** Drops the cached document: the project is gone, or a failed batch may have mutated it. */
+  /** Drops the cached document: a failed batch may have mutated it. */
   forget (projectId: string): void {
     this.cache.delete(projectId)
+  }
+
+  /** Drops all that is cached of a deleted project, past versions included. */
+  forgetProject (projectId: string): void {
+    this.cache.deleteProject(projectId)
   }
 
   private floor (version: number, storedFloor: number): number {
@@ -251,9 +265,30 @@ export class ContentLog {
     })()
   }
 
-  /** The content at a version below the current one. Call inside a transaction. */
-  private materialize (projectId: string, version: number): Materialized {
-    return this.replay(projectId, this.statements.checkpointAtOrBelow.get(projectId, version) as Row | undefined, version)
+  /**
+   * The content at a version below the current one, from the checkpoint at or below it (its
+   * text, from the cache or the file) with the entries after it replayed onto it without
+   * changing it (SharedBaseReplay). `keep`: the checkpoint is committed, so it may be cached.
+   * `content` is parsed only when asked for. Call inside a transaction.
+   */
+  private materialize (projectId: string, version: number, keep: boolean): { json: string, content: () => JsonObject } {
+    const checkpoint = this.statements.checkpointAtOrBelow.get(projectId, version) as Row | undefined
+    const from = checkpoint ? Number(checkpoint.version) : 0
+    const entries = from === version ? [] : this.statements.entriesBetween.all(projectId, from, version) as string[]
+    // Retention never deletes what an answerable version needs; a gap means a broken file.
+    if (entries.length !== version - from) throw new Error(`change log of ${projectId}: ${entries.length} entries between versions ${from} and ${version}`)
+    let base = checkpoint ? this.cache.getPast(projectId, from) : undefined
+    if (!base) {
+      if (!checkpoint) base = new PastContent(EMPTY_CONTENT)
+      else if (checkpoint.marker === 0) base = new PastContent(this.statements.checkpointContent.get(projectId, from) as string)
+      // A marker: the entry at `from` (an update or revert) holds the content.
+      else base = new PastContent(valueJsonOf(this.statements.entryAt.get(projectId, from) as string))
+      if (keep && checkpoint) this.cache.setPast(projectId, from, base)
+    }
+    const replay = new SharedBaseReplay(base)
+    for (const entry of entries) replay.apply(replayOperationOf(entry))
+    let content: JsonObject | undefined
+    return { json: entries.length === 0 ? base.json : replay.serialize(), content: () => (content ??= replay.result) }
   }
 
   /** A checkpoint (or the implicit `{}` at 0) with the entries after it, up to `version`, applied. */

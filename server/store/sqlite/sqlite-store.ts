@@ -125,7 +125,7 @@ export class SqliteStore implements Store {
   deleteProject (id: string): Promise<void> {
     return guarded(() => {
       this.records.deleteProject(id)
-      this.content.forget(id)
+      this.content.forgetProject(id)
     })
   }
 
