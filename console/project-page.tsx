@@ -23,7 +23,6 @@ export function ProjectPage ({ project, tab }: { project: string, tab: ProjectTa
   const [error, setError] = useState<string | null>(null)
   const client = useMemo(() => session.client.project(project), [session, project])
   const doc = useMemo(() => new LiveDocument(client), [client])
-  const [, setFrame] = useState(0)
   const [available, setAvailable] = useState<Availability>(staticAvailability)
   /** Until the probes answer, an upcoming tab typed in by hand shows "Loading", not "not available". */
   const [probed, setProbed] = useState(false)
@@ -48,9 +47,7 @@ export function ProjectPage ({ project, tab }: { project: string, tab: ProjectTa
   useEffect(() => {
     if (!info) return
     doc.start()
-    // The header shows the version: refresh it at most once a frame.
-    const stop = doc.onUpdate(() => setFrame(n => n + 1))
-    return () => { stop(); doc.close() }
+    return () => { doc.close() }
   }, [doc, info])
 
   if (error) {
@@ -116,7 +113,10 @@ const CONNECTION_TEXT: Record<ConnectionState, string> = { idle: 'Starting', con
 function LiveBadge ({ doc }: { doc: LiveDocument }) {
   const { session } = useApp()
   const [connection, setConnection] = useState<ConnectionState>(session.client.connection)
+  const [, setFrame] = useState(0)
   useEffect(() => session.client.onConnection(setConnection), [session])
+  // Only the badge follows every new version (at most once a frame), not the whole page.
+  useEffect(() => doc.onUpdate(() => setFrame(n => n + 1)), [doc])
   const state = doc.state === 'ended' ? 'offline' : connection
   return (
     <p class="live" data-state={state}>
