@@ -6,8 +6,8 @@
 // of the navigation, and its route (typed by hand) says "not available on this server".
 //
 // The probe asks the server a question about itself, with a plain fetch; the panels talk to
-// the features through the SDK's request function (panels/project-api.ts) until the SDK has
-// methods of its own for them.
+// the features through the SDK (the webhooks through its request function,
+// panels/webhooks-api.ts, until the SDK has methods of its own for them).
 // Presence (Socket.IO events) and key narrowing (fields of POST /api/keys) have no endpoint
 // to probe without side effects: they stay off until whoever lands them sets `static`.
 

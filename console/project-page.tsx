@@ -11,7 +11,8 @@ import { probeFeatures, staticAvailability, type Availability } from './features
 import { KeyIcon } from './icons.js'
 import { MembersPage } from './members-page.js'
 import { HistoryPanel } from './panels/history-panel.js'
-import { NotAvailable, UpcomingPanel } from './panels/upcoming-panels.js'
+import { SchemaPanel } from './panels/schema-panel.js'
+import { NotAvailable } from './panels/upcoming-panels.js'
 import { WebhooksPanel } from './panels/webhooks-panel.js'
 import { hrefOf, PROJECT_TABS, visibleTabs, type ProjectTab } from './route.js'
 import { SettingsPage } from './settings-page.js'
@@ -102,9 +103,9 @@ function TabBody ({ tab, project, info, doc, available, probed }: TabBodyProps) 
     case 'connect': return <ConnectPage project={project} role={role} events={available.events === true} />
     case 'members': return <MembersPage project={project} owner={info.username} />
     case 'settings': return <SettingsPage info={info} project={project} />
-    case 'history': return <HistoryPanel project={project} doc={doc} canWrite={role !== 'viewer'} />
+    case 'history': return <HistoryPanel doc={doc} canWrite={role !== 'viewer'} />
     case 'webhooks': return <WebhooksPanel project={project} />
-    case 'schema': return <UpcomingPanel name="schema" />
+    case 'schema': return <SchemaPanel doc={doc} />
   }
 }
 

@@ -4,7 +4,7 @@ import { useEffect, useMemo, useRef, useState } from 'preact/hooks'
 import type { Json, JsonObject } from '../../shared/client/index.js'
 import { hrefOf } from '../route.js'
 import { EmptyState, ErrorText, Loading, valueOf } from '../ui.js'
-import { ConflictNote, useAction } from './conflict.js'
+import { ActionError, ConflictNote, useAction } from './conflict.js'
 import { AddForm, type Addition } from './editors.js'
 import { childPath, valueAt } from './edits.js'
 import type { LiveDocument } from './live-document.js'
@@ -182,7 +182,7 @@ export function ContentPage ({ doc, canWrite, project, presence: presenceOn = fa
                 <AddForm path="" container={content} busy={rootAction.busy} onAdd={addAtRoot} onCancel={() => { setAdding(false); rootAction.clear() }} />
               </div>
             )}
-            <ErrorText message={rootAction.error} />
+            <ActionError action={rootAction} doc={doc} />
             {rootAction.conflict && <ConflictNote doc={doc} conflict={rootAction.conflict} busy={rootAction.busy} onRetry={async () => { if (await rootAction.retry()) setAdding(false) }} onDiscard={() => { rootAction.clear(); setAdding(false) }} />}
             {size === 0 && !adding && <EmptyContent project={project} canWrite={canWrite} onAdd={startAdding} onPaste={() => setView('json')} />}
             {size > 0 && (

@@ -4,12 +4,12 @@
 import { useCallback, useEffect, useMemo, useState } from 'preact/hooks'
 import { useApp } from '../app-context.js'
 import { Badge, ConfirmButton, EmptyState, ErrorText, Loading, SecretOnce, Time, valueOf } from '../ui.js'
-import { ProjectApi, type CreatedWebhook, type DeliveryView, type PingResult, type WebhookView } from './project-api.js'
+import { WebhooksApi, type CreatedWebhook, type DeliveryView, type PingResult, type WebhookView } from './webhooks-api.js'
 import { parsePathList, WEBHOOK_OP_CHOICES } from './webhook-form.js'
 
 export function WebhooksPanel ({ project }: { project: string }) {
   const { session, failure, announce } = useApp()
-  const api = useMemo(() => new ProjectApi(location.origin, session.token, project), [session, project])
+  const api = useMemo(() => new WebhooksApi(location.origin, session.token, project), [session, project])
   const [webhooks, setWebhooks] = useState<WebhookView[] | null>(null)
   const [loadError, setLoadError] = useState<string | null>(null)
   const [url, setUrl] = useState('')
@@ -117,7 +117,7 @@ export function WebhooksPanel ({ project }: { project: string }) {
   )
 }
 
-function WebhookItem ({ webhook, api, error, onDelete }: { webhook: WebhookView, api: ProjectApi, error: string | null, onDelete: () => void }) {
+function WebhookItem ({ webhook, api, error, onDelete }: { webhook: WebhookView, api: WebhooksApi, error: string | null, onDelete: () => void }) {
   const { failure } = useApp()
   const [deliveries, setDeliveries] = useState<DeliveryView[] | null>(null)
   const [open, setOpen] = useState(false)
