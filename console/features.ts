@@ -5,9 +5,8 @@
 // as SCHEMA_NOT_FOUND) means the endpoint exists. Until a feature answers, its tab stays out
 // of the navigation, and its route (typed by hand) says "not available on this server".
 //
-// The probe asks the server a question about itself, with a plain fetch; the panels talk to
-// the features through the SDK's request function (panels/project-api.ts) until the SDK has
-// methods of its own for them.
+// The probe asks the server a question about itself, with a plain fetch (it reads status
+// codes, and cuts a stream off); the panels talk to the features through the SDK's methods.
 // Presence (Socket.IO events) and key narrowing (fields of POST /api/keys) have no endpoint
 // to probe without side effects: they stay off until whoever lands them sets `static`.
 

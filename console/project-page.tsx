@@ -11,7 +11,8 @@ import { probeFeatures, staticAvailability, type Availability } from './features
 import { KeyIcon } from './icons.js'
 import { MembersPage } from './members-page.js'
 import { HistoryPanel } from './panels/history-panel.js'
-import { NotAvailable, UpcomingPanel } from './panels/upcoming-panels.js'
+import { SchemaPanel } from './panels/schema-panel.js'
+import { NotAvailable } from './panels/upcoming-panels.js'
 import { WebhooksPanel } from './panels/webhooks-panel.js'
 import { hrefOf, PROJECT_TABS, visibleTabs, type ProjectTab } from './route.js'
 import { SettingsPage } from './settings-page.js'
@@ -23,7 +24,6 @@ export function ProjectPage ({ project, tab }: { project: string, tab: ProjectTa
   const [error, setError] = useState<string | null>(null)
   const client = useMemo(() => session.client.project(project), [session, project])
   const doc = useMemo(() => new LiveDocument(client), [client])
-  const [, setFrame] = useState(0)
   const [available, setAvailable] = useState<Availability>(staticAvailability)
   /** Until the probes answer, an upcoming tab typed in by hand shows "Loading", not "not available". */
   const [probed, setProbed] = useState(false)
@@ -48,9 +48,7 @@ export function ProjectPage ({ project, tab }: { project: string, tab: ProjectTa
   useEffect(() => {
     if (!info) return
     doc.start()
-    // The header shows the version: refresh it at most once a frame.
-    const stop = doc.onUpdate(() => setFrame(n => n + 1))
-    return () => { stop(); doc.close() }
+    return () => { doc.close() }
   }, [doc, info])
 
   if (error) {
@@ -105,9 +103,9 @@ function TabBody ({ tab, project, info, doc, available, probed }: TabBodyProps) 
     case 'connect': return <ConnectPage project={project} role={role} events={available.events === true} />
     case 'members': return <MembersPage project={project} owner={info.username} />
     case 'settings': return <SettingsPage info={info} project={project} />
-    case 'history': return <HistoryPanel project={project} doc={doc} canWrite={role !== 'viewer'} />
+    case 'history': return <HistoryPanel doc={doc} canWrite={role !== 'viewer'} />
     case 'webhooks': return <WebhooksPanel project={project} />
-    case 'schema': return <UpcomingPanel name="schema" />
+    case 'schema': return <SchemaPanel doc={doc} />
   }
 }
 
@@ -116,7 +114,10 @@ const CONNECTION_TEXT: Record<ConnectionState, string> = { idle: 'Starting', con
 function LiveBadge ({ doc }: { doc: LiveDocument }) {
   const { session } = useApp()
   const [connection, setConnection] = useState<ConnectionState>(session.client.connection)
+  const [, setFrame] = useState(0)
   useEffect(() => session.client.onConnection(setConnection), [session])
+  // Only the badge follows every new version (at most once a frame), not the whole page.
+  useEffect(() => doc.onUpdate(() => setFrame(n => n + 1)), [doc])
   const state = doc.state === 'ended' ? 'offline' : connection
   return (
     <p class="live" data-state={state}>

@@ -50,7 +50,7 @@ function presenceTable (results) {
   if (found.length === 0) return null
   const lines = ['| scenario | members | updates/s | deliveries/s | of asked | delay p50 ms | p99 ms | max ms | server CPU (cores) | server CPU µs/delivery | result |', '|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|']
   for (const r of found) {
-    if (r.error) { lines.push(`| ${r.scenario} | — | — | — | — | — | — | — | — | — | FAILED: ${r.error} |`); continue }
+    if (r.error) { lines.push(`| ${r.scenario} | — | — | — | — | — | — | — | — | — | — | FAILED: ${r.error} |`); continue }
     const share = r.asked > 0 ? `${fmt(100 * r.deliveriesPerSecond / r.asked)}%` : '—'
     lines.push(`| ${r.scenario} | ${fmt(r.members)} | ${fmt(r.updatesPerSecond)} | ${fmt(r.deliveriesPerSecond)} | ${share} | ${fmt(r.p50, 1)} | ${fmt(r.p99, 1)} | ${fmt(r.max, 1)} | ${fmt(r.cpuCores, 2)} | ${fmt(r.cpuMicrosPerDelivery, 2)} | ${r.failed ? 'FAILED' : 'ok'}${r.note ? ` (${r.note})` : ''} |`)
   }
@@ -72,12 +72,12 @@ function consoleTable (results) {
   const found = rows(results).filter(r => r.kind === 'console')
   if (found.length === 0) return null
   const lines = [
-    '| scenario | first visit | 1 MiB: snapshot → painted | subscribe → painted | page load → painted | changes/s | fps | frame gap p99 / max | long tasks | last change shown | result |',
-    '|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|'
+    '| scenario | first visit | 1 MiB: snapshot → painted | subscribe → painted | page load → painted | changes/s | fps | frame gap p99 / max | long tasks | main thread busy (scripts) | last change shown | result |',
+    '|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|'
   ]
   for (const r of found) {
-    if (r.error) { lines.push(`| ${r.scenario} | — | — | — | — | — | — | — | — | — | FAILED: ${r.error} |`); continue }
-    lines.push(`| ${r.scenario} | ${fmt(r.pageRequests)} requests, ${fmt(r.pageBytes / 1024)} KiB (${fmt(r.pageGzipBytes / 1024)} KiB gzipped) | ${fmt(r.renderFromSnapshotMs)} ms | ${fmt(r.renderFromSubscribeMs)} ms | ${fmt(r.renderFromNavigationMs)} ms | ${fmt(r.changesPerSecond)} | ${fmt(r.fps)} | ${fmt(r.frameGapP99)} / ${fmt(r.frameGapMax)} ms | ${fmt(r.longTasks)} (${fmt(100 * r.longTaskShare, 1)}% of the time) | ${fmt(r.caughtUpMs)} ms after its response | ${r.failed ? 'FAILED' : 'ok'}${r.note ? ` (${r.note})` : ''} |`)
+    if (r.error) { lines.push(`| ${r.scenario} | — | — | — | — | — | — | — | — | — | — | FAILED: ${r.error} |`); continue }
+    lines.push(`| ${r.scenario} | ${fmt(r.pageRequests)} requests, ${fmt(r.pageBytes / 1024)} KiB (${fmt(r.pageGzipBytes / 1024)} KiB gzipped) | ${fmt(r.renderFromSnapshotMs)} ms | ${fmt(r.renderFromSubscribeMs)} ms | ${fmt(r.renderFromNavigationMs)} ms | ${fmt(r.changesPerSecond)} | ${fmt(r.fps)} | ${fmt(r.frameGapP99)} / ${fmt(r.frameGapMax)} ms | ${fmt(r.longTasks)} (${fmt(100 * r.longTaskShare, 1)}% of the time) | ${fmt(100 * r.mainThreadShare, 1)}% (${fmt(100 * r.scriptShare, 1)}%) | ${fmt(r.caughtUpMs)} ms after its response | ${r.failed ? 'FAILED' : 'ok'}${r.note ? ` (${r.note})` : ''} |`)
   }
   return lines.join('\n')
 }

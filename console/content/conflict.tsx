@@ -2,9 +2,11 @@
 // or, for a 412, what changed since they started and a way to send their edit again on top
 // of the latest version.
 import { useEffect, useState } from 'preact/hooks'
-import type { Json } from '../../shared/client/index.js'
+import { ContentdError, type Json, type SchemaError } from '../../shared/client/index.js'
 import { useApp } from '../app-context.js'
-import { Time } from '../ui.js'
+import { hrefOf } from '../route.js'
+import { SchemaErrorList } from '../schema-errors.js'
+import { ErrorText, Time } from '../ui.js'
 import { describeEdit, isConflict, sendEdit, valueAt, type Edit } from './edits.js'
 import type { LiveDocument } from './live-document.js'
 import { preview } from './value-input.js'
@@ -21,6 +23,8 @@ export interface Conflict {
 export interface Action {
   busy: boolean
   error: string | null
+  /** With a 422 SCHEMA_VIOLATION: how the edit would break the project's schema. */
+  violations: SchemaError[] | null
   conflict: Conflict | null
   /** Sends `edit` with If-Match on `baseVersion`; resolves true when it was applied. */
   run (edit: Edit, baseVersion: number, before?: Json): Promise<boolean>
@@ -34,10 +38,12 @@ export function useAction (doc: LiveDocument): Action {
   const [busy, setBusy] = useState(false)
   const [error, setError] = useState<string | null>(null)
   const [conflict, setConflict] = useState<Conflict | null>(null)
+  const [violations, setViolations] = useState<SchemaError[] | null>(null)
 
   const run = async (edit: Edit, baseVersion: number, before?: Json): Promise<boolean> => {
     setBusy(true)
     setError(null)
+    setViolations(null)
     try {
       await sendEdit(doc.project, edit, baseVersion)
       setConflict(null)
@@ -46,6 +52,7 @@ export function useAction (doc: LiveDocument): Action {
     } catch (e) {
       if (isConflict(e)) setConflict({ edit, baseVersion, path: edit.op === 'update' ? null : edit.path, before })
       else setError(failure(e))
+      if (e instanceof ContentdError && e.code === 'SCHEMA_VIOLATION') setViolations(e.errors ?? [])
       return false
     } finally {
       setBusy(false)
@@ -54,11 +61,28 @@ export function useAction (doc: LiveDocument): Action {
   return {
     busy,
     error,
+    violations,
     conflict,
     run,
     retry: async () => conflict ? run(conflict.edit, doc.version ?? conflict.baseVersion, conflict.before) : false,
-    clear: () => { setError(null); setConflict(null) }
+    clear: () => { setError(null); setViolations(null); setConflict(null) }
   }
+}
+
+/**
+ * Why an edit was not applied, next to it: the server's message and, when the project's
+ * schema refused it, where, with a link to the schema.
+ */
+export function ActionError ({ action, doc }: { action: Action, doc: LiveDocument }) {
+  if (!action.error) return null
+  if (!action.violations) return <ErrorText message={action.error} />
+  return (
+    <div class="field-error schema-refusal" role="alert">
+      <p>{action.error}</p>
+      <SchemaErrorList errors={action.violations} />
+      <p><a href={hrefOf({ page: 'project', project: doc.project.ref, tab: 'schema' })}>The project's schema</a> decides what the content may hold.</p>
+    </div>
+  )
 }
 
 /** What changed between the edit's base version and now, and the choice to retry or discard. */

@@ -4,7 +4,7 @@ import { useEffect, useMemo, useRef, useState } from 'preact/hooks'
 import type { Json, JsonObject } from '../../shared/client/index.js'
 import { hrefOf } from '../route.js'
 import { EmptyState, ErrorText, Loading, valueOf } from '../ui.js'
-import { ConflictNote, useAction } from './conflict.js'
+import { ActionError, ConflictNote, useAction } from './conflict.js'
 import { AddForm, type Addition } from './editors.js'
 import { childPath, valueAt } from './edits.js'
 import type { LiveDocument } from './live-document.js'
@@ -30,10 +30,6 @@ function countValues (doc: Json, limit: number): number {
   return count
 }
 
-function flashColor (): string {
-  return getComputedStyle(document.documentElement).getPropertyValue('--flash').trim() || '#fff3b0'
-}
-
 export function ContentPage ({ doc, canWrite, project, presence: presenceOn = false }: { doc: LiveDocument, canWrite: boolean, project: string, presence?: boolean }) {
   const [view, setView] = useState<'tree' | 'json'>('tree')
   const [, setFrame] = useState(0)
@@ -55,6 +51,7 @@ export function ContentPage ({ doc, canWrite, project, presence: presenceOn = fa
   const tree = useMemo<TreeContextValue>(() => ({ doc, canWrite, open, rows, relayout: () => setLayout(n => n + 1) }), [doc, canWrite, open, rows])
 
   useEffect(() => doc.onUpdate(() => setFrame(n => n + 1)), [doc])
+  useEffect(() => () => rows.close(), [rows])
 
   // Search as the user types, a moment after they pause.
   useEffect(() => {
@@ -84,11 +81,10 @@ export function ContentPage ({ doc, canWrite, project, presence: presenceOn = fa
 
     const changed = doc.takeFlashes()
     if (view === 'tree' && changed.length > 0) {
-      const color = flashColor()
       const done = new Set<HTMLElement>()
       for (const path of changed) {
         const row = rows.nearest(path)
-        if (row && !done.has(row)) { done.add(row); flash(row, color) }
+        if (row && !done.has(row) && rows.onScreen(row)) { done.add(row); flash(row) }
       }
     }
     const target = pendingReveal.current
@@ -98,7 +94,7 @@ export function ContentPage ({ doc, canWrite, project, presence: presenceOn = fa
       if (row) {
         row.scrollIntoView({ block: 'center' })
         row.querySelector('button')?.focus({ preventScroll: true })
-        flash(row, flashColor())
+        flash(row)
       }
     }
     if (doc.content && measuredEpoch.current !== doc.revisions.epoch) {
@@ -186,7 +182,7 @@ export function ContentPage ({ doc, canWrite, project, presence: presenceOn = fa
                 <AddForm path="" container={content} busy={rootAction.busy} onAdd={addAtRoot} onCancel={() => { setAdding(false); rootAction.clear() }} />
               </div>
             )}
-            <ErrorText message={rootAction.error} />
+            <ActionError action={rootAction} doc={doc} />
             {rootAction.conflict && <ConflictNote doc={doc} conflict={rootAction.conflict} busy={rootAction.busy} onRetry={async () => { if (await rootAction.retry()) setAdding(false) }} onDiscard={() => { rootAction.clear(); setAdding(false) }} />}
             {size === 0 && !adding && <EmptyContent project={project} canWrite={canWrite} onAdd={startAdding} onPaste={() => setView('json')} />}
             {size > 0 && (

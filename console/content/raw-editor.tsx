@@ -3,26 +3,13 @@
 // it is open (it would overwrite what the user types); a banner says when it is behind.
 import { useEffect, useId, useRef, useState } from 'preact/hooks'
 import type { JsonObject } from '../../shared/client/index.js'
+import { isJsonObject, parseJsonText, pretty } from '../json-text.js'
 import { ErrorText, valueOf } from '../ui.js'
-import { ConflictNote, useAction } from './conflict.js'
+import { ActionError, ConflictNote, useAction } from './conflict.js'
 import type { LiveDocument } from './live-document.js'
 
 /** Above this many characters the text stops following live changes by itself. */
 const FOLLOW_LIMIT = 200_000
-
-function pretty (content: JsonObject | undefined): string {
-  return JSON.stringify(content ?? {}, null, 2)
-}
-
-/** "Unexpected token } in JSON at position 12" → the line and column of that position. */
-function locate (text: string, message: string): string {
-  const position = /position (\d+)/.exec(message)
-  if (!position) return message
-  const before = text.slice(0, Number(position[1]))
-  const line = before.split('\n').length
-  const column = before.length - before.lastIndexOf('\n')
-  return `${message} (line ${line}, column ${column})`
-}
 
 export function RawEditor ({ doc, canWrite }: { doc: LiveDocument, canWrite: boolean }) {
   const id = useId()
@@ -46,18 +33,13 @@ export function RawEditor ({ doc, canWrite }: { doc: LiveDocument, canWrite: boo
   })
 
   const parse = (): JsonObject | null => {
-    let value: unknown
-    try {
-      value = JSON.parse(text)
-    } catch (e) {
-      setProblem(`Not valid JSON: ${locate(text, e instanceof Error ? e.message : String(e))}`)
-      return null
-    }
-    if (value === null || typeof value !== 'object' || Array.isArray(value)) {
+    const parsed = parseJsonText(text)
+    if (!parsed.ok) { setProblem(parsed.message); return null }
+    if (!isJsonObject(parsed.value)) {
       setProblem('The content must be a JSON object: { … }')
       return null
     }
-    return value as JsonObject
+    return parsed.value
   }
   const save = async (version: number) => {
     setSaved(false)
@@ -99,7 +81,7 @@ export function RawEditor ({ doc, canWrite }: { doc: LiveDocument, canWrite: boo
         aria-invalid={problem ? true : undefined} aria-describedby={problem ? `${id}-problem` : undefined}
         onInput={e => { setText(valueOf(e)); setDirty(true); setSaved(false); setProblem(null) }} />
       <ErrorText id={`${id}-problem`} message={problem} />
-      <ErrorText message={action.error} />
+      <ActionError action={action} doc={doc} />
       {action.conflict && (
         <ConflictNote doc={doc} conflict={action.conflict} busy={action.busy} retryLabel="Save my text over the latest version"
           onRetry={() => { void save(doc.version ?? 0) }} onDiscard={reload} />

@@ -6,8 +6,7 @@ import { Component, createContext } from 'preact'
 import { useCallback, useContext, useEffect, useRef, useState } from 'preact/hooks'
 import type { Json } from '../../shared/client/index.js'
 import { TrashIcon } from '../icons.js'
-import { ErrorText } from '../ui.js'
-import { ConflictNote, useAction } from './conflict.js'
+import { ActionError, ConflictNote, useAction } from './conflict.js'
 import { AddForm, ValueEditor, type Addition } from './editors.js'
 import { childPath, type Edit } from './edits.js'
 import type { LiveDocument } from './live-document.js'
@@ -191,7 +190,7 @@ function NodeView ({ name, path, value, depth, inArray, layout, parentSize }: No
         <ConfirmDelete path={path} what={`the ${size} ${Array.isArray(value) ? 'items' : 'keys'} in it`} busy={action.busy} onConfirm={remove} onCancel={finish} />
       )}
       {mode === 'add' && isContainer && <AddForm path={path} container={value} busy={action.busy} onAdd={add} onCancel={finish} />}
-      <ErrorText message={action.error} />
+      <ActionError action={action} doc={doc} />
       {action.conflict && <ConflictNote doc={doc} conflict={action.conflict} busy={action.busy} onRetry={async () => { if (await action.retry()) finish() }} onDiscard={finish} />}
       {open && size > 0 && (
         <ul class="children">

@@ -4,7 +4,7 @@
 // read-only, with what differs from now, and editors and the owner can revert to it (one new
 // change, after a confirmation).
 import { useEffect, useMemo, useRef, useState } from 'preact/hooks'
-import type { Json, ProjectClient } from '../../shared/client/index.js'
+import type { ChangeEntry, ChangesPage, Json, ProjectClient } from '../../shared/client/index.js'
 import { useApp } from '../app-context.js'
 import { LiveDocument } from '../content/live-document.js'
 import { Children, TreeContext, type TreeContextValue } from '../content/tree.js'
@@ -13,10 +13,16 @@ import { preview } from '../content/value-input.js'
 import { ContentdError } from '../../shared/client/index.js'
 import { Badge, ConfirmButton, EmptyState, ErrorText, Loading, Time, valueOf } from '../ui.js'
 import { actorName, diffPaths, entryMatches, entryTarget } from './history-text.js'
-import { ProjectApi, type ChangeEntry } from './project-api.js'
 
 /** Entries read per page ("Show older"). */
 const PAGE = 50
+
+/** One page of the change log: the entries after `since`, at most `limit` (the SDK's changes(), first page only). */
+async function changesPage (project: ProjectClient, since: number, limit: number): Promise<ChangesPage> {
+  const { value } = await project.changes({ since, limit }).next()
+  if (!value) throw new Error('The change log answered no page')
+  return value
+}
 
 interface Timeline {
   /** Newest first. */
@@ -35,9 +41,9 @@ interface Viewed {
   error: string | null
 }
 
-export function HistoryPanel ({ project, doc, canWrite }: { project: string, doc: LiveDocument, canWrite: boolean }) {
-  const { session, failure, announce } = useApp()
-  const api = useMemo(() => new ProjectApi(location.origin, session.token, project), [session, project])
+export function HistoryPanel ({ doc, canWrite }: { doc: LiveDocument, canWrite: boolean }) {
+  const { failure, announce } = useApp()
+  const client = doc.project
   const [timeline, setTimeline] = useState<Timeline | null>(null)
   const [error, setError] = useState<string | null>(null)
   const [loadingOlder, setLoadingOlder] = useState(false)
@@ -62,7 +68,7 @@ export function HistoryPanel ({ project, doc, canWrite }: { project: string, doc
         for (;;) {
           const since = version - size
           try {
-            const page = await api.changes(since, PAGE)
+            const page = await changesPage(client, since, PAGE)
             if (!alive) return
             setTimeline({ entries: [...page.changes].reverse(), newest: page.changes.at(-1)?.version ?? since, oldest: since + 1, expired: size < Math.min(PAGE, version) })
             return
@@ -76,7 +82,7 @@ export function HistoryPanel ({ project, doc, canWrite }: { project: string, doc
       }
     })()
     return () => { alive = false }
-  }, [api, doc])
+  }, [client, doc])
 
   // New changes join the top: when the live version passes the newest entry, read what is after it.
   useEffect(() => {
@@ -87,11 +93,9 @@ export function HistoryPanel ({ project, doc, canWrite }: { project: string, doc
       try {
         let since = known.newest
         const added: ChangeEntry[] = []
-        for (;;) {
-          const page = await api.changes(since, 1000)
+        for await (const page of client.changes({ since, limit: 1000 })) {
           added.push(...page.changes)
           since = page.changes.at(-1)?.version ?? since
-          if (!page.more) break
         }
         setTimeline(t => t && { ...t, entries: [...added.filter(e => e.version > t.newest).reverse(), ...t.entries], newest: Math.max(t.newest, since) })
       } catch (e) {
@@ -104,14 +108,14 @@ export function HistoryPanel ({ project, doc, canWrite }: { project: string, doc
     }
     void readNewer()
     return doc.onUpdate(() => { void readNewer() })
-  }, [api, doc, timeline !== null])
+  }, [client, doc, timeline !== null])
 
   const older = async () => {
     if (!timeline || timeline.oldest <= 1) return
     setLoadingOlder(true)
     const since = Math.max(0, timeline.oldest - 1 - PAGE)
     try {
-      const page = await api.changes(since, timeline.oldest - 1 - since)
+      const page = await changesPage(client, since, timeline.oldest - 1 - since)
       setTimeline(t => t && { ...t, entries: [...t.entries, ...[...page.changes].reverse()], oldest: since + 1 })
     } catch (e) {
       if (e instanceof ContentdError && e.code === 'HISTORY_EXPIRED') setTimeline(t => t && { ...t, expired: true })
@@ -125,7 +129,7 @@ export function HistoryPanel ({ project, doc, canWrite }: { project: string, doc
     setRevertError(null)
     setViewed({ version, content: null, error: null })
     try {
-      const { value } = await api.contentAt(version)
+      const { value } = await client.at<Json>(version)
       setViewed(v => v?.version === version ? { version, content: value, error: null } : v)
     } catch (e) {
       setViewed(v => v?.version === version ? { version, content: null, error: failure(e) } : v)
@@ -136,7 +140,7 @@ export function HistoryPanel ({ project, doc, canWrite }: { project: string, doc
     setReverting(true)
     setRevertError(null)
     try {
-      const made = await api.revert(version)
+      const made = (await client.revert(version)).version
       announce(`Reverted to v${version}${made === undefined ? '' : `: the content is now v${made}`}.`)
       setViewed(null)
     } catch (e) {

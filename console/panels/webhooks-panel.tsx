@@ -4,12 +4,12 @@
 import { useCallback, useEffect, useMemo, useState } from 'preact/hooks'
 import { useApp } from '../app-context.js'
 import { Badge, ConfirmButton, EmptyState, ErrorText, Loading, SecretOnce, Time, valueOf } from '../ui.js'
-import { ProjectApi, type CreatedWebhook, type DeliveryView, type PingResult, type WebhookView } from './project-api.js'
+import type { CreatedWebhook, DeliveryView, PingResult, ProjectClient, WebhookView } from '../../shared/client/index.js'
 import { parsePathList, WEBHOOK_OP_CHOICES } from './webhook-form.js'
 
 export function WebhooksPanel ({ project }: { project: string }) {
   const { session, failure, announce } = useApp()
-  const api = useMemo(() => new ProjectApi(location.origin, session.token, project), [session, project])
+  const api = useMemo(() => session.client.project(project), [session, project])
   const [webhooks, setWebhooks] = useState<WebhookView[] | null>(null)
   const [loadError, setLoadError] = useState<string | null>(null)
   const [url, setUrl] = useState('')
@@ -117,7 +117,7 @@ export function WebhooksPanel ({ project }: { project: string }) {
   )
 }
 
-function WebhookItem ({ webhook, api, error, onDelete }: { webhook: WebhookView, api: ProjectApi, error: string | null, onDelete: () => void }) {
+function WebhookItem ({ webhook, api, error, onDelete }: { webhook: WebhookView, api: ProjectClient, error: string | null, onDelete: () => void }) {
   const { failure } = useApp()
   const [deliveries, setDeliveries] = useState<DeliveryView[] | null>(null)
   const [open, setOpen] = useState(false)
@@ -126,7 +126,7 @@ function WebhookItem ({ webhook, api, error, onDelete }: { webhook: WebhookView,
   const [rowError, setRowError] = useState<string | null>(null)
 
   const loadDeliveries = async () => {
-    try { setDeliveries(await api.deliveries(webhook.id)); setRowError(null) } catch (e) { setRowError(failure(e)) }
+    try { setDeliveries(await api.webhookDeliveries(webhook.id)); setRowError(null) } catch (e) { setRowError(failure(e)) }
   }
   const toggle = () => {
     if (!open) void loadDeliveries()
@@ -136,7 +136,7 @@ function WebhookItem ({ webhook, api, error, onDelete }: { webhook: WebhookView,
     setPinging(true)
     setPing(null)
     setRowError(null)
-    try { setPing(await api.ping(webhook.id)) } catch (e) { setRowError(failure(e)) } finally { setPinging(false) }
+    try { setPing(await api.pingWebhook(webhook.id)) } catch (e) { setRowError(failure(e)) } finally { setPinging(false) }
   }
   const listId = `deliveries-${webhook.id}`
 

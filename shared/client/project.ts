@@ -1,6 +1,6 @@
 // One project over HTTP: its content (get, update, the six path operations, batch and JSON
 // Patch), its history (changes, past versions, revert), its details and, for the owner, its
-// members. Each write resolves with the server's
+// members, schema and webhooks. Each write resolves with the server's
 // message and the content version it produced (from the ETag). A write with an
 // idempotencyKey is retried on network errors (and while the server says the first attempt is
 // still running): the key makes a retry safe, because the server answers it with the first
@@ -9,6 +9,7 @@ import type { BatchOperationBody } from '../batch.js'
 import type { ChangeEntry } from '../events.js'
 import type { Json, JsonObject } from '../json.js'
 import type { PatchOperation } from '../json-patch.js'
+import type { DeliveryView, WebhookView } from '../webhooks.js'
 import type { Member, MemberRole, ProjectSummary } from './account.js'
 import { ContentdClientError } from './errors.js'
 import type { Http } from './http.js'
@@ -69,6 +70,32 @@ export interface ChangesPage {
   changes: ChangeEntry[]
   /** More entries follow the last one of this page. */
   more: boolean
+}
+
+/** A webhook to add (docs/design.md §11): without `paths` or `ops`, every change is sent. */
+export interface NewWebhook {
+  url: string
+  paths?: string[]
+  ops?: string[]
+  description?: string
+}
+
+/** A webhook just added: `secret` (whsec_…) signs its deliveries, and is shown this once. */
+export interface CreatedWebhook {
+  id: string
+  url: string
+  paths: string[] | null
+  ops: string[] | null
+  secret: string
+  createdAt: string
+}
+
+/** What a test ping got: whether the receiver answered 2xx in time, its status, or why not. */
+export interface PingResult {
+  delivered: boolean
+  status: number | null
+  error?: string
+  durationMs: number
 }
 
 export interface ChangesOptions {
@@ -200,12 +227,41 @@ export class ProjectClient {
     await this.http.request('DELETE', this.schemaUrl)
   }
 
+  /** The project's webhooks, without their secrets (owner). */
+  async webhooks (): Promise<WebhookView[]> {
+    return (await this.http.request<{ webhooks: WebhookView[] }>('GET', `${this.projectBase}/webhooks`)).body.webhooks
+  }
+
+  /** Adds a webhook (owner); it receives the changes after the current version. */
+  async createWebhook (webhook: NewWebhook): Promise<CreatedWebhook> {
+    return (await this.http.request<CreatedWebhook>('POST', `${this.projectBase}/webhooks`, { body: webhook })).body
+  }
+
+  /** Removes a webhook (owner); WEBHOOK_NOT_FOUND (404) when there is none with that id. */
+  async deleteWebhook (id: string): Promise<void> {
+    await this.http.request('DELETE', this.webhookPath(id))
+  }
+
+  /** A webhook's last 100 delivery attempts, newest first (owner). */
+  async webhookDeliveries (id: string): Promise<DeliveryView[]> {
+    return (await this.http.request<{ deliveries: DeliveryView[] }>('GET', `${this.webhookPath(id)}/deliveries`)).body.deliveries
+  }
+
+  /** Sends the webhook a signed `ping` now (owner), and says how it went. */
+  async pingWebhook (id: string): Promise<PingResult> {
+    return (await this.http.request<PingResult>('POST', `${this.webhookPath(id)}/test`)).body
+  }
+
   /**
    * Keeps a live copy of the content: `onContent` gets the snapshot, then the content after
    * every change, applied locally in version order. Gaps and reconnects re-subscribe.
    */
   subscribe (onContent: ContentListener, options: SubscribeOptions = {}): Subscription {
     return this.live.subscribe(this.ref, onContent, options)
+  }
+
+  private webhookPath (id: string): string {
+    return `${this.projectBase}/webhooks/${encodeURIComponent(id)}`
   }
 
   private memberPath (username: string): string {

@@ -375,14 +375,9 @@ describe.skipIf(!hasChromium)('the console in chromium', () => {
     await other.close()
 
     // Every feature this server has gets its tab (a feature's endpoint answering 404
-    // NOT_FOUND keeps it out). The schema's tab is not wired yet, and says so rather than
-    // showing anything made up.
+    // NOT_FOUND keeps it out).
     const tabs = await page.getByRole('navigation', { name: `${PROJECT} sections` }).getByRole('link').allTextContents()
     expect(tabs).toEqual(['Content', 'History', 'Connect', 'Schema', 'Webhooks', 'Members', 'Settings'])
-    await page.goto(`${app.url}/#/${PROJECT}/schema`)
-    await page.getByRole('heading', { name: /^This server has/ }).waitFor()
-    expect(await page.locator('.empty').textContent()).toContain('not wired to it yet (issue 17)')
-    await checkScreen('upcoming feature')
     await page.goto(`${app.url}/#/nowhere`)
     await page.getByText('Nothing here').waitFor()
   })
@@ -546,6 +541,79 @@ describe.skipIf(!hasChromium)('the console in chromium', () => {
     expect((await call(app.url, 'GET', `${API}/webhooks`, { token: session })).body.webhooks).toEqual([])
   })
 
+  it('sets a schema (errors shown at its text), refuses a content edit with the schema\'s message, and removes it', async () => {
+    const schemaStored = async () => call(app.url, 'GET', `${API}/schema`, { token: session })
+    await page.goto(`${app.url}/#/${PROJECT}/schema`)
+    await page.getByText('No schema yet: every write is accepted').waitFor()
+    await checkScreen('schema, none')
+
+    // The first draft names the content's keys with their types; the content matches it.
+    await page.getByRole('button', { name: 'Write a schema' }).click()
+    const text = page.getByLabel('Schema as JSON')
+    const content = await stored()
+    expect(Object.keys(JSON.parse(await text.inputValue()).properties)).toEqual(Object.keys(content))
+    const problem = page.locator('.schema-problem')
+
+    // Not JSON: said at the text, before any request.
+    await text.fill('{"type": "object",}')
+    await page.getByRole('button', { name: 'Save schema' }).click()
+    await expect.poll(() => problem.textContent()).toContain('Not valid JSON')
+    expect(await text.getAttribute('aria-invalid')).toBe('true')
+    // Not a schema (the server says why: 400 INVALID_SCHEMA); nothing stored.
+    await text.fill('{"type": "objekt"}')
+    await page.getByRole('button', { name: 'Save schema' }).click()
+    await expect.poll(() => problem.textContent()).toMatch(/type/)
+    expect(await problem.textContent()).not.toContain('Not valid JSON')
+    expect((await schemaStored()).body).toMatchObject({ code: 'SCHEMA_NOT_FOUND' })
+    await checkScreen('schema, invalid')
+    // A schema the content breaks (409 SCHEMA_VIOLATION): each path that breaks it, listed.
+    await text.fill('{"type": "object", "required": ["missing"]}')
+    await page.getByRole('button', { name: 'Save schema' }).click()
+    await expect.poll(() => problem.locator('.schema-errors').textContent()).toBe("(the whole content): must have required property 'missing'")
+    expect((await schemaStored()).status).toBe(404)
+
+    const schema = {
+      $schema: 'https://json-schema.org/draft/2020-12/schema',
+      type: 'object',
+      properties: { title: { type: 'string' }, stats: { type: 'object', properties: { visits: { type: 'integer', minimum: 0 } } } }
+    }
+    await text.fill(JSON.stringify(schema))
+    await page.getByRole('button', { name: 'Save schema' }).click()
+    await page.locator('.schema-editor .saved').waitFor()
+    expect(await problem.count()).toBe(0)
+    expect(await page.locator('.schema-state').textContent()).toContain(`set by @${USER}`)
+    expect((await schemaStored()).body).toEqual(schema)
+    expect(JSON.parse(await text.inputValue())).toEqual(schema)
+    await checkScreen('schema')
+    await screenshot(page, 'console-schema', { docName: 'console-schema' })
+
+    // A content edit the schema refuses (422): its message next to the edited value; nothing changed.
+    const visits = content.stats.visits as number
+    await page.getByRole('link', { name: 'Content', exact: true }).click()
+    await page.getByRole('button', { name: 'Edit stats.visits' }).click()
+    await page.getByLabel('Type of new value of stats.visits').selectOption('string')
+    await page.getByLabel('new value of stats.visits', { exact: true }).fill('lots')
+    await page.keyboard.press('Enter')
+    const refusal = page.locator('.node', { has: row('stats.visits') }).last().locator('.schema-refusal')
+    await expect.poll(() => refusal.textContent()).toContain("The content would not match the project's schema")
+    expect(await refusal.locator('.schema-errors').textContent()).toBe('stats.visits: must be integer')
+    expect((await stored()).stats.visits).toBe(visits)
+    await checkScreen('content, refused by the schema')
+    await screenshot(page, 'console-schema-refusal', { docName: 'console-schema-refusal' })
+    await page.keyboard.press('Escape')
+    // Escape closes the editor; the value is still the stored one.
+    await page.getByRole('button', { name: 'Edit stats.visits' }).waitFor()
+
+    // Removing it (after a confirmation): writes are no longer checked.
+    await page.goto(`${app.url}/#/${PROJECT}/schema`)
+    await expect.poll(async () => JSON.parse(await text.inputValue())).toEqual(schema)
+    await page.getByRole('button', { name: 'Remove the schema' }).click()
+    await page.getByRole('group', { name: /^Remove the schema/ }).getByRole('button', { name: 'Remove', exact: true }).click()
+    await page.getByText('No schema yet: every write is accepted').waitFor()
+    expect((await schemaStored()).status).toBe(404)
+    expect((await call(app.url, 'POST', `${API}/content/set`, { token: session, body: { path: 'stats.visits', value: visits } })).status).toBe(200)
+  })
+
   it('shows who is viewing the content now, and which value each selected', async () => {
     expect((await call(app.url, 'PUT', `${API}/members/bob`, { token: session, body: { role: 'viewer' } })).status).toBe(200)
     const bobContext = await browser.newContext({ viewport: { width: 1280, height: 800 } })
@@ -608,7 +676,7 @@ describe.skipIf(!hasChromium)('the console in chromium', () => {
 
   it('works at 375 px wide and in the dark theme', async () => {
     await page.setViewportSize({ width: 375, height: 812 })
-    for (const route of [`#/${PROJECT}/content`, `#/${PROJECT}/history`, `#/${PROJECT}/webhooks`, `#/${PROJECT}/connect`, '#/keys', `#/${PROJECT}/members`, '#/']) {
+    for (const route of [`#/${PROJECT}/content`, `#/${PROJECT}/history`, `#/${PROJECT}/schema`, `#/${PROJECT}/webhooks`, `#/${PROJECT}/connect`, '#/keys', `#/${PROJECT}/members`, '#/']) {
       await page.goto(`${app.url}/${route}`)
       await page.locator('h1').first().waitFor()
       await page.waitForTimeout(200)

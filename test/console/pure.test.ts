@@ -1,5 +1,5 @@
 // The console's pure modules: routes, search, typed value input, edit helpers, the tree's
-// open state, key expiry and the Connect snippets. (The pages themselves run in Chromium:
+// open state, key expiry, the Connect snippets, JSON text and the schema editor's text. (The pages themselves run in Chromium:
 // test/browser/console.test.ts.)
 import { describe, expect, it } from 'vitest'
 import type { Json } from '../../shared/json.js'
@@ -12,6 +12,8 @@ import { endpointExists, staticAvailability } from '../../console/features.js'
 import { expiryOf } from '../../console/key-expiry.js'
 import { actorName, diffPaths, entryMatches, entryTarget } from '../../console/panels/history-text.js'
 import { parsePathList, WEBHOOK_OP_CHOICES } from '../../console/panels/webhook-form.js'
+import { parseSchemaText, SCHEMA_DIALECT, starterSchema } from '../../console/panels/schema-text.js'
+import { locate, parseJsonText, pretty } from '../../console/json-text.js'
 import { hrefOf, parseRoute, titleOf, visibleTabs, type Route } from '../../console/route.js'
 import { inScope, snippetsFor } from '../../console/snippets.js'
 
@@ -184,6 +186,8 @@ describe('tree state', () => {
     rows.attach('a', a as HTMLElement)
     expect(rows.nearest('a.b.c')).toBe(a)
     expect(rows.nearest('z')).toBe(root)
+    // Without an IntersectionObserver (here, in Node) every row counts as on screen.
+    expect(rows.onScreen(a as HTMLElement)).toBe(true)
     rows.attach('a', null)
     expect(rows.nearest('a.b')).toBe(root)
     expect(rows.get('a')).toBeUndefined()
@@ -268,5 +272,36 @@ describe('webhook form', () => {
     expect(parsePathList('a..b')).toEqual({ ok: false, message: 'Path "a..b" has an empty segment.' })
     expect(parsePathList('$x')).toEqual({ ok: false, message: 'Path "$x" starts with "$".' })
     expect(WEBHOOK_OP_CHOICES).toContain('revert')
+  })
+})
+
+describe('JSON text', () => {
+  it('says where a syntax error is, by line and column', () => {
+    expect(locate('{\n  "a": 1,\n}', 'Unexpected token } in JSON at position 12')).toBe('Unexpected token } in JSON at position 12 (line 3, column 1)')
+    expect(locate('x', 'no position here')).toBe('no position here')
+    const parsed = parseJsonText('{"a": 1,}')
+    expect(parsed.ok).toBe(false)
+    if (!parsed.ok) expect(parsed.message).toMatch(/^Not valid JSON: /)
+    expect(parseJsonText(pretty({ a: [1, { b: null }] }))).toEqual({ ok: true, value: { a: [1, { b: null }] } })
+  })
+})
+
+describe('schema text', () => {
+  it('starts a schema from the content: its top-level keys with their types', () => {
+    expect(starterSchema({ title: 'x', count: 3, ratio: 0.5, tags: [], meta: {}, gone: null, on: true })).toEqual({
+      $schema: SCHEMA_DIALECT,
+      type: 'object',
+      properties: { title: { type: 'string' }, count: { type: 'number' }, ratio: { type: 'number' }, tags: { type: 'array' }, meta: { type: 'object' }, gone: { type: 'null' }, on: { type: 'boolean' } }
+    })
+    expect(starterSchema(undefined)).toEqual({ $schema: SCHEMA_DIALECT, type: 'object', properties: {} })
+    const many = Object.fromEntries(Array.from({ length: 80 }, (_, i) => [`k${i}`, i]))
+    expect(Object.keys(starterSchema(many).properties as object)).toHaveLength(50)
+  })
+
+  it('takes an object or a boolean, and refuses other JSON and non-JSON', () => {
+    expect(parseSchemaText('{"type": "object"}')).toEqual({ ok: true, schema: { type: 'object' } })
+    expect(parseSchemaText('false')).toEqual({ ok: true, schema: false })
+    for (const text of ['[]', '"object"', '3', 'null']) expect(parseSchemaText(text), text).toMatchObject({ ok: false, message: expect.stringContaining('A schema is a JSON object') })
+    expect(parseSchemaText('{type: object}')).toMatchObject({ ok: false, message: expect.stringMatching(/^Not valid JSON/) })
   })
 })
