@@ -5,10 +5,12 @@
 // project as fast as the acks come; 4 clients opening Engine.IO handshakes. Quiet and flooded
 // phases alternate (BENCH_ROUNDS rounds), so drift in the machine's speed hits both alike.
 // The goal: bob's p99 under the flood stays within 2× its quiet value.
+import { loadavg } from 'node:os'
 import { Worker } from 'node:worker_threads'
 import { call, expectStatus, owner, startContentd } from '../lib/contentd.mjs'
 import { documentOfSize } from '../lib/documents.mjs'
 import { DURATION_S } from '../lib/load.mjs'
+import { cpuMs } from '../lib/processes.mjs'
 
 const ROUNDS = Number(process.env.BENCH_FAIRNESS_ROUNDS ?? 3)
 const PHASE_MS = Math.max(2, DURATION_S) * 1000
@@ -79,7 +81,9 @@ function percentile (values, p) {
 }
 
 export async function fairness () {
-  const server = await startContentd({ RATE_LIMIT: '6000' })
+  // BENCH_FAIRNESS_PROFILE=dir: the server runs with --cpu-prof, its profile written there on stop.
+  const profileDir = process.env.BENCH_FAIRNESS_PROFILE
+  const server = await startContentd({ RATE_LIMIT: '6000' }, profileDir ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : [])
   try {
     const flooder = await prepareFlooder(server.url)
     const bob = await owner(server.url, 'bob')
@@ -89,9 +93,16 @@ export async function fairness () {
 
     const quiet = { latencies: [], failures: 0 }
     const flooded = { latencies: [], failures: 0 }
+    // CPU time (ms) the server and the bench process (bob's client and the flooder's thread) used in each phase.
+    const cpu = { quietServer: 0, floodedServer: 0, quietBench: 0, floodedBench: 0 }
+    const benchCpuMs = () => { const u = process.cpuUsage(); return (u.user + u.system) / 1000 }
     const flood = { keyPages: 0, keyPagesLimited: 0, snapshots: 0, subscribesLimited: 0, handshakes: 0, handshakesLimited: 0, errors: 0 }
     for (let round = 0; round < ROUNDS; round++) {
+      let serverAt = cpuMs(server.pid)
+      let benchAt = benchCpuMs()
       const calm = await victimPhase(server.url, bob.key, path, PHASE_MS)
+      cpu.quietServer += cpuMs(server.pid) - serverAt
+      cpu.quietBench += benchCpuMs() - benchAt
       quiet.latencies.push(...calm.latencies)
       quiet.failures += calm.failures
 
@@ -101,14 +112,20 @@ export async function fairness () {
       const counted = new Promise((resolve, reject) => { worker.once('message', resolve); worker.once('error', reject) })
       // Let the flood build up before measuring under it.
       await new Promise(resolve => setTimeout(resolve, 1000))
+      serverAt = cpuMs(server.pid)
+      benchAt = benchCpuMs()
       const under = await victimPhase(server.url, bob.key, path, PHASE_MS)
+      const serverUsed = cpuMs(server.pid) - serverAt
+      const benchUsed = benchCpuMs() - benchAt
+      cpu.floodedServer += serverUsed
+      cpu.floodedBench += benchUsed
       worker.postMessage('stop')
       const counts = await counted
       await worker.terminate()
       flooded.latencies.push(...under.latencies)
       flooded.failures += under.failures
       for (const name of Object.keys(flood)) flood[name] += counts[name]
-      process.stderr.write(`bench: fairness round ${round + 1}: p99 quiet ${percentile(calm.latencies, 99).toFixed(1)} ms, flooded ${percentile(under.latencies, 99).toFixed(1)} ms; flood ${JSON.stringify(counts)}\n`)
+      process.stderr.write(`bench: fairness round ${round + 1}: p99 quiet ${percentile(calm.latencies, 99).toFixed(1)} ms, flooded ${percentile(under.latencies, 99).toFixed(1)} ms; server CPU ${Math.round(100 * serverUsed / PHASE_MS)}% (quiet ${Math.round(100 * (cpu.quietServer / (round + 1)) / PHASE_MS)}%), bench process CPU ${Math.round(100 * benchUsed / PHASE_MS)}%; flood ${JSON.stringify(counts)}; load ${loadavg()[0].toFixed(2)}\n`)
       // Let the server drain what the flood left (open sockets closing, unfinished handshakes).
       await new Promise(resolve => setTimeout(resolve, 1000))
     }
