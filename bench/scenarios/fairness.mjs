@@ -144,7 +144,7 @@ export async function fairness () {
       samples: `${quiet.latencies.length} / ${flooded.latencies.length}`,
       flood,
       failed: quiet.failures + flooded.failures > 0 || (FLOODERS.keyWalkers > 0 && flood.keyPages === 0) || (FLOODERS.resubscribers > 0 && flood.snapshots === 0) || (FLOODERS.handshakers > 0 && flood.handshakes === 0),
-      note: `${ROUNDS} rounds of ${PHASE_MS / 1000} s each; bob's non-200 answers ${quiet.failures + flooded.failures}`
+      note: `${ROUNDS} rounds of ${PHASE_MS / 1000} s each; bob's non-200 answers ${quiet.failures + flooded.failures}; server CPU ${Math.round(100 * cpu.quietServer / (ROUNDS * PHASE_MS))}% of a core quiet, ${Math.round(100 * cpu.floodedServer / (ROUNDS * PHASE_MS))}% flooded; bench process (bob + flooder) ${Math.round(100 * cpu.floodedBench / (ROUNDS * PHASE_MS))}% flooded; load average ${loadavg()[0].toFixed(1)}`
     }
   } finally {
     await server.stop()

@@ -46,7 +46,7 @@ const keyPosition: z.ZodType<KeyPosition> = z.object({ createdAt: z.string(), id
  * Each page is a block of the event loop that other users' requests wait behind: a page of
  * 100 keys scoped to 100 projects each took ~10-35 ms, and a few clients listing in a loop
  * held everyone else up (issue 12). At 200 (two such keys) a page costs about what any
- * other request does (~1 ms of the server's CPU, docs/limits.md), whatever the keys' scopes.
+ * other request does (docs/operations.md#rate-limits), whatever the keys' scopes.
  */
 export const KEY_PAGE_SCOPE_BUDGET = 200
 const scopeCost = { of: (k: ListedApiKey) => k.projectIds?.length ?? 0, budget: KEY_PAGE_SCOPE_BUDGET }
