@@ -1,5 +1,5 @@
 // Rate limits (docs/design.md §13). One budget, RATE_LIMIT per minute (a token bucket that
-// holds RATE_LIMIT points and refills continuously), per user — all of a user's sessions and
+// holds ten seconds' worth, see burstOf(), and refills continuously), per user — all of a user's sessions and
 // keys together — or per IP when anonymous; HTTP requests, Socket.IO
 // handshakes (per IP) and Socket.IO events (per user) all draw from it, so no transport is a
 // way around it. A request is one point, and one that turns out costly takes more after the
@@ -33,6 +33,17 @@ export const ipSubject = (address: string | undefined) => `ip:${address ?? 'unkn
 export type RetryAfter = number
 
 /**
+ * What a token bucket of `points` a minute holds: ten seconds' worth, so an emptied budget is
+ * back to a full burst within 10 s, and a flooder lives on no more than that plus the refill;
+ * but at least 100 (never more than `points`), so a small limit still allows a page's burst
+ * of requests. A whole minute's worth let the fairness bench's flooder spend ~4,900 points
+ * saved up before it ever met a refusal (docs/operations.md#why-the-limits-are-shaped-as-they-are).
+ */
+export function burstOf (points: number): number {
+  return Math.min(points, Math.max(100, points / 6))
+}
+
+/**
  * A budget of `points` per window per subject; `points` 0 turns it off. Either a fixed
  * window (the login limits: a lock lasts its window) or, with `bucket`, a token bucket of
  * `points` refilled continuously over the window (RATE_LIMIT, see token-bucket.ts).
@@ -44,7 +55,7 @@ export class Limiter {
   constructor (points: number, windowSeconds: number, name: string, redis?: RedisClient, options: { lockSeconds?: number, bucket?: boolean, now?: Clock } = {}) {
     if (points === 0) return
     if (options.bucket) {
-      this.bucket = new TokenBucket(points * 60 / windowSeconds, points, name, redis, options.now)
+      this.bucket = new TokenBucket(points * 60 / windowSeconds, burstOf(points), name, redis, options.now)
       return
     }
     const shape = { points, duration: windowSeconds, ...(options.lockSeconds ? { blockDuration: options.lockSeconds } : {}) }
