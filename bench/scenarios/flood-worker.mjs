@@ -1,16 +1,22 @@
-// The abusive account of the fairness scenario, in a worker thread so its own work never
-// shares the event loop that times the other user's requests. Until told to stop it keeps
+// The abusive account of the fairness scenario, in a process of its own (a session of its
+// own too, so the kernel shares the CPU between it and the server as between two users'
+// machines' worth of work) or, with BENCH_FAIRNESS_FLOODER=thread, in a worker thread of the
+// bench process; either way its own work never shares the event loop that times the other
+// user's requests. Until told to stop it keeps
 // three floods going against one contentd: walking every page of its 1,000 keys (each scoped
 // to 100 projects), re-subscribing sockets to its ~1 MiB project, and opening Engine.IO
 // handshakes. It counts what the server answered and posts the counts back.
 import { parentPort, workerData } from 'node:worker_threads'
 import { io } from 'socket.io-client'
 
-const { url, session, project, keyWalkers, resubscribers, handshakers } = workerData
+// A worker thread gets its orders as workerData; a child process, as its first message.
+const parent = parentPort ?? process
+const orders = parentPort ? workerData : await new Promise(resolve => process.once('message', resolve))
+const { url, session, project, keyWalkers, resubscribers, handshakers } = orders
 let running = true
 const counts = { keyPages: 0, keyPagesLimited: 0, snapshots: 0, subscribesLimited: 0, handshakes: 0, handshakesLimited: 0, errors: 0 }
 
-parentPort.on('message', message => { if (message === 'stop') running = false })
+parent.on('message', message => { if (message === 'stop') running = false })
 
 async function walkKeys () {
   let cursor = null
@@ -58,4 +64,5 @@ await Promise.all([
   ...Array.from({ length: resubscribers }, resubscribe),
   ...Array.from({ length: handshakers }, handshake)
 ])
-parentPort.postMessage(counts)
+if (parentPort) parentPort.postMessage(counts)
+else { process.send(counts); process.disconnect() }

@@ -1,5 +1,6 @@
-// Rate limits (docs/design.md §13). One budget, RATE_LIMIT per minute, per user — all of a
-// user's sessions and keys together — or per IP when anonymous; HTTP requests, Socket.IO
+// Rate limits (docs/design.md §13). One budget, RATE_LIMIT per minute (a token bucket that
+// holds ten seconds' worth, see burstOf(), and refills continuously), per user — all of a user's sessions and
+// keys together — or per IP when anonymous; HTTP requests, Socket.IO
 // handshakes (per IP) and Socket.IO events (per user) all draw from it, so no transport is a
 // way around it. A request is one point, and one that turns out costly takes more after the
 // fact (charge()), so the budget bounds work rather than request count. On top: AUTH_RATE_LIMIT per IP on login and signup, and a per-username
@@ -15,8 +16,10 @@ import { RateLimiterMemory, RateLimiterRedis, RateLimiterRes, type RateLimiterAb
 import type { createClient } from 'redis'
 import { ContentdError } from '../../shared/errors.js'
 import { credentialsBody } from '../../shared/schemas.js'
+import { systemClock, type Clock } from '../clock.js'
 import type { Config } from '../config.js'
 import { context } from './context.js'
+import { TokenBucket } from './token-bucket.js'
 
 export type RedisClient = ReturnType<typeof createClient>
 
@@ -29,12 +32,32 @@ export const ipSubject = (address: string | undefined) => `ip:${address ?? 'unkn
 /** Seconds until a refused caller may try again (what Retry-After and `retryAfter` say). */
 export type RetryAfter = number
 
-/** A budget of `points` per window per subject; `points` 0 turns it off. */
-export class Limiter {
-  private readonly counters: RateLimiterAbstract | null
+/**
+ * What a token bucket of `points` a minute holds: ten seconds' worth, so an emptied budget is
+ * back to a full burst within 10 s, and a flooder lives on no more than that plus the refill;
+ * but at least 100 (never more than `points`), so a small limit still allows a page's burst
+ * of requests. A whole minute's worth let the fairness bench's flooder spend ~4,900 points
+ * saved up before it ever met a refusal (docs/operations.md#why-the-limits-are-shaped-as-they-are).
+ */
+export function burstOf (points: number): number {
+  return Math.min(points, Math.max(100, points / 6))
+}
 
-  constructor (points: number, windowSeconds: number, name: string, redis?: RedisClient, options: { lockSeconds?: number } = {}) {
-    if (points === 0) { this.counters = null; return }
+/**
+ * A budget of `points` per window per subject; `points` 0 turns it off. Either a fixed
+ * window (the login limits: a lock lasts its window) or, with `bucket`, a token bucket of
+ * `points` refilled continuously over the window (RATE_LIMIT, see token-bucket.ts).
+ */
+export class Limiter {
+  private readonly counters: RateLimiterAbstract | null = null
+  private readonly bucket: TokenBucket | null = null
+
+  constructor (points: number, windowSeconds: number, name: string, redis?: RedisClient, options: { lockSeconds?: number, bucket?: boolean, now?: Clock } = {}) {
+    if (points === 0) return
+    if (options.bucket) {
+      this.bucket = new TokenBucket(points * 60 / windowSeconds, burstOf(points), name, redis, options.now)
+      return
+    }
     const shape = { points, duration: windowSeconds, ...(options.lockSeconds ? { blockDuration: options.lockSeconds } : {}) }
     const memory = new RateLimiterMemory({ ...shape, keyPrefix: name })
     this.counters = redis
@@ -43,11 +66,15 @@ export class Limiter {
   }
 
   get enabled (): boolean {
-    return this.counters !== null
+    return this.counters !== null || this.bucket !== null
   }
 
   /** Takes `points` (one by default) of `subject`'s budget: null when allowed, else seconds to wait. */
   async take (subject: string, points = 1): Promise<RetryAfter | null> {
+    if (this.bucket) {
+      const waitMs = await this.bucket.take(subject, points)
+      return waitMs === 0 ? null : Math.max(1, Math.ceil(waitMs / 1000))
+    }
     if (!this.counters) return null
     try {
       await this.counters.consume(subject, points)
@@ -58,8 +85,15 @@ export class Limiter {
     }
   }
 
+  /** Takes `points` of `subject`'s budget even past its end (work already done): its next requests wait. */
+  async charge (subject: string, points: number): Promise<void> {
+    if (this.bucket) await this.bucket.take(subject, points, true)
+    else await this.take(subject, points)
+  }
+
   /** Gives `subject` its whole budget back. */
   async reset (subject: string): Promise<void> {
+    await this.bucket?.reset(subject)
     await this.counters?.delete(subject)
   }
 }
@@ -74,12 +108,13 @@ export interface Limits {
   login: Limiter
 }
 
-export function createLimits (config: Config, redis?: RedisClient): Limits {
+/** `now`: the in-memory buckets' time (tests pass a manual clock so a bucket refills only when told). */
+export function createLimits (config: Config, redis?: RedisClient, now: Clock = systemClock): Limits {
   // RATE_LIMIT=0 turns rate limiting off altogether, the stricter login/signup limit too.
   const on = config.rateLimitPerMinute > 0
   const loginWindow = Math.max(1, Math.ceil(config.loginAttemptWindowMs / 1000))
   return {
-    api: new Limiter(config.rateLimitPerMinute, API_WINDOW_SECONDS, 'api', redis),
+    api: new Limiter(config.rateLimitPerMinute, API_WINDOW_SECONDS, 'api', redis, { bucket: true, now }),
     auth: new Limiter(on ? config.authRateLimitPerMinute : 0, API_WINDOW_SECONDS, 'auth', redis),
     // Independent of RATE_LIMIT: it guards accounts rather than capacity. Once hit, the
     // username stays locked for a whole window, however the guesses were spread over it.
@@ -94,6 +129,19 @@ function clientIp (req: Request): string {
 function refuse (res: Response, retryAfter: RetryAfter): never {
   res.setHeader('Retry-After', String(retryAfter))
   throw new ContentdError('RATE_LIMITED')
+}
+
+const RATE_LIMITED_BODY = Buffer.from(JSON.stringify(new ContentdError('RATE_LIMITED').toBody()))
+
+/**
+ * The same answer as refuse(), written at once: a flooder over its budget keeps asking, so
+ * each refusal must cost as little as possible. Thrown, it would travel the router's error
+ * path past every later route to the error handler, which made a 429 cost as much server
+ * CPU as a served `GET /api/me` (docs/operations.md#rate-limits).
+ */
+function refuseAtOnce (res: Response, retryAfter: RetryAfter): void {
+  res.writeHead(429, { 'Retry-After': String(retryAfter), 'Content-Type': 'application/json; charset=utf-8', 'Content-Length': String(RATE_LIMITED_BODY.length) })
+  res.end(RATE_LIMITED_BODY)
 }
 
 function limitBy (limiter: Limiter, subject: (req: Request, res: Response) => string): RequestHandler {
@@ -116,8 +164,8 @@ export function rateLimit (limiter: Limiter): RequestHandler {
     const identity = context(res).identity
     const subject = identity ? userSubject(identity.user.id) : clientIp(req)
     const wait = await limiter.take(subject)
-    if (wait !== null) refuse(res, wait)
-    chargers.set(res, points => { limiter.take(subject, points).catch(() => { /* the request was already admitted */ }) })
+    if (wait !== null) { refuseAtOnce(res, wait); return }
+    chargers.set(res, points => { limiter.charge(subject, points).catch(() => { /* the request was already admitted */ }) })
     next()
   }
 }

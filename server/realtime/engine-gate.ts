@@ -54,9 +54,23 @@ function sameOrigin (origin: string, host: string | undefined): boolean {
 }
 
 /** Answers and ends the request; for an upgrade, on the raw connection (Engine.IO's `res` there writes nothing). */
+// Each answer's status and body, made once per code: a client refused a handshake keeps
+// asking, and every refusal must cost as little as possible.
+const answers = new Map<ErrorCode, { status: number, body: string }>()
+
+function answerOf (code: ErrorCode): { status: number, body: string } {
+  let known = answers.get(code)
+  if (!known) {
+    const error = new ContentdError(code)
+    known = { status: error.status, body: JSON.stringify(error.toBody()) }
+    answers.set(code, known)
+  }
+  return known
+}
+
 function answer (req: IncomingMessage, res: ServerResponse, code: ErrorCode, headers: Record<string, string>): void {
-  const error = new ContentdError(code)
-  const body = JSON.stringify(error.toBody())
+  const error = answerOf(code)
+  const body = error.body
   const all = { 'Content-Type': 'application/json', 'Content-Length': String(Buffer.byteLength(body)), ...headers }
   if (res instanceof ServerResponse) {
     res.writeHead(error.status, all).end(body)

@@ -11,6 +11,10 @@ export function failureOf (body: ErrorBody): EventFailure {
   return { ok: false, ...body }
 }
 
+// Built once: a client over its budget keeps asking, and every refusal must cost as little
+// as possible (an error object per answer captured a stack trace each time).
+const RATE_LIMITED = failure('RATE_LIMITED')
+
 export function rateLimited (retryAfter: number): EventFailure {
-  return { ...failure('RATE_LIMITED'), retryAfter }
+  return { ...RATE_LIMITED, retryAfter }
 }

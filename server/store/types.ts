@@ -238,8 +238,9 @@ export interface Store {
   /** One key by id, whoever owns it (the caller checks ownership). */
   findApiKeyById (id: string): Promise<ApiKeyRecord | null>
   /**
-   * One page of the user's keys, each with its scoped projects' names: one query. A key's
-   * cost (`costBudget`) is the number of projects it is scoped to.
+   * One page of the user's keys, each with its scoped projects' names: a fixed number of
+   * queries, reading no more keys than the page holds. A key's cost (`costBudget`) is the
+   * number of projects it is scoped to.
    */
   listApiKeys (userId: string, page: PageRequest<KeyPosition>): Promise<ListedApiKey[]>
   /** Removes the key; false when the user has no key with that id. */

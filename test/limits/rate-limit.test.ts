@@ -6,6 +6,8 @@ import { afterEach, describe, expect, it } from 'vitest'
 import { call, createKey, createProject, PASSWORD, signup } from '../support/http.js'
 import { startTestApp, type TestApp } from '../support/temp-app.js'
 import { callFrom } from './from-address.js'
+import { manualClock } from '../support/clock.js'
+import { burstOf } from '../../server/http/rate-limit.js'
 
 let app: TestApp | undefined
 afterEach(async () => { await app?.close(); app = undefined })
@@ -20,7 +22,8 @@ function expectLimited (r: { status: number, body: any, headers: { get?: (n: str
 
 describe('RATE_LIMIT per user', () => {
   it('a key page takes one more point per 100 scoped projects it names, so listing keys in a loop runs out as fast as the work it makes; a page of unscoped keys costs one', async () => {
-    app = await startTestApp({ RATE_LIMIT: '105', AUTH_RATE_LIMIT: '100' })
+    // A still clock: the bucket refills only as it moves. 630 a minute: a burst of 105.
+    app = await startTestApp({ RATE_LIMIT: '630', AUTH_RATE_LIMIT: '100' }, { clock: manualClock() })
     const session = await signup(app.url, 'alice')
     const refs: string[] = []
     for (let i = 0; i < 100; i++) { await createProject(app.url, session, `p${i}`); refs.push(`@alice/p${i}`) } // 100
@@ -58,6 +61,52 @@ describe('RATE_LIMIT per user', () => {
     // The refused increment did not happen.
     const project = await app.store.findProject('alice', 'demo')
     expect(await app.store.readContent(project!.id)).toMatchObject({ version: 2, content: { n: 2 } })
+  })
+})
+
+describe('RATE_LIMIT is a token bucket', () => {
+  it('holds ten seconds\' worth (at least 100, at most RATE_LIMIT)', () => {
+    expect(burstOf(6000)).toBe(1000)
+    expect(burstOf(1200)).toBe(200)
+    expect(burstOf(300)).toBe(100)
+    expect(burstOf(6)).toBe(6)
+  })
+
+  it('a small limit holds RATE_LIMIT points and refills them one by one over the minute, not all at once', async () => {
+    const clock = manualClock()
+    app = await startTestApp({ RATE_LIMIT: '6', AUTH_RATE_LIMIT: '100' }, { clock })
+    const session = await signup(app.url, 'alice') // the IP's budget
+    const me = () => call(app!.url, 'GET', '/api/me', { token: session })
+    for (let i = 0; i < 6; i++) expect((await me()).status).toBe(200)
+    const refused = await me()
+    expectLimited(refused, 10)
+    // One point comes back every 10 s (6 a minute): after 10 s exactly one more request.
+    clock.advance(10_000)
+    expect((await me()).status).toBe(200)
+    expectLimited(await me(), 10)
+    // A whole minute refills the bucket, and no more than it holds.
+    clock.advance(600_000)
+    for (let i = 0; i < 6; i++) expect((await me()).status).toBe(200)
+    expectLimited(await me(), 10)
+  })
+
+  it('a costly key page goes into debt past an empty bucket: the caller waits the debt out', async () => {
+    const clock = manualClock()
+    // 1800 a minute: a burst of 300, then one point every 33⅓ ms of the (still) clock.
+    app = await startTestApp({ RATE_LIMIT: '1800', AUTH_RATE_LIMIT: '100' }, { clock })
+    const session = await signup(app.url, 'alice')
+    const refs: string[] = []
+    for (let i = 0; i < 100; i++) { await createProject(app.url, session, `p${i}`); refs.push(`@alice/p${i}`) }
+    for (let i = 0; i < 2; i++) await createKey(app.url, session, { name: `k${i}`, permission: 'read', projects: refs }) // 102
+    for (let i = 0; i < 197; i++) expect((await call(app.url, 'GET', '/api/me', { token: session })).status).toBe(200) // 299
+    // The last point admits the page; the 200 projects it names take 2 more: 2 points of debt.
+    expect((await call(app.url, 'GET', '/api/keys', { token: session })).status).toBe(200)
+    // The next request needs 3 points' time (100 ms): the debt and its own point.
+    expectLimited(await call(app.url, 'GET', '/api/me', { token: session }), 1)
+    clock.advance(60)
+    expectLimited(await call(app.url, 'GET', '/api/me', { token: session }), 1)
+    clock.advance(40)
+    expect((await call(app.url, 'GET', '/api/me', { token: session })).status).toBe(200)
   })
 })
 
