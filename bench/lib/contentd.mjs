@@ -39,6 +39,24 @@ export async function expectStatus (promise, status, what) {
   return result
 }
 
+/**
+ * `count` increments of `counter` in the project at `path`, one at a time, `paceMs` apart: when
+ * each version's request was sent and when its answer came (performance.now(), by version).
+ */
+export async function pacedIncrements (base, path, token, count, paceMs) {
+  const sentAt = new Map()
+  const answeredAt = new Map()
+  for (let i = 0; i < count; i++) {
+    const started = performance.now()
+    const r = await expectStatus(call(base, 'POST', `${path}/content/increment`, { token, body: { path: 'counter' } }), 200, 'increment')
+    const version = Number(JSON.parse(r.headers.get('etag')))
+    sentAt.set(version, started)
+    answeredAt.set(version, performance.now())
+    await new Promise(resolve => setTimeout(resolve, paceMs))
+  }
+  return { sentAt, answeredAt }
+}
+
 const PASSWORD = 'benchmark password 1234'
 
 /** A user with a session and a write API key; projects are created with `project()`. */

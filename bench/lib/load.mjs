@@ -2,6 +2,7 @@
 // a run with non-2xx answers, errors or timeouts is marked as failed, never averaged away.
 import autocannon from 'autocannon'
 import { cpuMs } from './processes.mjs'
+import { metricsText } from './server-metrics.mjs'
 
 export const DURATION_S = Number(process.env.BENCH_DURATION ?? 10)
 export const WARMUP_S = Number(process.env.BENCH_WARMUP ?? 2)
@@ -53,8 +54,7 @@ export async function measure ({ url, method = 'POST', headers = {}, body, conne
  */
 export function eventLoopDelayReader (baseUrl, token) {
   return async () => {
-    const response = await fetch(`${baseUrl}/metrics`, { headers: { authorization: `Bearer ${token}` } })
-    const text = await response.text()
+    const text = await metricsText(baseUrl, token)
     const bounds = []
     const counts = []
     for (const match of text.matchAll(/^contentd_event_loop_delay_seconds_bucket\{le="([^"]+)"\} (\d+)$/gm)) {

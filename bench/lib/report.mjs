@@ -9,104 +9,81 @@ function rows (results) {
   return Object.values(results).flat().filter(Boolean)
 }
 
-function throughputTable (results) {
-  const lines = [
-    '| scenario | req/s | p50 ms | p99 ms | server CPU ms/req | answered | non-2xx | errors | result |',
-    '|---|---:|---:|---:|---:|---:|---:|---:|---|'
-  ]
-  for (const r of rows(results)) {
-    if (r.kind === 'fanout' || r.kind === 'fanout-wide' || r.kind === 'memory' || r.kind === 'history' || r.kind === 'fairness' || r.kind === 'presence' || r.scenario === 'presence' || r.kind === 'stream' || r.kind === 'console') continue
-    if (r.error || r.pending) { lines.push(`| ${r.scenario} | — | — | — | — | — | — | — | ${r.pending ? 'pending' : 'FAILED'}: ${r.error ?? r.note} |`); continue }
-    const status = r.failed ? 'FAILED' : 'ok'
-    lines.push(`| ${r.scenario} | ${fmt(r.reqPerSec)} | ${fmt(r.p50)} | ${fmt(r.p99)} | ${fmt(r.cpuPerRequest, 2)} | ${fmt(r.ok)} | ${fmt(r.non2xx)} | ${fmt((r.errors ?? 0) + (r.timeouts ?? 0))} | ${status}${r.note ? ` (${r.note})` : ''} |`)
+/**
+ * A Markdown table with one row per scenario: "scenario", then `columns` (right-aligned, or
+ * `{ title, left: true }`), then "result". `cells(r)` gives a row's values for `columns`; a
+ * scenario that failed or is pending gets a dash in each, and its reason under result.
+ */
+function scenarioTable (found, columns, cells) {
+  const titles = columns.map(c => typeof c === 'string' ? c : c.title)
+  const aligns = columns.map(c => typeof c === 'string' || !c.left ? '---:' : '---')
+  const lines = [`| scenario | ${titles.join(' | ')} | result |`, `|---|${aligns.join('|')}|---|`]
+  for (const r of found) {
+    const scenario = r.scenario ?? r.kind
+    if (r.error || r.pending) { lines.push(`| ${scenario} | ${titles.map(() => '—').join(' | ')} | ${r.pending ? 'pending' : 'FAILED'}: ${r.error ?? r.note} |`); continue }
+    lines.push(`| ${scenario} | ${cells(r).join(' | ')} | ${r.failed ? 'FAILED' : 'ok'}${r.note ? ` (${r.note})` : ''} |`)
   }
   return lines.join('\n')
+}
+
+const OWN_TABLE_KINDS = new Set(['fanout', 'fanout-wide', 'memory', 'history', 'fairness', 'presence', 'stream', 'console'])
+
+function throughputTable (results) {
+  const found = rows(results).filter(r => !OWN_TABLE_KINDS.has(r.kind) && r.scenario !== 'presence')
+  return scenarioTable(found, ['req/s', 'p50 ms', 'p99 ms', 'server CPU ms/req', 'answered', 'non-2xx', 'errors'],
+    r => [fmt(r.reqPerSec), fmt(r.p50), fmt(r.p99), fmt(r.cpuPerRequest, 2), fmt(r.ok), fmt(r.non2xx), fmt((r.errors ?? 0) + (r.timeouts ?? 0))])
 }
 
 function fanoutTable (results) {
   const found = rows(results).filter(r => r.kind === 'fanout' || (r.kind === undefined && (r.scenario ?? '').startsWith('fan-out')))
   if (found.length === 0) return null
-  const lines = ['| scenario | subscribers | changes | deliveries | after response p50 ms | after response p99 ms | after request sent p50 ms | p99 ms | result |', '|---|---:|---:|---:|---:|---:|---:|---:|---|']
-  for (const r of found) {
-    if (r.error || r.pending) { lines.push(`| ${r.scenario} | — | — | — | — | — | — | — | ${r.pending ? 'pending' : 'FAILED'}: ${r.error ?? r.note} |`); continue }
-    lines.push(`| ${r.scenario} | ${fmt(r.subscribers)} | ${fmt(r.changes)} | ${fmt(r.deliveries)} | ${fmt(r.p50, 1)} | ${fmt(r.p99, 1)} | ${fmt(r.requestP50, 1)} | ${fmt(r.requestP99, 1)} | ${r.failed ? 'FAILED' : 'ok'}${r.note ? ` (${r.note})` : ''} |`)
-  }
-  return lines.join('\n')
+  return scenarioTable(found, ['subscribers', 'changes', 'deliveries', 'after response p50 ms', 'after response p99 ms', 'after request sent p50 ms', 'p99 ms'],
+    r => [fmt(r.subscribers), fmt(r.changes), fmt(r.deliveries), fmt(r.p50, 1), fmt(r.p99, 1), fmt(r.requestP50, 1), fmt(r.requestP99, 1)])
 }
 
 function wideFanoutTable (results) {
   const found = [results.fanoutWide].flat().filter(Boolean)
   if (found.length === 0) return null
-  const lines = ['| scenario | subscribers | changes | deliveries | lost | after commit p50 ms | p99 ms | max ms | after response p99 ms | server CPU µs/delivery | server RSS per connection | result |', '|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|']
-  for (const r of found) {
-    if (r.error) { lines.push(`| ${r.scenario} | — | — | — | — | — | — | — | — | — | — | FAILED: ${r.error} |`); continue }
-    lines.push(`| ${r.scenario} | ${fmt(r.subscribers)} | ${fmt(r.changes)} | ${fmt(r.deliveries)} | ${fmt(r.lost)} | ${fmt(r.p50, 1)} | ${fmt(r.p99, 1)} | ${fmt(r.max, 1)} | ${fmt(r.responseP99, 1)} | ${fmt(r.cpuMicrosPerDelivery, 2)} | ${fmt(r.bytesPerConnection / 1024, 1)} KiB (${fmt(r.rssBeforeMiB)} → ${fmt(r.rssConnectedMiB)} MiB) | ${r.failed ? 'FAILED' : 'ok'}${r.note ? ` (${r.note})` : ''} |`)
-  }
-  return lines.join('\n')
+  return scenarioTable(found, ['subscribers', 'changes', 'deliveries', 'lost', 'after commit p50 ms', 'p99 ms', 'max ms', 'after response p99 ms', 'server CPU µs/delivery', 'server RSS per connection'],
+    r => [fmt(r.subscribers), fmt(r.changes), fmt(r.deliveries), fmt(r.lost), fmt(r.p50, 1), fmt(r.p99, 1), fmt(r.max, 1), fmt(r.responseP99, 1), fmt(r.cpuMicrosPerDelivery, 2), `${fmt(r.bytesPerConnection / 1024, 1)} KiB (${fmt(r.rssBeforeMiB)} → ${fmt(r.rssConnectedMiB)} MiB)`])
 }
 
 function presenceTable (results) {
   const found = rows(results).filter(r => r.kind === 'presence' || (r.scenario ?? '').startsWith('presence'))
   if (found.length === 0) return null
-  const lines = ['| scenario | members | updates/s | deliveries/s | of asked | delay p50 ms | p99 ms | max ms | server CPU (cores) | server CPU µs/delivery | result |', '|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|']
-  for (const r of found) {
-    if (r.error) { lines.push(`| ${r.scenario} | — | — | — | — | — | — | — | — | — | — | FAILED: ${r.error} |`); continue }
-    const share = r.asked > 0 ? `${fmt(100 * r.deliveriesPerSecond / r.asked)}%` : '—'
-    lines.push(`| ${r.scenario} | ${fmt(r.members)} | ${fmt(r.updatesPerSecond)} | ${fmt(r.deliveriesPerSecond)} | ${share} | ${fmt(r.p50, 1)} | ${fmt(r.p99, 1)} | ${fmt(r.max, 1)} | ${fmt(r.cpuCores, 2)} | ${fmt(r.cpuMicrosPerDelivery, 2)} | ${r.failed ? 'FAILED' : 'ok'}${r.note ? ` (${r.note})` : ''} |`)
-  }
-  return lines.join('\n')
+  return scenarioTable(found, ['members', 'updates/s', 'deliveries/s', 'of asked', 'delay p50 ms', 'p99 ms', 'max ms', 'server CPU (cores)', 'server CPU µs/delivery'],
+    r => [fmt(r.members), fmt(r.updatesPerSecond), fmt(r.deliveriesPerSecond), r.asked > 0 ? `${fmt(100 * r.deliveriesPerSecond / r.asked)}%` : '—', fmt(r.p50, 1), fmt(r.p99, 1), fmt(r.max, 1), fmt(r.cpuCores, 2), fmt(r.cpuMicrosPerDelivery, 2)])
 }
 
 function memoryTable (results) {
   const found = rows(results).filter(r => r.kind === 'memory' || (r.scenario ?? '').startsWith('memory'))
   if (found.length === 0) return null
-  const lines = ['| scenario | projects | content each | RSS after | seconds to load | result |', '|---|---:|---:|---:|---:|---|']
-  for (const r of found) {
-    if (r.error) { lines.push(`| ${r.scenario} | — | — | — | — | FAILED: ${r.error} |`); continue }
-    lines.push(`| ${r.scenario} | ${fmt(r.projects)} | ${fmt(r.contentKiB)} KiB | ${fmt(r.rssMiB, 1)} MiB | ${fmt(r.seconds, 1)} | ${r.failed ? 'FAILED' : 'ok'}${r.note ? ` (${r.note})` : ''} |`)
-  }
-  return lines.join('\n')
+  return scenarioTable(found, ['projects', 'content each', 'RSS after', 'seconds to load'],
+    r => [fmt(r.projects), `${fmt(r.contentKiB)} KiB`, `${fmt(r.rssMiB, 1)} MiB`, fmt(r.seconds, 1)])
 }
 
 function consoleTable (results) {
   const found = rows(results).filter(r => r.kind === 'console')
   if (found.length === 0) return null
-  const lines = [
-    '| scenario | first visit | 1 MiB: snapshot → painted | subscribe → painted | page load → painted | changes/s | fps | frame gap p99 / max | long tasks | main thread busy (scripts) | last change shown | result |',
-    '|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|'
-  ]
-  for (const r of found) {
-    if (r.error) { lines.push(`| ${r.scenario} | — | — | — | — | — | — | — | — | — | — | FAILED: ${r.error} |`); continue }
-    lines.push(`| ${r.scenario} | ${fmt(r.pageRequests)} requests, ${fmt(r.pageBytes / 1024)} KiB (${fmt(r.pageGzipBytes / 1024)} KiB gzipped) | ${fmt(r.renderFromSnapshotMs)} ms | ${fmt(r.renderFromSubscribeMs)} ms | ${fmt(r.renderFromNavigationMs)} ms | ${fmt(r.changesPerSecond)} | ${fmt(r.fps)} | ${fmt(r.frameGapP99)} / ${fmt(r.frameGapMax)} ms | ${fmt(r.longTasks)} (${fmt(100 * r.longTaskShare, 1)}% of the time) | ${fmt(100 * r.mainThreadShare, 1)}% (${fmt(100 * r.scriptShare, 1)}%) | ${fmt(r.caughtUpMs)} ms after its response | ${r.failed ? 'FAILED' : 'ok'}${r.note ? ` (${r.note})` : ''} |`)
-  }
-  return lines.join('\n')
+  return scenarioTable(found, ['first visit', '1 MiB: snapshot → painted', 'subscribe → painted', 'page load → painted', 'changes/s', 'fps', 'frame gap p99 / max', 'long tasks', 'main thread busy (scripts)', 'last change shown'],
+    r => [`${fmt(r.pageRequests)} requests, ${fmt(r.pageBytes / 1024)} KiB (${fmt(r.pageGzipBytes / 1024)} KiB gzipped)`, `${fmt(r.renderFromSnapshotMs)} ms`, `${fmt(r.renderFromSubscribeMs)} ms`, `${fmt(r.renderFromNavigationMs)} ms`, fmt(r.changesPerSecond), fmt(r.fps), `${fmt(r.frameGapP99)} / ${fmt(r.frameGapMax)} ms`, `${fmt(r.longTasks)} (${fmt(100 * r.longTaskShare, 1)}% of the time)`, `${fmt(100 * r.mainThreadShare, 1)}% (${fmt(100 * r.scriptShare, 1)}%)`, `${fmt(r.caughtUpMs)} ms after its response`])
 }
 
 function historyTable (results) {
   const found = rows(results).filter(r => r.kind === 'history' || (r.scenario ?? '').startsWith('GET ?version'))
   if (found.length === 0) return null
-  const lines = ['| scenario | versions read | requests | p50 ms, first reads | p50 ms, repeats | p99 ms | worst version\'s p50 ms | result |', '|---|---:|---:|---:|---:|---:|---:|---|']
-  for (const r of found) {
-    if (r.error) { lines.push(`| ${r.scenario ?? 'history'} | — | — | — | — | — | — | FAILED: ${r.error} |`); continue }
-    lines.push(`| ${r.scenario} | ${fmt(r.versions)} | ${fmt(r.requests)} | ${fmt(r.coldP50, 1)} | ${fmt(r.repeatP50, 1)} | ${fmt(r.p99, 1)} | ${fmt(r.worstP50, 1)} (version ${fmt(r.worstVersion)}) | ${r.failed ? 'FAILED' : 'ok'}${r.note ? ` (${r.note})` : ''} |`)
-  }
-  return lines.join('\n')
+  return scenarioTable(found, ['versions read', 'requests', 'p50 ms, first reads', 'p50 ms, repeats', 'p99 ms', 'worst version\'s p50 ms'],
+    r => [fmt(r.versions), fmt(r.requests), fmt(r.coldP50, 1), fmt(r.repeatP50, 1), fmt(r.p99, 1), `${fmt(r.worstP50, 1)} (version ${fmt(r.worstVersion)})`])
 }
 
 function fairnessTable (results) {
   const found = rows(results).filter(r => r.kind === 'fairness' || (r.scenario ?? '').startsWith('fairness'))
   if (found.length === 0) return null
-  const lines = [
-    '| scenario | quiet p50 ms | quiet p99 ms | flooded p50 ms | flooded p99 ms | p99 flooded / quiet | samples quiet / flooded | what the flood got | result |',
-    '|---|---:|---:|---:|---:|---:|---:|---|---|'
-  ]
-  for (const r of found) {
-    if (r.error) { lines.push(`| ${r.scenario} | — | — | — | — | — | — | — | FAILED: ${r.error} |`); continue }
+  return scenarioTable(found, ['quiet p50 ms', 'quiet p99 ms', 'flooded p50 ms', 'flooded p99 ms', 'p99 flooded / quiet', 'samples quiet / flooded', { title: 'what the flood got', left: true }], r => {
     const f = r.flood
     const got = `${fmt(f.keyPages)} key pages (${fmt(f.keyPagesLimited)} × 429), ${fmt(f.snapshots)} snapshots (${fmt(f.subscribesLimited)} × RATE_LIMITED), ${fmt(f.handshakes)} handshakes (${fmt(f.handshakesLimited)} × 429), ${fmt(f.errors)} errors`
-    lines.push(`| ${r.scenario} | ${fmt(r.quietP50, 1)} | ${fmt(r.quietP99, 1)} | ${fmt(r.floodedP50, 1)} | ${fmt(r.floodedP99, 1)} | ${fmt(r.ratio, 2)}× | ${r.samples} | ${got} | ${r.failed ? 'FAILED' : 'ok'}${r.note ? ` (${r.note})` : ''} |`)
-  }
-  return lines.join('\n')
+    return [fmt(r.quietP50, 1), fmt(r.quietP99, 1), fmt(r.floodedP50, 1), fmt(r.floodedP99, 1), `${fmt(r.ratio, 2)}×`, r.samples, got]
+  })
 }
 
 // Each goal: [issue, name, value, target, met, show]; issue 18's first (round two), then the

@@ -12,6 +12,7 @@ import { Worker } from 'node:worker_threads'
 import { call, expectStatus, owner, startContentd } from '../lib/contentd.mjs'
 import { documentOfSize } from '../lib/documents.mjs'
 import { DURATION_S } from '../lib/load.mjs'
+import { summary } from '../lib/percentiles.mjs'
 import { cpuMs } from '../lib/processes.mjs'
 
 const ROUNDS = Number(process.env.BENCH_FAIRNESS_ROUNDS ?? 3)
@@ -99,11 +100,6 @@ async function victimPhase (base, key, path, ms) {
   return { latencies, failures }
 }
 
-function percentile (values, p) {
-  const sorted = [...values].sort((a, b) => a - b)
-  return sorted[Math.min(sorted.length - 1, Math.floor(p / 100 * sorted.length))]
-}
-
 export async function fairness () {
   // BENCH_FAIRNESS_PROFILE=dir: the server runs with --cpu-prof, its profile written there on stop.
   const profileDir = process.env.BENCH_FAIRNESS_PROFILE
@@ -146,20 +142,20 @@ export async function fairness () {
       flooded.latencies.push(...under.latencies)
       flooded.failures += under.failures
       for (const name of Object.keys(flood)) flood[name] += counts[name]
-      process.stderr.write(`bench: fairness round ${round + 1}: p99 quiet ${percentile(calm.latencies, 99).toFixed(1)} ms, flooded ${percentile(under.latencies, 99).toFixed(1)} ms; server CPU ${Math.round(100 * serverUsed / PHASE_MS)}% (quiet ${Math.round(100 * (cpu.quietServer / (round + 1)) / PHASE_MS)}%), bench process CPU ${Math.round(100 * benchUsed / PHASE_MS)}%${flooding.pid ? `, flooder process CPU ${Math.round(100 * flooderUsed / PHASE_MS)}%` : ''}; flood ${JSON.stringify(counts)}; load ${loadavg()[0].toFixed(2)}\n`)
+      process.stderr.write(`bench: fairness round ${round + 1}: p99 quiet ${summary(calm.latencies).p99.toFixed(1)} ms, flooded ${summary(under.latencies).p99.toFixed(1)} ms; server CPU ${Math.round(100 * serverUsed / PHASE_MS)}% (quiet ${Math.round(100 * (cpu.quietServer / (round + 1)) / PHASE_MS)}%), bench process CPU ${Math.round(100 * benchUsed / PHASE_MS)}%${flooding.pid ? `, flooder process CPU ${Math.round(100 * flooderUsed / PHASE_MS)}%` : ''}; flood ${JSON.stringify(counts)}; load ${loadavg()[0].toFixed(2)}\n`)
       // Let the server drain what the flood left (open sockets closing, unfinished handshakes).
       await new Promise(resolve => setTimeout(resolve, 1000))
     }
 
-    const quietP99 = percentile(quiet.latencies, 99)
-    const floodedP99 = percentile(flooded.latencies, 99)
+    const { p50: quietP50, p99: quietP99 } = summary(quiet.latencies)
+    const { p50: floodedP50, p99: floodedP99 } = summary(flooded.latencies)
     const ratio = floodedP99 / quietP99
     return {
       kind: 'fairness',
       scenario: `fairness: @bob's increments (1 every ${PACE_MS} ms) quiet, then while @alice floods`,
-      quietP50: percentile(quiet.latencies, 50),
+      quietP50,
       quietP99,
-      floodedP50: percentile(flooded.latencies, 50),
+      floodedP50,
       floodedP99,
       ratio,
       samples: `${quiet.latencies.length} / ${flooded.latencies.length}`,

@@ -10,8 +10,10 @@
 import { fork } from 'node:child_process'
 import { join } from 'node:path'
 import { io } from 'socket.io-client'
-import { call, expectStatus, owner, startContentd } from '../lib/contentd.mjs'
+import { owner, pacedIncrements, startContentd } from '../lib/contentd.mjs'
 import { PROJECT_ROOT, cpuMs, rssBytes } from '../lib/processes.mjs'
+import { percentile } from '../lib/percentiles.mjs'
+import { metricValue } from '../lib/server-metrics.mjs'
 
 const SUBSCRIBERS = Number(process.env.BENCH_WIDE_SUBSCRIBERS ?? 10_000)
 const CHANGES = Number(process.env.BENCH_WIDE_CHANGES ?? 30)
@@ -22,17 +24,6 @@ const METRICS_TOKEN = 'bench-metrics-token-fanout'
 const PROJECT = '@bench/demo'
 
 const sleep = ms => new Promise(resolve => setTimeout(resolve, ms))
-
-function percentile (sorted, p) {
-  if (sorted.length === 0) return undefined
-  return sorted[Math.min(sorted.length - 1, Math.floor(p / 100 * sorted.length))]
-}
-
-async function metric (url, series) {
-  const r = await fetch(`${url}/metrics`, { headers: { authorization: `Bearer ${METRICS_TOKEN}` } })
-  const line = (await r.text()).split('\n').find(l => l.startsWith(`${series} `))
-  return line ? Number(line.slice(series.length + 1)) : 0
-}
 
 function startMembers (port, token, count) {
   const child = fork(join(PROJECT_ROOT, 'bench/lib/fanout-members.mjs'), [], {
@@ -86,21 +77,16 @@ export async function fanoutWide () {
     const connectSeconds = (performance.now() - connectStarted) / 1000
     await sleep(2000)
     const rssConnected = rssBytes(server.pid)
-    const sockets = await metric(server.url, 'contentd_active_sockets')
+    const sockets = await metricValue(server.url, METRICS_TOKEN, 'contentd_active_sockets')
     const before = await Promise.all(children.map(c => c.report()))
     const cpuBefore = cpuMs(server.pid)
-    const answeredAt = new Map()
-    for (let i = 0; i < CHANGES; i++) {
-      const r = await expectStatus(call(server.url, 'POST', `${path}/content/increment`, { token: user.key, body: { path: 'counter' } }), 200, 'increment')
-      answeredAt.set(Number(JSON.parse(r.headers.get('etag'))), performance.now())
-      await sleep(PACE_MS)
-    }
+    const { answeredAt } = await pacedIncrements(server.url, path, user.key, CHANGES, PACE_MS)
     await sleep(3000)
     const cpu = cpuMs(server.pid) - cpuBefore
     const after = await Promise.all(children.map(c => c.report()))
     const counted = after.reduce((n, r) => n + r.messages, 0) - before.reduce((n, r) => n + r.messages, 0)
     const disconnected = after.reduce((n, r) => n + r.disconnected, 0)
-    const dropped = await metric(server.url, 'contentd_realtime_slow_consumers_total')
+    const dropped = await metricValue(server.url, METRICS_TOKEN, 'contentd_realtime_slow_consumers_total')
     const probed = receipts.filter(r => answeredAt.has(r.version))
     const fromCommit = probed.map(r => Math.max(0, r.at - r.committed)).sort((a, b) => a - b)
     const fromResponse = probed.map(r => Math.max(0, r.perf - answeredAt.get(r.version))).sort((a, b) => a - b)

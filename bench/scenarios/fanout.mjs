@@ -6,7 +6,7 @@
 import { existsSync } from 'node:fs'
 import { join } from 'node:path'
 import { io } from 'socket.io-client'
-import { call, expectStatus, owner, startContentd } from '../lib/contentd.mjs'
+import { owner, pacedIncrements, startContentd } from '../lib/contentd.mjs'
 import { percentile } from '../lib/percentiles.mjs'
 import { PROJECT_ROOT, freePort, startChild, tempDir } from '../lib/processes.mjs'
 
@@ -28,8 +28,7 @@ async function connect (url, token, project, onChange) {
 }
 
 async function runFanout (nodes, writer, key, path, project) {
-  const sentAt = new Map()
-  const answeredAt = new Map()
+  let timings
   const receipts = []
   const onChange = change => { receipts.push({ version: change.version, at: performance.now() }) }
   const sockets = []
@@ -39,18 +38,12 @@ async function runFanout (nodes, writer, key, path, project) {
       for (let j = i; j < Math.min(SUBSCRIBERS, i + 50); j++) group.push(connect(nodes[j % nodes.length].url, key, project, onChange))
       sockets.push(...await Promise.all(group))
     }
-    for (let i = 0; i < CHANGES; i++) {
-      const started = performance.now()
-      const r = await expectStatus(call(writer.url, 'POST', `${path}/content/increment`, { token: key, body: { path: 'counter' } }), 200, 'increment')
-      const version = Number(JSON.parse(r.headers.get('etag')))
-      sentAt.set(version, started)
-      answeredAt.set(version, performance.now())
-      await new Promise(resolve => setTimeout(resolve, PACE_MS))
-    }
+    timings = await pacedIncrements(writer.url, path, key, CHANGES, PACE_MS)
     await new Promise(resolve => setTimeout(resolve, 2000))
   } finally {
     for (const socket of sockets) socket.close()
   }
+  const { sentAt, answeredAt } = timings
   // The server emits right after the commit, before it answers the HTTP request, so a change
   // often arrives before its response: that counts as a delay of 0 from the response. The
   // delay from the request being sent is also shown; it includes the commit (fsync).

@@ -14,6 +14,8 @@ import { join } from 'node:path'
 import { io } from 'socket.io-client'
 import { owner, startContentd } from '../lib/contentd.mjs'
 import { PROJECT_ROOT, cpuMs } from '../lib/processes.mjs'
+import { percentile } from '../lib/percentiles.mjs'
+import { metricValue } from '../lib/server-metrics.mjs'
 
 // The sizes, one row each: the 1,000 the issue asks for, and a size a small machine keeps up
 // with, so its delay is the server's and not a backlog's.
@@ -28,17 +30,6 @@ const PROJECT = '@bench/demo'
 
 const now = () => performance.timeOrigin + performance.now()
 const sleep = ms => new Promise(resolve => setTimeout(resolve, ms))
-
-function percentile (sorted, p) {
-  if (sorted.length === 0) return undefined
-  return sorted[Math.min(sorted.length - 1, Math.floor(p / 100 * sorted.length))]
-}
-
-async function metric (url, series) {
-  const r = await fetch(`${url}/metrics`, { headers: { authorization: `Bearer ${METRICS_TOKEN}` } })
-  const line = (await r.text()).split('\n').find(l => l.startsWith(`${series} `))
-  return line ? Number(line.slice(series.length + 1)) : 0
-}
 
 async function probe (url, token, index, onUpdate) {
   const socket = io(url, { auth: { token }, transports: ['websocket'], forceNew: true, reconnection: false })
@@ -143,8 +134,8 @@ async function presenceRun (memberCount) {
     const asked = sentPerSecond * memberCount
     const cpuCores = (after.cpu - before.cpu) / 1000 / seconds
     delays.sort((a, b) => a - b)
-    const dropped = await metric(server.url, 'contentd_realtime_slow_consumers_total')
-    const sockets = await metric(server.url, 'contentd_active_sockets')
+    const dropped = await metricValue(server.url, METRICS_TOKEN, 'contentd_realtime_slow_consumers_total')
+    const sockets = await metricValue(server.url, METRICS_TOKEN, 'contentd_active_sockets')
     const keptUp = deliveriesPerSecond >= asked * 0.95
     return [{
       scenario: `presence: ${memberCount} members updating once a second, one project, one node`,

@@ -8,7 +8,7 @@
 //   fan-out scenario does. Every stream must receive every change.
 import { request } from 'node:http'
 import { io } from 'socket.io-client'
-import { call, expectStatus, owner, startContentd } from '../lib/contentd.mjs'
+import { call, expectStatus, owner, pacedIncrements, startContentd } from '../lib/contentd.mjs'
 import { summary } from '../lib/percentiles.mjs'
 
 const MISSED = 1000
@@ -80,8 +80,7 @@ async function resumeTimes (node, key, path, project, since) {
 }
 
 async function sseFanout (node, key, path) {
-  const answeredAt = new Map()
-  const sentAt = new Map()
+  let timings
   const receipts = []
   const streams = []
   try {
@@ -92,18 +91,12 @@ async function sseFanout (node, key, path) {
     }
     await new Promise(resolve => setTimeout(resolve, 500))
     receipts.length = 0 // the snapshots
-    for (let i = 0; i < CHANGES; i++) {
-      const started = performance.now()
-      const r = await expectStatus(call(node.url, 'POST', `${path}/content/increment`, { token: key, body: { path: 'counter' } }), 200, 'increment')
-      const version = Number(JSON.parse(r.headers.get('etag')))
-      sentAt.set(version, started)
-      answeredAt.set(version, performance.now())
-      await new Promise(resolve => setTimeout(resolve, PACE_MS))
-    }
+    timings = await pacedIncrements(node.url, path, key, CHANGES, PACE_MS)
     await new Promise(resolve => setTimeout(resolve, 2000))
   } finally {
     for (const stream of streams) stream.close()
   }
+  const { sentAt, answeredAt } = timings
   const counted = receipts.filter(r => answeredAt.has(r.version))
   const fromResponse = counted.map(r => Math.max(0, r.at - answeredAt.get(r.version)))
   // As in the Socket.IO fan-out: the server writes to the streams right after the commit,
