@@ -53,6 +53,16 @@ export const webhookBody = z.strictObject({
 })
 export type WebhookRequest = z.output<typeof webhookBody>
 
+/** A webhook just added: `secret` (whsec_…) signs its deliveries, and is shown this once. */
+export interface CreatedWebhook {
+  id: string
+  url: string
+  paths: string[] | null
+  ops: string[] | null
+  secret: string
+  createdAt: string
+}
+
 /** A webhook as the API shows it: never its secret (only the create answer carries that). */
 export interface WebhookView {
   id: string

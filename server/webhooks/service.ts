@@ -3,7 +3,7 @@
 // and the CLI; the caller has already checked that the caller owns the project.
 import { randomBytes } from 'node:crypto'
 import { ContentdError } from '../../shared/errors.js'
-import type { DeliveryView, PingPayload, WebhookRequest, WebhookView } from '../../shared/webhooks.js'
+import type { CreatedWebhook, DeliveryView, PingPayload, WebhookRequest, WebhookView } from '../../shared/webhooks.js'
 import { newId } from '../auth/tokens.js'
 import { systemClock, type Clock } from '../clock.js'
 import { projectRefOf } from '../store/change-entry.js'
@@ -13,15 +13,6 @@ import type { WebhookMetrics } from './metrics.js'
 import { SecretBox } from './secret-box.js'
 import { sendWebhook, type SendResult } from './sender.js'
 import { checkWebhookTarget, systemResolver, type Resolver } from './target-policy.js'
-
-export interface CreatedWebhook {
-  id: string
-  url: string
-  paths: string[] | null
-  ops: string[] | null
-  secret: string
-  createdAt: string
-}
 
 export interface WebhookServiceOptions {
   store: Store

@@ -83,8 +83,8 @@ export function createClient (options: ClientOptions): ContentdClient {
 }
 
 export { ContentdClientError, ContentdClientError as ContentdError, type ClientErrorCode } from './errors.js'
-export type { ProjectClient, WriteOptions, WriteResult, Snapshot, ChangesPage, ChangesOptions, JsonSchema, SchemaSet, NewWebhook, CreatedWebhook, PingResult } from './project.js'
-export type { WebhookView, DeliveryView } from '../webhooks.js'
+export type { ProjectClient, WriteOptions, WriteResult, Snapshot, ChangesPage, ChangesOptions, JsonSchema, SchemaSet, NewWebhook, PingResult } from './project.js'
+export type { WebhookView, DeliveryView, CreatedWebhook } from '../webhooks.js'
 export type { ApiKeyInfo, CreatedApiKey, KeyPermission, Member, MemberRole, NewApiKey, ProjectRole, ProjectSummary, SessionGrant } from './account.js'
 export type { ConnectionState, ConnectionListener } from './realtime.js'
 export type { Subscription, SubscribeOptions, ContentListener } from './subscription.js'

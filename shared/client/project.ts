@@ -9,7 +9,7 @@ import type { BatchOperationBody } from '../batch.js'
 import type { ChangeEntry } from '../events.js'
 import type { Json, JsonObject } from '../json.js'
 import type { PatchOperation } from '../json-patch.js'
-import type { DeliveryView, WebhookView } from '../webhooks.js'
+import type { CreatedWebhook, DeliveryView, WebhookView } from '../webhooks.js'
 import type { Member, MemberRole, ProjectSummary } from './account.js'
 import { ContentdClientError } from './errors.js'
 import type { Http } from './http.js'
@@ -78,16 +78,6 @@ export interface NewWebhook {
   paths?: string[]
   ops?: string[]
   description?: string
-}
-
-/** A webhook just added: `secret` (whsec_…) signs its deliveries, and is shown this once. */
-export interface CreatedWebhook {
-  id: string
-  url: string
-  paths: string[] | null
-  ops: string[] | null
-  secret: string
-  createdAt: string
 }
 
 /** What a test ping got: whether the receiver answered 2xx in time, its status, or why not. */
