@@ -8,12 +8,10 @@
 // With Redis the numbers live in Redis (one Lua script per take, on Redis's clock, so every
 // node agrees); if Redis stops answering, each node falls back to its own in-memory buckets
 // rather than refusing or waving through all traffic.
+import { createHash } from 'node:crypto'
 import type { createClient } from 'redis'
 
 type RedisClient = ReturnType<typeof createClient>
-
-/** Milliseconds to wait before `points` more fit; 0: taken. `force` takes them anyway (debt). */
-type Take = (subject: string, points: number, force: boolean) => number
 
 // KEYS[1]: the subject; ARGV: points, ms per point, capacity in ms, force (1/0).
 const TAKE_SCRIPT = `
@@ -26,6 +24,9 @@ local wait = after - now - tonumber(ARGV[3])
 if wait > 0 and ARGV[4] == '0' then return math.ceil(wait) end
 redis.call('SET', KEYS[1], string.format('%d', math.ceil(after)), 'PX', math.ceil(after - now) + 1)
 return 0`
+// Redis keeps scripts by their SHA-1: a take sends the digest, and the script's text only when
+// Redis answers NOSCRIPT (it restarted, or SCRIPT FLUSH), which also loads it again.
+const TAKE_SCRIPT_SHA = createHash('sha1').update(TAKE_SCRIPT).digest('hex')
 
 // A full bucket needs no entry; forgetting them every so many takes keeps memory bounded.
 const SWEEP_EVERY = 10_000
@@ -45,7 +46,11 @@ export class TokenBucket {
   async take (subject: string, points: number, force = false): Promise<number> {
     if (this.redis?.isReady) {
       try {
-        const wait = await this.redis.eval(TAKE_SCRIPT, { keys: [`contentd:ratelimit:${this.name}:${subject}`], arguments: [String(points), String(this.msPerPoint), String(this.capacityMs), force ? '1' : '0'] })
+        const options = { keys: [this.redisKey(subject)], arguments: [String(points), String(this.msPerPoint), String(this.capacityMs), force ? '1' : '0'] }
+        const wait = await this.redis.evalSha(TAKE_SCRIPT_SHA, options).catch((error: unknown) => {
+          if (error instanceof Error && error.message.startsWith('NOSCRIPT')) return this.redis?.eval(TAKE_SCRIPT, options)
+          throw error
+        })
         return Number(wait)
       } catch {
         // Redis went away mid-call: this node's own buckets, as when it is not ready.
@@ -57,10 +62,15 @@ export class TokenBucket {
   /** Fills `subject`'s bucket again. */
   async reset (subject: string): Promise<void> {
     this.fullAt.delete(subject)
-    if (this.redis?.isReady) await this.redis.del(`contentd:ratelimit:${this.name}:${subject}`)
+    if (this.redis?.isReady) await this.redis.del(this.redisKey(subject))
   }
 
-  private readonly takeInMemory: Take = (subject, points, force) => {
+  private redisKey (subject: string): string {
+    return `contentd:ratelimit:${this.name}:${subject}`
+  }
+
+  /** As take, in this node's memory. */
+  private takeInMemory (subject: string, points: number, force: boolean): number {
     const now = this.now()
     if (++this.takes % SWEEP_EVERY === 0) this.forgetFull(now)
     const after = Math.max(this.fullAt.get(subject) ?? now, now) + points * this.msPerPoint
