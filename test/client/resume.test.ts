@@ -146,14 +146,19 @@ describe('LiveCopy.resume, driven by hand', () => {
     return { asked, answer: (i: number, ack: SubscribeAck) => answers[i]?.(ack), request: (since?: number) => { asked.push(since); return new Promise<SubscribeAck>(resolve => answers.push(resolve)) } }
   }
   const flush = () => new Promise(resolve => setImmediate(resolve))
-
-  it('asks with since = its version, applies the changes, then what arrived meanwhile', async () => {
+  /** A copy that took a snapshot at version 2 and has just asked to resume from it (request 1). */
+  const resumingFromVersion2 = async () => {
     const r = requester()
     const copy = new LiveCopy('@a/b', () => {}, {}, r.request, () => {})
     copy.resync()
     r.answer(0, { ok: true, project: '@a/b', version: 2, content: { n: 2 } })
     await copy.ready
     copy.resume()
+    return { r, copy }
+  }
+
+  it('asks with since = its version, applies the changes, then what arrived meanwhile', async () => {
+    const { r, copy } = await resumingFromVersion2()
     copy.receive(change(5)) // live, during the resume
     r.answer(1, { ok: true, project: '@a/b', version: 4, changes: [change(3), change(4)] })
     await flush()
@@ -162,12 +167,7 @@ describe('LiveCopy.resume, driven by hand', () => {
   })
 
   it('takes a snapshot on HISTORY_EXPIRED, or when the changes do not continue its version', async () => {
-    const r = requester()
-    const copy = new LiveCopy('@a/b', () => {}, {}, r.request, () => {})
-    copy.resync()
-    r.answer(0, { ok: true, project: '@a/b', version: 2, content: { n: 2 } })
-    await copy.ready
-    copy.resume()
+    const { r, copy } = await resumingFromVersion2()
     r.answer(1, { ok: false, code: 'HISTORY_EXPIRED', message: 'old' })
     await flush()
     r.answer(2, { ok: true, project: '@a/b', version: 9, content: { n: 9 } })
