@@ -2,30 +2,18 @@
 // bash against a server in the state the README's walkthrough leaves (`B`, `TOKEN`, `KEY`
 // set, @alice/demo at version 1), and must print what the `text` block after it says, line
 // for line (`…` standing for what differs from run to run).
-import { spawn, spawnSync } from 'node:child_process'
+import { spawn } from 'node:child_process'
 import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { call, createKey, createProject, signup } from '../support/http.js'
 import { PROJECT_ROOT } from '../support/server-process.js'
 import { startTestApp, type TestApp } from '../support/temp-app.js'
+import { fencedBlock, shellToolsFor } from '../support/doc-blocks.js'
 
 const MARKER = 'change-log-example.test.ts runs this block'
 
-const hasTools = ['bash', 'curl'].every(tool => spawnSync('sh', ['-c', `command -v ${tool}`]).status === 0)
-if (!hasTools) {
-  if (process.env.CI === 'true') throw new Error('bash and curl are required on CI for the change log example test')
-  console.warn('\n*** SKIPPING the change log example test: bash or curl is not installed ***\n')
-}
-
-/** The first fenced block of `language` at or after `from`: its text and where it ends. */
-function fencedBlock (markdown: string, from: number, language: string): { text: string, end: number } {
-  const open = markdown.indexOf('```' + language + '\n', from)
-  if (open === -1) throw new Error(`no \`\`\`${language} block after position ${from}`)
-  const start = open + language.length + 4
-  const close = markdown.indexOf('\n```', start - 1)
-  return { text: markdown.slice(start, close + 1), end: close + 4 }
-}
+const hasTools = shellToolsFor('the change log example test')
 
 const doc = readFileSync(join(PROJECT_ROOT, 'docs/change-log.md'), 'utf8')
 const example = fencedBlock(doc, Math.max(doc.indexOf(MARKER), 0), 'sh')

@@ -8,31 +8,19 @@
 //   test can stop it (npm start would only add the build step, which the global setup did);
 // - the base URL http://localhost:3000 becomes that port on 127.0.0.1.
 // Everything else (curl, the health wait, the field helper) runs as a reader would paste it.
-import { spawn, spawnSync } from 'node:child_process'
+import { spawn } from 'node:child_process'
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { freePort, PROJECT_ROOT } from '../support/server-process.js'
+import { fencedBlock, shellToolsFor } from '../support/doc-blocks.js'
 
 const MARKER = 'readme-walkthrough.test.ts runs this block'
 const README_URL = 'http://localhost:3000'
 const SERVER_LINE = /^.*\bnpm start\b.*&.*$/m
 
-const hasTools = ['bash', 'curl'].every(tool => spawnSync('sh', ['-c', `command -v ${tool}`]).status === 0)
-if (!hasTools) {
-  if (process.env.CI === 'true') throw new Error('bash and curl are required on CI for the README walkthrough test')
-  console.warn('\n*** SKIPPING the README walkthrough test: bash or curl is not installed ***\n')
-}
-
-/** The first fenced block of `language` at or after `from`: its text and where it ends. */
-function fencedBlock (markdown: string, from: number, language: string): { text: string, end: number } {
-  const open = markdown.indexOf('```' + language + '\n', from)
-  if (open === -1) throw new Error(`no \`\`\`${language} block after position ${from}`)
-  const start = open + language.length + 4
-  const close = markdown.indexOf('\n```', start - 1)
-  return { text: markdown.slice(start, close + 1), end: close + 4 }
-}
+const hasTools = shellToolsFor('the README walkthrough test')
 
 const readme = readFileSync(join(PROJECT_ROOT, 'README.md'), 'utf8')
 const markerAt = readme.indexOf(MARKER)
