@@ -148,7 +148,8 @@ describe('webhook delivery', () => {
       await settle()
       expect(r.received.length, 'no retry before it is due').toBe(before)
       advance(1)
-      await until(() => r.received.length === before + 1, `attempt ${before + 1}`)
+      // At least: once attempt 4 succeeds, v2 follows at once, maybe before the next look.
+      await until(() => r.received.length >= before + 1, `attempt ${before + 1}`)
     }
     expect(delays).toEqual([1000, 2000, 4000])
     await until(() => r.received.length === 5, 'v2 after v1 succeeded')
