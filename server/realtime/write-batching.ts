@@ -1,10 +1,18 @@
-// One system call for everything a WebSocket connection has queued, instead of one per
-// packet. Engine.IO hands its transport all the packets that piled up while the previous
-// write was in flight, and the WebSocket transport writes them one frame at a time: each
-// frame is its own write(2) on the TCP socket. A presence fan-out sends every member's
-// update to every member, so the kernel calls, not the JavaScript, were the server's cost
-// (BENCHMARKS.md). Corking the TCP socket around the batch makes Node write it with one
-// writev(2); what reaches the client is byte for byte the same.
+// One system call per write to a WebSocket connection, and one for everything it has
+// queued, instead of one or two per packet.
+//
+// - Batches: Engine.IO hands its transport all the packets that piled up while the previous
+//   write was in flight, and the WebSocket transport writes them one frame at a time: each
+//   frame is its own write(2) on the TCP socket. A presence fan-out sends every member's
+//   update to every member, so the kernel calls, not the JavaScript, were the server's cost
+//   (BENCHMARKS.md). Corking the TCP socket around the batch makes Node write it with one
+//   writev(2).
+// - Broadcast frames: for a broadcast, Socket.IO frames the message once and hands every
+//   connection the same WebSocket frame, as two buffers (header and payload) that ws writes
+//   corked, so each delivery is a writev(2) of two pieces plus the JavaScript of corking.
+//   Joined once per broadcast into one buffer, each delivery is one plain write(2); on a
+//   10,000-subscriber fan-out that is most of the server's work (docs/operations.md).
+// What reaches the client is byte for byte the same.
 import type { Socket as EngineConnection } from 'engine.io'
 
 interface Corkable {
@@ -12,9 +20,21 @@ interface Corkable {
   uncork (): void
 }
 
-type Transport = { name?: string, send?: (packets: unknown[]) => void, socket?: { _socket?: Partial<Corkable> } } & Record<string, unknown>
+interface OutgoingPacket { options?: { wsPreEncodedFrame?: unknown } }
+
+type Transport = { name?: string, send?: (packets: OutgoingPacket[]) => void, socket?: { _socket?: Partial<Corkable> } } & Record<string, unknown>
 
 const BATCHED = Symbol('contentd.batchedWrites')
+
+/**
+ * A broadcast's frame in one buffer. The options object is the broadcast's own, shared by
+ * all its connections, so the first connection joins the frame and the others find it joined.
+ */
+function joinFrame (packet: OutgoingPacket): void {
+  const options = packet.options
+  const frame = options?.wsPreEncodedFrame
+  if (options && Array.isArray(frame) && frame.length === 2) options.wsPreEncodedFrame = [Buffer.concat(frame as Buffer[])]
+}
 
 function batch (transport: Transport): void {
   if (transport.name !== 'websocket' || transport[BATCHED as unknown as string] || typeof transport.send !== 'function') return
@@ -22,7 +42,10 @@ function batch (transport: Transport): void {
   if (typeof raw?.cork !== 'function' || typeof raw.uncork !== 'function') return
   const send = transport.send.bind(transport)
   const tcp = raw as Corkable
-  transport.send = (packets: unknown[]) => {
+  transport.send = (packets: OutgoingPacket[]) => {
+    for (const packet of packets) joinFrame(packet)
+    // One packet is one frame: ws writes it at once (corking it itself when in two pieces).
+    if (packets.length === 1) { send(packets); return }
     tcp.cork()
     try {
       send(packets)
