@@ -72,7 +72,7 @@ describe('DocumentCache encoded forms', () => {
 })
 
 /** A past content whose text is `chars` Latin-1 characters long: charged `chars` until a replay parses some of it. */
-const pastOf = (chars: number, filler = 'x'): PastContent => new PastContent(`{"t":"${filler.repeat(chars - 8)}"}`)
+const pastOf = (chars: number): PastContent => new PastContent(`{"t":"${'x'.repeat(chars - 8)}"}`)
 
 describe('DocumentCache past contents', () => {
   it('charges a past content its text, 2 bytes a character when one is outside Latin-1', () => {
