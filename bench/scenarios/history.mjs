@@ -4,8 +4,8 @@
 // (READS_PER_VERSION), one request at a time (a latency, not a throughput), and checked: the
 // counter at version N is N − 1 (version 1 is the document's upload, each later version one
 // increment). The goal's "worst N" is the version with the highest p50 of its 15 reads: the
-// maximum over 49 versions of a median of 5 swung by ±7 ms between runs on this 2-core
-// machine, a median of 15 much less.
+// maximum over 49 versions of a median of only 5 swung by ±7 ms between runs on a 2-core
+// machine, as two or three reads slowed by anything else running decided it.
 // The first read of a version (cold: nothing of it computed yet) and the repeats are reported
 // apart, so a cache of answers could not pass for a fast replay; the goal holds for both.
 import { call, expectStatus, owner, startContentd } from '../lib/contentd.mjs'
