@@ -39,6 +39,9 @@ function sharedJsonOf (value: JsonContainer): string {
   return json
 }
 
+// eslint-disable-next-line no-control-regex -- the Latin-1 range starts at U+0000
+const WIDE_CHARACTER = /[^\u0000-\u00ff]/
+
 /**
  * A committed past content, as its stored JSON text (an object's), its root's members
  * located as replays need them and parsed on first need. Never changed once parsed:
@@ -51,13 +54,14 @@ export class PastContent {
   private readonly byKey = new Map<string, MemberSpan>()
   private readonly parsed = new Map<string, Json>()
 
+  /** Memory its text takes: V8 keeps a string at 1 byte a character when every one fits in Latin-1, else at 2. */
+  readonly textBytes: number
+  /** Text length of the members parsed so far: what the DocumentCache charges as parsed values. */
+  parsedTextLength = 0
+
   constructor (readonly json: string) {
     this.scanner = new MemberScanner(json)
-  }
-
-  /** What the DocumentCache charges it by: its text (parsed members come on top, see there). */
-  get bytes (): number {
-    return this.json.length
+    this.textBytes = json.length * (WIDE_CHARACTER.test(json) ? 2 : 1)
   }
 
   /** Locates one more member; false once all are. */
@@ -81,6 +85,7 @@ export class PastContent {
     if (value === undefined) {
       value = JSON.parse(this.json.slice(span.start, span.end)) as Json
       this.parsed.set(span.key, value)
+      this.parsedTextLength += span.end - span.start
     }
     return value
   }

@@ -287,8 +287,16 @@ export class ContentLog {
     }
     const replay = new SharedBaseReplay(base)
     for (const entry of entries) replay.apply(replayOperationOf(entry))
+    // What the replay parsed of the base stays with it, and counts against the cache's budget.
+    const kept = base
+    const charge = () => { if (keep && checkpoint) this.cache.chargePast(projectId, from, kept) }
+    charge()
     let content: JsonObject | undefined
-    return { json: entries.length === 0 ? base.json : replay.serialize(), content: () => (content ??= replay.result) }
+    const parsed = () => {
+      if (content === undefined) { content = replay.result; charge() }
+      return content
+    }
+    return { json: entries.length === 0 ? base.json : replay.serialize(), content: parsed }
   }
 
   /** A checkpoint (or the implicit `{}` at 0) with the entries after it, up to `version`, applied. */
