@@ -80,7 +80,7 @@ function report ({ samples, gc, commits, responses }, straceText) {
   }
   const files = new Map()
   for (const row of within(fsyncs, start, end)) files.set(row[1], [...(files.get(row[1]) ?? []), row])
-  for (const [file, rows] of files) console.log(`fsync ${file}: ${rows.length}, ${sum(rows).toFixed(0)} ms in all, max ${Math.max(...rows.map(r => r[2])).toFixed(1)} ms`)
+  for (const [file, rows] of files) console.log(`fsync ${file}: ${rows.length}, ${rows.reduce((total, row) => total + row[2], 0).toFixed(0)} ms in all, max ${Math.max(...rows.map(r => r[2])).toFixed(1)} ms`)
   const late = within(samples, start, end).filter(s => s[1] > lateMs)
   const explained = { gc: 0, checkpoint: 0, commit: 0 }
   const answered = []
