@@ -83,7 +83,7 @@ export async function attachRealtime (deps: RealtimeDependencies): Promise<Realt
     perConnection: config.socketSubscriptionsPerConnection,
     resubscribeWindowMs: config.socketResubscribeWindowMs,
     resubscribeBytes: config.socketResubscribeBytes
-  }, logger)
+  }, logger, limits.tarpit)
   // Presence (docs/design.md §14): members on every node through Redis, else in memory.
   const redisShare = deps.redis
     ? new RedisPresenceShare({ redis: deps.redis, ttlMs: config.presenceTtlMs, logger, announce: (entry, type) => presence.announce(entry, type) })

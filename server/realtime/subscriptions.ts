@@ -10,6 +10,8 @@
 import { requireKeyScope } from '../auth/rights.js'
 import { EVENTS, type ChangeEntry, type ChangeEvent, type RevokedEvent, type SubscribeAck } from '../../shared/events.js'
 import { ContentdError, isContentdError, type ErrorBody, type ErrorCode } from '../../shared/errors.js'
+import { userSubject } from '../http/rate-limit.js'
+import type { Tarpit } from '../http/tarpit.js'
 import type { Logger } from '../logger.js'
 import type { AccessEvent } from '../services/access-events.js'
 import type { Identities } from '../services/identity.js'
@@ -87,7 +89,9 @@ export class Subscriptions {
     private readonly projectService: Projects,
     private readonly identities: Identities,
     private readonly limits: SubscriptionLimits,
-    private readonly logger: Logger
+    private readonly logger: Logger,
+    /** Holds re-subscribe refusals back like every other RATE_LIMITED answer (RATE_LIMIT_DELAY). */
+    private readonly tarpit: Tarpit | null = null
   ) {
     this.budget = new ResubscribeBudget(limits.resubscribeWindowMs, limits.resubscribeBytes)
   }
@@ -126,7 +130,7 @@ export class Subscriptions {
       return
     }
     const charge = this.budget.admit(userOf(socket), key)
-    if ('wait' in charge) { reply(rateLimited(charge.wait)); return }
+    if ('wait' in charge) { await this.refuse(socket, reply, charge.wait); return }
     if (current) this.end(current, CANCELLED, false, true)
     const subscription = new Subscription(socket, key)
     subscription.charge = charge
@@ -262,10 +266,16 @@ export class Subscriptions {
       // The first request was admitted (and charged) when it arrived; the ones that joined
       // it are admitted now, each snapshot counting.
       const charge = index === 0 && subscription.charge ? subscription.charge : this.budget.admit(user, subscription.ref)
-      if ('wait' in charge) { reply(rateLimited(charge.wait)); return }
+      if ('wait' in charge) { void this.refuse(subscription.socket, reply, charge.wait); return }
       this.budget.settle(charge, bytes)
       reply(ack)
     })
+  }
+
+  /** Past the re-subscribe budget: RATE_LIMITED, once the tarpit lets it go. */
+  private async refuse (socket: RealtimeSocket, reply: Reply, wait: number): Promise<void> {
+    await this.tarpit?.hold(userSubject(userOf(socket)), wait)
+    reply(rateLimited(wait))
   }
 
   private connectionOf (socket: RealtimeSocket): ConnectionState {
