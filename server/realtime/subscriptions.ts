@@ -19,6 +19,7 @@ import type { Projects } from '../services/projects.js'
 import type { ContentSnapshot, ProjectRecord, Store } from '../store/types.js'
 import type { Reply } from './event-router.js'
 import { ProjectFeed, type FeedMember } from './project-feed.js'
+import { PreEncoded } from './pre-encoded.js'
 import { failure, failureOf, rateLimited } from './replies.js'
 import { ResubscribeBudget, type Charge } from './resubscribe-budget.js'
 import type { RealtimeServer, RealtimeSocket } from './types.js'
@@ -218,7 +219,7 @@ export class Subscriptions {
         // in later turns of the event loop), and the acks are encoded now, before the
         // store's cached document can change under them.
         const activated = entry.feed.activate(subscription, snapshot.version, () => {
-          this.answer(subscription, { ok: true, project: subscription.ref, version: snapshot.version, content: snapshot.content }, sizeOf(snapshot))
+          this.answer(subscription, snapshotAck(subscription.ref, snapshot), sizeOf(snapshot))
         })
         if (activated !== 'stale') return
       }
@@ -256,7 +257,7 @@ export class Subscriptions {
   }
 
   /** The snapshot is ready: the subscription is in place, and every waiter within the budget gets it. */
-  private answer (subscription: Subscription, ack: SubscribeAck, bytes: number): void {
+  private answer (subscription: Subscription, ack: SubscribeAck | PreEncoded, bytes: number): void {
     subscription.state = 'active'
     this.observer?.started(subscription.socket, subscription.ref, subscription.projectId as string)
     const waiters = subscription.waiters
@@ -340,6 +341,16 @@ export class Subscriptions {
 }
 
 const userOf = (socket: RealtimeSocket): string => socket.data.identity.user.id
+
+/**
+ * `{ ok: true, project, version, content }`; around the store's JSON text when it has it, so
+ * the document is not serialized again (pre-encoded.ts).
+ */
+function snapshotAck (project: string, snapshot: ContentSnapshot): SubscribeAck | PreEncoded {
+  const { version, content, json } = snapshot
+  if (json === undefined) return { ok: true, project, version, content }
+  return new PreEncoded(`{"ok":true,"project":${JSON.stringify(project)},"version":${version},"content":${json}}`)
+}
 
 /** Bytes of the snapshot as sent (the store usually has its JSON at hand). */
 function sizeOf (snapshot: ContentSnapshot): number {
