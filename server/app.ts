@@ -42,7 +42,7 @@ export interface AppDependencies {
   webhooks?: WebhookService
 }
 
-export function createApp ({ config, store, logger, redis, metrics = new Metrics(), services, limits = createLimits(config, redis), webhooks }: AppDependencies): Express {
+export function createApp ({ config, store, logger, redis, metrics = new Metrics(), services, limits = createLimits(config, redis, { onHeld: held => metrics.heldRefusals.set(held) }), webhooks }: AppDependencies): Express {
   const { projects, accounts, keys } = services
   const limit = config.bodyLimitBytes
 

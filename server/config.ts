@@ -24,6 +24,16 @@ const duration = z.string().transform((text, ctx) => {
   return ms
 })
 
+/** A duration, or 0 for "none". */
+const durationOrZero = z.string().transform((text, ctx) => {
+  const ms = parseDuration(text)
+  if (ms === null) {
+    ctx.addIssue({ code: 'custom', message: 'must be 0 or a duration such as 1s or 500ms' })
+    return z.NEVER
+  }
+  return ms
+})
+
 const url = (protocols: string[]) => z.string().trim().refine(value => {
   try { return protocols.includes(new URL(value).protocol) } catch { return false }
 }, `must be a URL starting with ${protocols.map(p => p + '//').join(' or ')}`)
@@ -52,6 +62,11 @@ const schema = z.object({
   BATCH_LIMIT: integer(1, 10_000).default(100),
   IDEMPOTENCY_TTL: duration.default(24 * DURATION_UNITS_MS.h),
   RATE_LIMIT: integer(0).default(6000),
+  // A refusal (429, refused handshake, RATE_LIMITED ack) is sent only after this long (or its
+  // retryAfter, if shorter), so a client looping on refusals waits instead (server/http/tarpit.ts);
+  // at most RATE_LIMIT_DELAY_HELD at once per user or IP, the rest are sent at once. 0: no delay.
+  RATE_LIMIT_DELAY: durationOrZero.default(1000),
+  RATE_LIMIT_DELAY_HELD: integer(0).default(32),
   // 1 per second per IP: a brake on password guessing that a setup script creating a few
   // dozen users in a burst does not hit.
   // Behind a reverse proxy: how many proxy hops to trust for the client address
@@ -140,6 +155,8 @@ export interface Config {
   idempotencyTtlMs: number
   /** Requests (and Socket.IO handshakes and events) per minute per user, per IP when anonymous; 0 disables. */
   rateLimitPerMinute: number
+  /** How long a refusal is held before it is sent, and how many are held at once per user or IP. */
+  rateLimitDelay: { ms: number, heldPerSubject: number }
   /** Express's `trust proxy`: false, true (any) or the number of proxy hops to trust. */
   trustProxy: boolean | number
   /** Login and signup attempts per minute per IP (against password guessing); 0 disables. */
@@ -221,6 +238,7 @@ export function loadConfig (source: Record<string, string | undefined> = process
     batchLimit: env.BATCH_LIMIT,
     idempotencyTtlMs: env.IDEMPOTENCY_TTL,
     rateLimitPerMinute: env.RATE_LIMIT,
+    rateLimitDelay: { ms: env.RATE_LIMIT_DELAY, heldPerSubject: env.RATE_LIMIT_DELAY_HELD },
     trustProxy: env.TRUST_PROXY === 'true' ? true : env.TRUST_PROXY === 'false' ? false : Number(env.TRUST_PROXY),
     authRateLimitPerMinute: env.AUTH_RATE_LIMIT,
     requestTimeoutMs: env.REQUEST_TIMEOUT,

@@ -116,6 +116,13 @@ describe('loadConfig', () => {
     expect(loadConfig({ TRUST_PROXY: '2' }).trustProxy).toBe(2)
   })
 
+  it('holds refusals 1 s, at most 32 per user or IP, by default; RATE_LIMIT_DELAY takes a duration or 0 (refusals sent at once)', () => {
+    expect(loadConfig({}).rateLimitDelay).toEqual({ ms: 1000, heldPerSubject: 32 })
+    expect(loadConfig({ RATE_LIMIT_DELAY: '0', RATE_LIMIT_DELAY_HELD: '0' }).rateLimitDelay).toEqual({ ms: 0, heldPerSubject: 0 })
+    expect(loadConfig({ RATE_LIMIT_DELAY: '250ms', RATE_LIMIT_DELAY_HELD: '5' }).rateLimitDelay).toEqual({ ms: 250, heldPerSubject: 5 })
+    expect(loadConfig({ RATE_LIMIT_DELAY: '3' }).rateLimitDelay.ms).toBe(3000)
+  })
+
   it('takes 0 for PORT (any free port) and for RATE_LIMIT (off)', () => {
     expect(loadConfig({ PORT: '0', RATE_LIMIT: '0' })).toMatchObject({ port: 0, rateLimitPerMinute: 0 })
   })
@@ -136,6 +143,9 @@ describe('loadConfig', () => {
     [{ BODY_LIMIT: '1mb' }, 'BODY_LIMIT'],
     [{ CONTENT_LIMIT: 'lots' }, 'CONTENT_LIMIT'],
     [{ RATE_LIMIT: '-5' }, 'RATE_LIMIT'],
+    [{ RATE_LIMIT_DELAY: 'soon' }, 'RATE_LIMIT_DELAY'],
+    [{ RATE_LIMIT_DELAY: '-1s' }, 'RATE_LIMIT_DELAY'],
+    [{ RATE_LIMIT_DELAY_HELD: 'many' }, 'RATE_LIMIT_DELAY_HELD'],
     [{ SESSION_TTL: 'forever' }, 'SESSION_TTL'],
     [{ TRUST_PROXY: 'yes' }, 'TRUST_PROXY'],
     [{ TRUST_PROXY: '10.0.0.0/8' }, 'TRUST_PROXY'],

@@ -6,7 +6,8 @@
 // fact (charge()), so the budget bounds work rather than request count. On top: AUTH_RATE_LIMIT per IP on login and signup, and a per-username
 // lock on login (LOGIN_ATTEMPTS_PER_USERNAME in LOGIN_ATTEMPT_WINDOW) against guessing one
 // account's password from many addresses. Limited requests are answered 429 with
-// Retry-After before any work is done, so they change nothing.
+// Retry-After before any work is done, so they change nothing, and only after
+// RATE_LIMIT_DELAY (tarpit.ts), so a client that loops on refusals waits instead.
 //
 // With a Redis client the counters live in Redis and every node shares them; if Redis
 // stops answering, each node falls back to its own in-memory counters (the "insurance"
@@ -19,6 +20,7 @@ import { credentialsBody } from '../../shared/schemas.js'
 import { systemClock, type Clock } from '../clock.js'
 import type { Config } from '../config.js'
 import { context } from './context.js'
+import { Tarpit } from './tarpit.js'
 import { TokenBucket } from './token-bucket.js'
 
 export type RedisClient = ReturnType<typeof createClient>
@@ -46,13 +48,16 @@ export function burstOf (points: number): number {
 /**
  * A budget of `points` per window per subject; `points` 0 turns it off. Either a fixed
  * window (the login limits: a lock lasts its window) or, with `bucket`, a token bucket of
- * `points` refilled continuously over the window (RATE_LIMIT, see token-bucket.ts).
+ * `points` refilled continuously over the window (RATE_LIMIT, see token-bucket.ts). With a
+ * `tarpit`, a refused take() answers only once the tarpit lets the refusal go.
  */
 export class Limiter {
   private readonly counters: RateLimiterAbstract | null = null
   private readonly bucket: TokenBucket | null = null
+  private readonly tarpit: Tarpit | null
 
-  constructor (points: number, windowSeconds: number, name: string, redis?: RedisClient, options: { lockSeconds?: number, bucket?: boolean, now?: Clock } = {}) {
+  constructor (points: number, windowSeconds: number, name: string, redis?: RedisClient, options: { lockSeconds?: number, bucket?: boolean, now?: Clock, tarpit?: Tarpit } = {}) {
+    this.tarpit = options.tarpit ?? null
     if (points === 0) return
     if (options.bucket) {
       this.bucket = new TokenBucket(points * 60 / windowSeconds, burstOf(points), name, redis, options.now)
@@ -69,8 +74,17 @@ export class Limiter {
     return this.counters !== null || this.bucket !== null
   }
 
-  /** Takes `points` (one by default) of `subject`'s budget: null when allowed, else seconds to wait. */
+  /**
+   * Takes `points` (one by default) of `subject`'s budget: null when allowed, else seconds to
+   * wait, resolved once the refusal has been held (see tarpit.ts).
+   */
   async take (subject: string, points = 1): Promise<RetryAfter | null> {
+    const wait = await this.takeNow(subject, points)
+    if (wait !== null) await this.tarpit?.hold(subject, wait)
+    return wait
+  }
+
+  private async takeNow (subject: string, points: number): Promise<RetryAfter | null> {
     if (this.bucket) {
       const waitMs = await this.bucket.take(subject, points)
       return waitMs === 0 ? null : Math.max(1, Math.ceil(waitMs / 1000))
@@ -88,7 +102,7 @@ export class Limiter {
   /** Takes `points` of `subject`'s budget even past its end (work already done): its next requests wait. */
   async charge (subject: string, points: number): Promise<void> {
     if (this.bucket) await this.bucket.take(subject, points, true)
-    else await this.take(subject, points)
+    else await this.takeNow(subject, points)
   }
 
   /** Gives `subject` its whole budget back. */
@@ -106,19 +120,29 @@ export interface Limits {
   auth: Limiter
   /** LOGIN_ATTEMPTS_PER_USERNAME: login attempts per username that did not succeed. */
   login: Limiter
+  /** RATE_LIMIT_DELAY: holds every refusal of the three, and the re-subscribe budget's. */
+  tarpit: Tarpit
 }
 
-/** `now`: the in-memory buckets' time (tests pass a manual clock so a bucket refills only when told). */
-export function createLimits (config: Config, redis?: RedisClient, now: Clock = systemClock): Limits {
+export interface LimitsOptions {
+  /** The in-memory buckets' time (tests pass a manual clock so a bucket refills only when told). */
+  now?: Clock
+  /** Told how many refusals are held after every change (the /metrics gauge). */
+  onHeld?: (held: number) => void
+}
+
+export function createLimits (config: Config, redis?: RedisClient, { now = systemClock, onHeld }: LimitsOptions = {}): Limits {
   // RATE_LIMIT=0 turns rate limiting off altogether, the stricter login/signup limit too.
   const on = config.rateLimitPerMinute > 0
   const loginWindow = Math.max(1, Math.ceil(config.loginAttemptWindowMs / 1000))
+  const tarpit = new Tarpit(config.rateLimitDelay.ms, config.rateLimitDelay.heldPerSubject, onHeld)
   return {
-    api: new Limiter(config.rateLimitPerMinute, API_WINDOW_SECONDS, 'api', redis, { bucket: true, now }),
-    auth: new Limiter(on ? config.authRateLimitPerMinute : 0, API_WINDOW_SECONDS, 'auth', redis),
+    api: new Limiter(config.rateLimitPerMinute, API_WINDOW_SECONDS, 'api', redis, { bucket: true, now, tarpit }),
+    auth: new Limiter(on ? config.authRateLimitPerMinute : 0, API_WINDOW_SECONDS, 'auth', redis, { tarpit }),
     // Independent of RATE_LIMIT: it guards accounts rather than capacity. Once hit, the
     // username stays locked for a whole window, however the guesses were spread over it.
-    login: new Limiter(config.loginAttemptsPerUsername, loginWindow, 'login-username', redis, { lockSeconds: loginWindow })
+    login: new Limiter(config.loginAttemptsPerUsername, loginWindow, 'login-username', redis, { lockSeconds: loginWindow, tarpit }),
+    tarpit
   }
 }
 
@@ -134,12 +158,12 @@ function refuse (res: Response, retryAfter: RetryAfter): never {
 const RATE_LIMITED_BODY = Buffer.from(JSON.stringify(new ContentdError('RATE_LIMITED').toBody()))
 
 /**
- * The same answer as refuse(), written at once: a flooder over its budget keeps asking, so
+ * The same answer as refuse(), written directly: a flooder over its budget keeps asking, so
  * each refusal must cost as little as possible. Thrown, it would travel the router's error
  * path past every later route to the error handler, which made a 429 cost as much server
  * CPU as a served `GET /api/me` (docs/operations.md#rate-limits).
  */
-function refuseAtOnce (res: Response, retryAfter: RetryAfter): void {
+function writeRefusal (res: Response, retryAfter: RetryAfter): void {
   res.writeHead(429, { 'Retry-After': String(retryAfter), 'Content-Type': 'application/json; charset=utf-8', 'Content-Length': String(RATE_LIMITED_BODY.length) })
   res.end(RATE_LIMITED_BODY)
 }
@@ -164,7 +188,7 @@ export function rateLimit (limiter: Limiter): RequestHandler {
     const identity = context(res).identity
     const subject = identity ? userSubject(identity.user.id) : clientIp(req)
     const wait = await limiter.take(subject)
-    if (wait !== null) { refuseAtOnce(res, wait); return }
+    if (wait !== null) { writeRefusal(res, wait); return }
     chargers.set(res, points => { limiter.charge(subject, points).catch(() => { /* the request was already admitted */ }) })
     next()
   }

@@ -46,6 +46,13 @@ export class Metrics {
     registers: [this.registry]
   })
 
+  /** Refusals being held back by RATE_LIMIT_DELAY (server/http/tarpit.ts). */
+  readonly heldRefusals = new Gauge({
+    name: 'contentd_rate_limit_held_refusals',
+    help: 'Rate-limit refusals being held back before they are sent (RATE_LIMIT_DELAY)',
+    registers: [this.registry]
+  })
+
   /** Socket.IO events received, by name ("other" for names the server does not handle). */
   readonly realtimeEvents = new Counter({
     name: 'contentd_realtime_events_total',

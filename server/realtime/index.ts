@@ -16,6 +16,7 @@ import { engineGate } from './engine-gate.js'
 import { routeEvents } from './event-router.js'
 import { atTime } from './expiry.js'
 import { handshake } from './handshake.js'
+import { preEncodingParser } from './pre-encoded.js'
 import { Presence } from './presence.js'
 import { RedisPresenceShare } from './presence-redis.js'
 import { LocalPresenceShare, type PresenceShare } from './presence-share.js'
@@ -62,7 +63,9 @@ export async function attachRealtime (deps: RealtimeDependencies): Promise<Realt
   const io: RealtimeServer = new Server(httpServer, {
     cors: { origin: config.corsOrigins === '*' ? '*' : config.corsOrigins },
     maxHttpBufferSize: MAX_CLIENT_MESSAGE_BYTES,
-    connectTimeout: CONNECT_TIMEOUT_MS
+    connectTimeout: CONNECT_TIMEOUT_MS,
+    // Snapshot acks around the store's JSON text, not serialized again (pre-encoded.ts).
+    parser: preEncodingParser
   })
   // Origin and the per-IP handshake budget, before Engine.IO allocates a session.
   io.engine.use(engineGate({ corsOrigins: config.corsOrigins, limiter: limits.api, trustProxy: config.trustProxy, logger }))
@@ -83,7 +86,7 @@ export async function attachRealtime (deps: RealtimeDependencies): Promise<Realt
     perConnection: config.socketSubscriptionsPerConnection,
     resubscribeWindowMs: config.socketResubscribeWindowMs,
     resubscribeBytes: config.socketResubscribeBytes
-  }, logger)
+  }, logger, limits.tarpit)
   // Presence (docs/design.md §14): members on every node through Redis, else in memory.
   const redisShare = deps.redis
     ? new RedisPresenceShare({ redis: deps.redis, ttlMs: config.presenceTtlMs, logger, announce: (entry, type) => presence.announce(entry, type) })

@@ -10,6 +10,8 @@
 import { requireKeyScope } from '../auth/rights.js'
 import { EVENTS, type ChangeEntry, type ChangeEvent, type RevokedEvent, type SubscribeAck } from '../../shared/events.js'
 import { ContentdError, isContentdError, type ErrorBody, type ErrorCode } from '../../shared/errors.js'
+import { userSubject } from '../http/rate-limit.js'
+import type { Tarpit } from '../http/tarpit.js'
 import type { Logger } from '../logger.js'
 import type { AccessEvent } from '../services/access-events.js'
 import type { Identities } from '../services/identity.js'
@@ -17,6 +19,7 @@ import type { Projects } from '../services/projects.js'
 import type { ContentSnapshot, ProjectRecord, Store } from '../store/types.js'
 import type { Reply } from './event-router.js'
 import { ProjectFeed, type FeedMember } from './project-feed.js'
+import { PreEncoded } from './pre-encoded.js'
 import { failure, failureOf, rateLimited } from './replies.js'
 import { ResubscribeBudget, type Charge } from './resubscribe-budget.js'
 import type { RealtimeServer, RealtimeSocket } from './types.js'
@@ -87,7 +90,9 @@ export class Subscriptions {
     private readonly projectService: Projects,
     private readonly identities: Identities,
     private readonly limits: SubscriptionLimits,
-    private readonly logger: Logger
+    private readonly logger: Logger,
+    /** Holds re-subscribe refusals back like every other RATE_LIMITED answer (RATE_LIMIT_DELAY). */
+    private readonly tarpit: Tarpit | null = null
   ) {
     this.budget = new ResubscribeBudget(limits.resubscribeWindowMs, limits.resubscribeBytes)
   }
@@ -126,7 +131,7 @@ export class Subscriptions {
       return
     }
     const charge = this.budget.admit(userOf(socket), key)
-    if ('wait' in charge) { reply(rateLimited(charge.wait)); return }
+    if ('wait' in charge) { await this.refuse(socket, reply, charge.wait); return }
     if (current) this.end(current, CANCELLED, false, true)
     const subscription = new Subscription(socket, key)
     subscription.charge = charge
@@ -214,7 +219,7 @@ export class Subscriptions {
         // in later turns of the event loop), and the acks are encoded now, before the
         // store's cached document can change under them.
         const activated = entry.feed.activate(subscription, snapshot.version, () => {
-          this.answer(subscription, { ok: true, project: subscription.ref, version: snapshot.version, content: snapshot.content }, sizeOf(snapshot))
+          this.answer(subscription, snapshotAck(subscription.ref, snapshot), sizeOf(snapshot))
         })
         if (activated !== 'stale') return
       }
@@ -252,7 +257,7 @@ export class Subscriptions {
   }
 
   /** The snapshot is ready: the subscription is in place, and every waiter within the budget gets it. */
-  private answer (subscription: Subscription, ack: SubscribeAck, bytes: number): void {
+  private answer (subscription: Subscription, ack: SubscribeAck | PreEncoded, bytes: number): void {
     subscription.state = 'active'
     this.observer?.started(subscription.socket, subscription.ref, subscription.projectId as string)
     const waiters = subscription.waiters
@@ -262,10 +267,16 @@ export class Subscriptions {
       // The first request was admitted (and charged) when it arrived; the ones that joined
       // it are admitted now, each snapshot counting.
       const charge = index === 0 && subscription.charge ? subscription.charge : this.budget.admit(user, subscription.ref)
-      if ('wait' in charge) { reply(rateLimited(charge.wait)); return }
+      if ('wait' in charge) { void this.refuse(subscription.socket, reply, charge.wait); return }
       this.budget.settle(charge, bytes)
       reply(ack)
     })
+  }
+
+  /** Past the re-subscribe budget: RATE_LIMITED, once the tarpit lets it go. */
+  private async refuse (socket: RealtimeSocket, reply: Reply, wait: number): Promise<void> {
+    await this.tarpit?.hold(userSubject(userOf(socket)), wait)
+    reply(rateLimited(wait))
   }
 
   private connectionOf (socket: RealtimeSocket): ConnectionState {
@@ -330,6 +341,16 @@ export class Subscriptions {
 }
 
 const userOf = (socket: RealtimeSocket): string => socket.data.identity.user.id
+
+/**
+ * `{ ok: true, project, version, content }`; around the store's JSON text when it has it, so
+ * the document is not serialized again (pre-encoded.ts).
+ */
+function snapshotAck (project: string, snapshot: ContentSnapshot): SubscribeAck | PreEncoded {
+  const { version, content, json } = snapshot
+  if (json === undefined) return { ok: true, project, version, content }
+  return new PreEncoded(`{"ok":true,"project":${JSON.stringify(project)},"version":${version},"content":${json}}`)
+}
 
 /** Bytes of the snapshot as sent (the store usually has its JSON at hand). */
 function sizeOf (snapshot: ContentSnapshot): number {

@@ -44,7 +44,7 @@ export async function startTestApp (env: Record<string, string> = {}, options: T
   await store.init()
   const logger = createLogger(config.logLevel)
   const services = createServices({ store, sessionTtlMs: config.sessionTtlMs, quotas: config.quotas, ...(options.clock ? { now: options.clock.now } : {}) })
-  const limits = createLimits(config, undefined, options.clock?.now)
+  const limits = createLimits(config, undefined, options.clock ? { now: options.clock.now } : {})
   const app = createApp({ config, store, logger, services, limits })
   const server = createServer(app)
   const realtime = options.realtime ? await attachRealtime({ httpServer: server, store, config, logger, services, limits }) : null
