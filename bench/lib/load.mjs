@@ -6,6 +6,15 @@ import { metricsText } from './server-metrics.mjs'
 
 export const DURATION_S = Number(process.env.BENCH_DURATION ?? 10)
 export const WARMUP_S = Number(process.env.BENCH_WARMUP ?? 2)
+// After the warm-up, a pause without load: V8 optimizes hot functions on a background
+// thread, and on a 2-core machine under full load (server and load generator) that thread is
+// starved, so code stays unoptimized for tens of seconds. Measured (2026-11-24, the 1 KiB
+// increment, profile of the server): without a pause 0.28-0.32 ms of server CPU per request
+// and 1.2 s of GC in the run; after 10 s idle 0.16-0.17 ms and 0.3 s of GC, where a
+// long-running server is. The bare-Express ceiling gets the same pause.
+export const SETTLE_S = Number(process.env.BENCH_SETTLE ?? 10)
+
+const settle = () => new Promise(resolve => setTimeout(resolve, SETTLE_S * 1000))
 
 function run (options) {
   return new Promise((resolve, reject) => {
@@ -21,7 +30,7 @@ function run (options) {
  */
 export async function measure ({ url, method = 'POST', headers = {}, body, connections = 32, amount, warmup = true, duration = DURATION_S, pid, eventLoop }) {
   const base = { url, method, headers: { 'content-type': 'application/json', ...headers }, body, connections, pipelining: 1, timeout: 30 }
-  if (warmup && WARMUP_S > 0) await run({ ...base, duration: WARMUP_S })
+  if (warmup && WARMUP_S > 0) { await run({ ...base, duration: WARMUP_S }); await settle() }
   // eventLoop(): the server's event-loop delay histogram (eventLoopDelayReader), read around the run.
   const loopBefore = eventLoop ? await eventLoop() : undefined
   const cpuBefore = pid ? cpuMs(pid) : 0
@@ -120,6 +129,7 @@ export function histogramShareWithin ({ bounds, counts }, limitSeconds) {
 export async function measureInterleaved (setups, rounds) {
   const slice = Math.max(1, DURATION_S / rounds)
   for (const setup of setups) await measure({ ...setup, duration: WARMUP_S, warmup: false })
+  await settle()
   const slices = setups.map(() => [])
   for (let round = 0; round < rounds; round++) {
     for (let k = 0; k < setups.length; k++) {
