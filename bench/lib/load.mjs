@@ -7,11 +7,12 @@ import { metricsText } from './server-metrics.mjs'
 export const DURATION_S = Number(process.env.BENCH_DURATION ?? 10)
 export const WARMUP_S = Number(process.env.BENCH_WARMUP ?? 2)
 // After the warm-up, a pause without load: V8 optimizes hot functions on a background
-// thread, and on a 2-core machine under full load (server and load generator) that thread is
-// starved, so code stays unoptimized for tens of seconds. Measured (2026-11-24, the 1 KiB
-// increment, profile of the server): without a pause 0.28-0.32 ms of server CPU per request
-// and 1.2 s of GC in the run; after 10 s idle 0.16-0.17 ms and 0.3 s of GC, where a
-// long-running server is. The bare-Express ceiling gets the same pause.
+// thread, which a 2-core machine under full load (server and load generator) starves.
+// Measured 2026-11-24 (1 KiB increment, server CPU per request): the increment and
+// HISTORY=off pair alone, 0.28-0.32 ms with no pause, 0.16-0.17 ms after 10 s or 60 s idle
+// (the ceiling: 0.17-0.20), with GC in the run 1.2 s -> 0.3 s. Not yet explained: in the
+// full run's five interleaved servers, the HISTORY=off server is at 0.16 ms and the other
+// contentd servers stay at ~0.34 ms, pause or not (BENCHMARKS.md, issue 18).
 export const SETTLE_S = Number(process.env.BENCH_SETTLE ?? 10)
 
 const settle = () => new Promise(resolve => setTimeout(resolve, SETTLE_S * 1000))
