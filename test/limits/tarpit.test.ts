@@ -4,11 +4,10 @@
 // no more than RATE_LIMIT_DELAY_HELD are held at once per user or IP, the rest are answered
 // without waiting for the held ones; and clients inside their budget are not held at all.
 // Times are asserted only from below ("held at least"), never as speed bounds.
-import type { Socket } from 'socket.io-client'
-import { afterEach, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import { call, ownerWithProject, signup, type CallResult } from '../support/http.js'
 import { metricValue } from '../support/metrics.js'
-import { startServerProcess, type ServerProcess } from '../support/server-process.js'
+import { serverPerTest } from '../support/server-per-test.js'
 import { connect, subscribe } from '../realtime/client.js'
 import { callFrom } from './from-address.js'
 
@@ -18,14 +17,7 @@ const HELD = 'contentd_rate_limit_held_refusals'
 // Node's timers may fire up to a millisecond early; the client's clock starts before the server's.
 const SLACK_MS = 50
 
-let server: ServerProcess | undefined
-const sockets: Socket[] = []
-afterEach(async () => {
-  while (sockets.length) sockets.pop()?.disconnect()
-  await server?.stop()
-  server = undefined
-})
-const start = async (env: Record<string, string>) => { server = await startServerProcess({ env: { METRICS_TOKEN, ...env } }); return server }
+const { start, track } = serverPerTest({ METRICS_TOKEN })
 
 async function timed<T> (send: () => Promise<T>): Promise<{ answer: T, ms: number }> {
   const started = performance.now()
@@ -54,7 +46,7 @@ describe('RATE_LIMIT_DELAY: refusals are held back', () => {
     const { url } = await start({ RATE_LIMIT: '6', RATE_LIMIT_DELAY: '2s' })
     const alice = await signup(url, 'alice') // the IP's budget
     const socket = await connect(url, alice) // the CONNECT: 1 of alice's 6
-    sockets.push(socket)
+    track(socket)
     for (let i = 0; i < 5; i++) expect((await call(url, 'GET', '/api/me', { token: alice })).status).toBe(200)
 
     const request = await timed(() => call(url, 'GET', '/api/me', { token: alice }))
@@ -80,7 +72,7 @@ describe('RATE_LIMIT_DELAY: refusals are held back', () => {
     const owner = await ownerWithProject(url, 'big')
     expect((await call(url, 'POST', `${owner.path}/content/set`, { token: owner.key, body: { path: 'text', value: 'x'.repeat(10_000) } })).status).toBe(200)
     const socket = await connect(url, owner.key)
-    sockets.push(socket)
+    track(socket)
     expect(await subscribe(socket, '@big/demo')).toMatchObject({ ok: true, version: 1 })
     const again = await timed(() => subscribe(socket, '@big/demo'))
     expect(again.answer).toEqual({ ok: false, code: 'RATE_LIMITED', message: expect.any(String), retryAfter: expect.any(Number) })
@@ -137,7 +129,7 @@ describe('RATE_LIMIT_DELAY: refusals are held back', () => {
       expect(r.status).toBe(200)
     }
     const socket = await connect(url, bob.key)
-    sockets.push(socket)
+    track(socket)
     expect(await subscribe(socket, '@bob/demo')).toMatchObject({ ok: true, version: 2 })
     // All of that while alice's refusals were still held: bob never waited behind them.
     expect(floodAnswered).toBe(false)

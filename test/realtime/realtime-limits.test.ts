@@ -3,11 +3,11 @@
 // user draw from the same RATE_LIMIT budget as HTTP; re-subscribing cannot amplify traffic;
 // a connection that does not read is dropped once its backlog passes SOCKET_SEND_BUFFER.
 import type { Socket } from 'socket.io-client'
-import { afterEach, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import type { SubscribeAck } from '../../shared/events.js'
 import { call, ownerWithProject } from '../support/http.js'
 import { metricValue } from '../support/metrics.js'
-import { startServerProcess, type ServerProcess } from '../support/server-process.js'
+import { serverPerTest } from '../support/server-per-test.js'
 import { callFrom } from '../limits/from-address.js'
 import { connect, connected, openSocket, Recorder, subscribe } from './client.js'
 import { ackOf, connectPacket, eventPacket, RawWebSocket } from './raw-socket.js'
@@ -15,15 +15,7 @@ import { ackOf, connectPacket, eventPacket, RawWebSocket } from './raw-socket.js
 const METRICS_TOKEN = 'metrics-token-for-the-limit-tests'
 const HANDSHAKE = '/socket.io/?EIO=4&transport=polling'
 
-let server: ServerProcess | undefined
-const sockets: Socket[] = []
-afterEach(async () => {
-  while (sockets.length) sockets.pop()?.disconnect()
-  await server?.stop()
-  server = undefined
-})
-const start = async (env: Record<string, string>) => { server = await startServerProcess({ env: { METRICS_TOKEN, ...env } }); return server }
-const track = (socket: Socket) => { sockets.push(socket); return socket }
+const { start, track } = serverPerTest({ METRICS_TOKEN })
 
 function expectRateLimitedAck (ack: any, longestWait = 60) {
   expect(ack).toEqual({ ok: false, code: 'RATE_LIMITED', message: expect.any(String), retryAfter: expect.any(Number) })
