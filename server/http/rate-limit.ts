@@ -15,11 +15,11 @@
 import type { Request, RequestHandler, Response } from 'express'
 import { RateLimiterMemory, RateLimiterRedis, RateLimiterRes, type RateLimiterAbstract } from 'rate-limiter-flexible'
 import type { createClient } from 'redis'
-import { ContentdError } from '../../shared/errors.js'
 import { credentialsBody } from '../../shared/schemas.js'
 import { systemClock, type Clock } from '../clock.js'
 import type { Config } from '../config.js'
 import { context } from './context.js'
+import { preparedError } from './prepared-error.js'
 import { Tarpit } from './tarpit.js'
 import { TokenBucket } from './token-bucket.js'
 
@@ -150,22 +150,16 @@ function clientIp (req: Request): string {
   return ipSubject(req.ip ?? req.socket.remoteAddress)
 }
 
-function refuse (res: Response, retryAfter: RetryAfter): never {
-  res.setHeader('Retry-After', String(retryAfter))
-  throw new ContentdError('RATE_LIMITED')
-}
-
-const RATE_LIMITED_BODY = Buffer.from(JSON.stringify(new ContentdError('RATE_LIMITED').toBody()))
-
 /**
- * The same answer as refuse(), written directly: a flooder over its budget keeps asking, so
- * each refusal must cost as little as possible. Thrown, it would travel the router's error
- * path past every later route to the error handler, which made a 429 cost as much server
- * CPU as a served `GET /api/me` (docs/operations.md#rate-limits).
+ * The 429, written directly: a flooder over its budget keeps asking, so each refusal must
+ * cost as little as possible. Thrown, it would travel the router's error path past every
+ * later route to the error handler, which made a 429 cost as much server CPU as a served
+ * `GET /api/me` (docs/operations.md#rate-limits).
  */
-function writeRefusal (res: Response, retryAfter: RetryAfter): void {
-  res.writeHead(429, { 'Retry-After': String(retryAfter), 'Content-Type': 'application/json; charset=utf-8', 'Content-Length': String(RATE_LIMITED_BODY.length) })
-  res.end(RATE_LIMITED_BODY)
+function refuse (res: Response, retryAfter: RetryAfter): void {
+  const { status, body } = preparedError('RATE_LIMITED')
+  res.writeHead(status, { 'Retry-After': String(retryAfter), 'Content-Type': 'application/json; charset=utf-8', 'Content-Length': String(body.length) })
+  res.end(body)
 }
 
 function limitBy (limiter: Limiter, subject: (req: Request, res: Response) => string): RequestHandler {
@@ -173,7 +167,7 @@ function limitBy (limiter: Limiter, subject: (req: Request, res: Response) => st
   if (!limiter.enabled) return (_req, _res, next) => next()
   return async (req, res, next) => {
     const wait = await limiter.take(subject(req, res))
-    if (wait !== null) refuse(res, wait)
+    if (wait !== null) { refuse(res, wait); return }
     next()
   }
 }
@@ -188,7 +182,7 @@ export function rateLimit (limiter: Limiter): RequestHandler {
     const identity = context(res).identity
     const subject = identity ? userSubject(identity.user.id) : clientIp(req)
     const wait = await limiter.take(subject)
-    if (wait !== null) { writeRefusal(res, wait); return }
+    if (wait !== null) { refuse(res, wait); return }
     chargers.set(res, points => { limiter.charge(subject, points).catch(() => { /* the request was already admitted */ }) })
     next()
   }
@@ -221,7 +215,7 @@ export function loginThrottle (limiter: Limiter): RequestHandler {
     if (!parsed.success) { next(); return }
     const subject = `username:${parsed.data.username}`
     const wait = await limiter.take(subject)
-    if (wait !== null) refuse(res, wait)
+    if (wait !== null) { refuse(res, wait); return }
     res.once('finish', () => {
       if (res.statusCode === 200) limiter.reset(subject).catch(() => { /* the lock just lasts its window */ })
     })

@@ -12,7 +12,8 @@
 //   with Retry-After, so handshakes from one address are not free.
 // Answers are HTTP responses like the API's: {message, code} as JSON.
 import { STATUS_CODES, ServerResponse, type IncomingMessage } from 'node:http'
-import { ContentdError, type ErrorCode } from '../../shared/errors.js'
+import type { ErrorCode } from '../../shared/errors.js'
+import { preparedError } from '../http/prepared-error.js'
 import { ipSubject, type Limiter } from '../http/rate-limit.js'
 import type { Logger } from '../logger.js'
 import { clientAddress } from './client-address.js'
@@ -54,31 +55,18 @@ function sameOrigin (origin: string, host: string | undefined): boolean {
 }
 
 /** Answers and ends the request; for an upgrade, on the raw connection (Engine.IO's `res` there writes nothing). */
-// Each answer's status and body, made once per code: a client refused a handshake keeps
-// asking, and every refusal must cost as little as possible.
-const answers = new Map<ErrorCode, { status: number, body: string }>()
-
-function answerOf (code: ErrorCode): { status: number, body: string } {
-  let known = answers.get(code)
-  if (!known) {
-    const error = new ContentdError(code)
-    known = { status: error.status, body: JSON.stringify(error.toBody()) }
-    answers.set(code, known)
-  }
-  return known
-}
-
 function answer (req: IncomingMessage, res: ServerResponse, code: ErrorCode, headers: Record<string, string>): void {
-  const error = answerOf(code)
-  const body = error.body
-  const all = { 'Content-Type': 'application/json', 'Content-Length': String(Buffer.byteLength(body)), ...headers }
+  // Made once per code: a client refused a handshake keeps asking.
+  const { status, body } = preparedError(code)
+  const all = { 'Content-Type': 'application/json', 'Content-Length': String(body.length), ...headers }
   if (res instanceof ServerResponse) {
-    res.writeHead(error.status, all).end(body)
+    res.writeHead(status, all).end(body)
     return
   }
   const socket = req.socket
   socket.on('error', () => {})
   socket.once('finish', () => socket.destroy())
   const head = Object.entries({ Connection: 'close', ...all }).map(([name, value]) => `${name}: ${value}\r\n`).join('')
-  socket.end(`HTTP/1.1 ${error.status} ${STATUS_CODES[error.status] ?? ''}\r\n${head}\r\n${body}`)
+  socket.write(`HTTP/1.1 ${status} ${STATUS_CODES[status] ?? ''}\r\n${head}\r\n`)
+  socket.end(body)
 }
