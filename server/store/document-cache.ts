@@ -94,7 +94,7 @@ export class DocumentCache {
   get (projectId: string, version: number): CachedDocument | undefined {
     const entry = this.entries.get(projectId)
     if (!entry) return undefined
-    if (entry.version !== version) { this.drop(projectId); return undefined }
+    if (entry.version !== version) { this.delete(projectId); return undefined }
     // Re-inserting marks the entry most recently used.
     this.entries.delete(projectId)
     this.entries.set(projectId, entry)
@@ -103,7 +103,7 @@ export class DocumentCache {
 
   set (projectId: string, entry: CachedDocument): void {
     if (entry.encoded && entry.encoded.version !== entry.version) delete entry.encoded
-    this.drop(projectId)
+    this.delete(projectId)
     const cost = costOf(entry)
     if (cost > this.budgetBytes) return
     this.entries.set(projectId, entry)
@@ -139,12 +139,15 @@ export class DocumentCache {
 
   /** Drops the project's current document. */
   delete (projectId: string): void {
-    this.drop(projectId)
+    const entry = this.entries.get(projectId)
+    if (!entry) return
+    this.entries.delete(projectId)
+    this.used -= costOf(entry)
   }
 
   /** Drops everything kept of the project: it is gone (an id could be used again). */
   deleteProject (projectId: string): void {
-    this.drop(projectId)
+    this.delete(projectId)
     const prefix = pastKey(projectId, 0).slice(0, -1)
     for (const key of [...this.past.keys()]) if (key.startsWith(prefix)) this.dropPast(key)
   }
@@ -159,13 +162,6 @@ export class DocumentCache {
     this.evict()
   }
 
-  private drop (projectId: string): void {
-    const entry = this.entries.get(projectId)
-    if (!entry) return
-    this.entries.delete(projectId)
-    this.used -= costOf(entry)
-  }
-
   private dropPast (key: string): void {
     const slot = this.past.get(key)
     if (!slot) return
@@ -173,6 +169,7 @@ export class DocumentCache {
     this.used -= slot.cost
     this.pastUsed -= slot.cost
   }
+
   /**
    * The encoded forms of the entry cached for `projectId`, to read and fill. Forms made for
    * an entry that is no longer the cached one (a newer version, evicted) are kept by no one:
@@ -206,7 +203,7 @@ export class DocumentCache {
     }
     for (const key of this.entries.keys()) {
       if (this.used <= this.budgetBytes) return
-      this.drop(key)
+      this.delete(key)
     }
   }
 
