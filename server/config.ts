@@ -15,24 +15,18 @@ export function parseDuration (text: string): number | null {
 const integer = (min: number, max = Number.MAX_SAFE_INTEGER) =>
   z.string().trim().regex(/^\d+$/, 'must be a whole number').transform(Number).pipe(z.number().int().min(min).max(max))
 
-const duration = z.string().transform((text, ctx) => {
+/** A duration in milliseconds; with `zero`, also 0 for "none". */
+const durationIn = ({ zero, message }: { zero: boolean, message: string }) => z.string().transform((text, ctx) => {
   const ms = parseDuration(text)
-  if (ms === null || ms <= 0) {
-    ctx.addIssue({ code: 'custom', message: 'must be a duration such as 30d, 12h, 90m or 45s' })
+  if (ms === null || (ms === 0 && !zero)) {
+    ctx.addIssue({ code: 'custom', message })
     return z.NEVER
   }
   return ms
 })
 
-/** A duration, or 0 for "none". */
-const durationOrZero = z.string().transform((text, ctx) => {
-  const ms = parseDuration(text)
-  if (ms === null) {
-    ctx.addIssue({ code: 'custom', message: 'must be 0 or a duration such as 1s or 500ms' })
-    return z.NEVER
-  }
-  return ms
-})
+const duration = durationIn({ zero: false, message: 'must be a duration such as 30d, 12h, 90m or 45s' })
+const durationOrZero = durationIn({ zero: true, message: 'must be 0 or a duration such as 1s or 500ms' })
 
 const url = (protocols: string[]) => z.string().trim().refine(value => {
   try { return protocols.includes(new URL(value).protocol) } catch { return false }

@@ -21,11 +21,6 @@ export class Tarpit {
   /** `onHeld`: told the number held after every change (the /metrics gauge). */
   constructor (private readonly delayMs: number, private readonly perSubject: number, private readonly onHeld?: (held: number) => void) {}
 
-  /** Refusals being held now. */
-  get held (): number {
-    return this.total
-  }
-
   /**
    * Resolves when a refusal of `subject` that tells it to wait `retryAfterSeconds` may be
    * sent: after the delay when there is room to hold it, at once when not.
