@@ -7,7 +7,9 @@
 //
 // Updates are coalesced (docs/design.md §14): at most one is sent per PRESENCE_WINDOW_MS (the
 // join counts as one). One asked for inside the window waits for its end; if more come
-// meanwhile, the latest state wins and every one of them is acknowledged with it.
+// meanwhile, the latest state wins and every one of them is acknowledged with it. The window
+// opens when an update is taken and runs until PRESENCE_WINDOW_MS after its event went out,
+// so however long the share takes to answer (Redis), two events are never closer than that.
 import { ContentdError, type ErrorBody } from '../../shared/errors.js'
 import type { JsonObject } from '../../shared/json.js'
 import type { PresenceChangeType } from '../../shared/presence.js'
@@ -120,10 +122,13 @@ export class LocalMember {
       }
       this.entry = entry
       this.context.announce(entry, 'update', () => { for (const reply of replies) reply(OK) })
+      // The window counts from the event, not from when the update was taken.
+      if (!this.gone) this.openWindow()
     })
   }
 
   private openWindow (): void {
+    if (this.window) clearTimeout(this.window)
     this.window = setTimeout(() => {
       this.window = null
       if (this.gone || this.pending === null) return

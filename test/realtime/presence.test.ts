@@ -229,9 +229,11 @@ describe('limits', () => {
     // One event per 100 ms window at most, so over `elapsed` ms: elapsed / 100 + 1.
     expect(events).toBeLessThanOrEqual(Math.floor(elapsed / 100) + 1)
     expect(events).toBeGreaterThanOrEqual(10)
-    // No eleven events within one second (20 ms of slack for delivery jitter).
+    // No eleven events within one second, as received: 100 ms of slack, since a loaded CI
+    // machine delays single deliveries by tens of ms (938 ms seen once). The exact spacing at
+    // the sender is checked on a fake clock in presence-member.test.ts.
     for (let i = 0; i + 10 < events; i++) {
-      expect((observer.presenceTimes[i + 10] as number) - (observer.presenceTimes[i] as number)).toBeGreaterThan(980)
+      expect((observer.presenceTimes[i + 10] as number) - (observer.presenceTimes[i] as number)).toBeGreaterThan(900)
     }
     const seqs = observer.presence.map(e => e.member.state.seq as number)
     expect(seqs).toEqual([...seqs].sort((x, y) => x - y))
