@@ -3,8 +3,9 @@
 // Start-up problems end the process with one clear line and a non-zero code, no stack.
 import './heap-growth.js'
 import { createServer } from 'node:http'
-import { Server as NetServer, type AddressInfo } from 'node:net'
+import type { AddressInfo } from 'node:net'
 import { createApp } from './app.js'
+import { closeListener } from './http/close-listener.js'
 import { createLimits } from './http/rate-limit.js'
 import { ConfigError, loadConfig, type Config } from './config.js'
 import { createLogger } from './logger.js'
@@ -21,8 +22,9 @@ const SHUTDOWN_GRACE_MS = 10_000
 // Long enough for a loaded server to read a request a client wrote on a keep-alive connection
 // just before the signal; the sweep would otherwise take that connection for idle.
 const IDLE_CONNECTION_GRACE_MS = 1000
-// Called with the HTTP server as `this` (see shutdown).
-const netServerClose = NetServer.prototype.close
+// Connections already in the accept queue at the signal are accepted first (one per turn),
+// but a stream of new ones must not hold the listener open.
+const ACCEPT_DRAIN_MAX_MS = 1000
 
 function fail (line: string): never {
   process.stderr.write(`contentd: ${line}\n`)
@@ -98,11 +100,8 @@ async function main (): Promise<void> {
     const realtimeClosed = Promise.all([realtime.close(), webhooks.dispatcher.stop()])
     // Server-Sent Events streams hold their connections open too; their clients resume elsewhere.
     services.liveFeed.closeAll()
-    // Stop accepting connections now. Not http.Server#close(): it also drops idle keep-alive
-    // connections at once, losing a request a client wrote on one just before the signal.
-    netServerClose.call(server, () => {
-      realtimeClosed.then(() => store.close()).then(() => redis?.close()).then(() => process.exit(0), (e: unknown) => { logger.error({ err: e }, 'closing the store failed'); process.exit(1) })
-    })
+    // Stop accepting, once the connections already established are accepted (their
+    // clients have sent requests); when every connection has ended, close the rest and exit.
     // In-flight requests finish; responses tell clients not to reuse the connection. After a
     // short grace, connections left idle are swept until none remain (they would hold the
     // close open).
@@ -111,10 +110,18 @@ async function main (): Promise<void> {
     // clients sent: right after a stalled event loop, timers run before pending input is read,
     // and a connection whose request is still unread would look idle and be dropped.
     const sweep = () => setImmediate(() => server.closeIdleConnections())
-    setTimeout(() => {
-      sweep()
-      setInterval(sweep, 100).unref()
-    }, IDLE_CONNECTION_GRACE_MS).unref()
+    closeListener(server, {
+      maxDrainMs: ACCEPT_DRAIN_MAX_MS,
+      // Started once no connection is accepted any more: a connection accepted last has
+      // its request read in the next turn, long before the grace ends.
+      onListenerClosed: () => setTimeout(() => {
+        sweep()
+        setInterval(sweep, 100).unref()
+      }, IDLE_CONNECTION_GRACE_MS).unref(),
+      onAllClosed: () => {
+        realtimeClosed.then(() => store.close()).then(() => redis?.close()).then(() => process.exit(0), (e: unknown) => { logger.error({ err: e }, 'closing the store failed'); process.exit(1) })
+      }
+    })
   }
   process.on('SIGTERM', () => shutdown('SIGTERM'))
   process.on('SIGINT', () => shutdown('SIGINT'))
