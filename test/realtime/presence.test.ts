@@ -13,6 +13,8 @@ import { connect, Recorder, subscribe } from './client.js'
 
 const ISO = expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/)
 const MEMBERS_LIMIT = 3
+// How late a loaded machine may deliver a single presence event (as received by a test).
+const RECEIVE_SLACK_MS = 100
 
 let server: ServerProcess
 const sockets: Socket[] = []
@@ -224,16 +226,18 @@ describe('limits', () => {
     await observer.until(() => observer.presence.at(-1)?.member.state.seq === last, 'the last state')
     const events = observer.presence.length
     const elapsed = (observer.presenceTimes.at(-1) as number) - (observer.presenceTimes[0] as number)
+    // Times are as received: a loaded CI machine delays single deliveries by tens of ms (938 ms
+    // for eleven events seen once), so the windows get RECEIVE_SLACK_MS. The exact spacing at
+    // the sender is checked on a fake clock in presence-member.test.ts.
     // Coalesced: far fewer events than sets.
     expect(events * 5).toBeLessThan(sent)
-    // One event per 100 ms window at most, so over `elapsed` ms: elapsed / 100 + 1.
-    expect(events).toBeLessThanOrEqual(Math.floor(elapsed / 100) + 1)
+    // One event per 100 ms window at most, so over `elapsed` ms: elapsed / 100 + 1 (a late
+    // first delivery shortens `elapsed` as received).
+    expect(events).toBeLessThanOrEqual(Math.floor((elapsed + RECEIVE_SLACK_MS) / 100) + 1)
     expect(events).toBeGreaterThanOrEqual(10)
-    // No eleven events within one second, as received: 100 ms of slack, since a loaded CI
-    // machine delays single deliveries by tens of ms (938 ms seen once). The exact spacing at
-    // the sender is checked on a fake clock in presence-member.test.ts.
+    // No eleven events within one second.
     for (let i = 0; i + 10 < events; i++) {
-      expect((observer.presenceTimes[i + 10] as number) - (observer.presenceTimes[i] as number)).toBeGreaterThan(900)
+      expect((observer.presenceTimes[i + 10] as number) - (observer.presenceTimes[i] as number)).toBeGreaterThan(1000 - RECEIVE_SLACK_MS)
     }
     const seqs = observer.presence.map(e => e.member.state.seq as number)
     expect(seqs).toEqual([...seqs].sort((x, y) => x - y))

@@ -8,7 +8,7 @@ import { afterAll, describe, expect, it } from 'vitest'
 import { call, signup } from '../support/http.js'
 import { makeDataDir, PROJECT_ROOT, startServerProcess, type ServerProcess } from '../support/server-process.js'
 import { until } from '../support/wait.js'
-import { startReceiver, type Receiver } from './receiver.js'
+import { eventually, startReceiver, type Receiver } from './receiver.js'
 
 const CLI = join(PROJECT_ROOT, 'dist/server/cli/main.js')
 const dataDir = makeDataDir()
@@ -57,7 +57,10 @@ describe('contentd webhook', () => {
     expect((await call(server.url, 'POST', '/api/@mia/site/content/set', { token: session, body: { path: 'pages.home', value: 'hi' } })).status).toBe(200)
     await until(() => receiver!.received.length === 1, 'the delivery', 10_000)
     receiver.verifyAll(secret)
-    await new Promise(resolve => setTimeout(resolve, 200))
+    // The node records the attempt once the receiver has answered, a moment after it arrived.
+    const { url } = server
+    const recorded = async () => (await call(url, 'GET', `/api/@mia/site/webhooks/${id}/deliveries`, { token: session })).body.deliveries.length === 1
+    await eventually(recorded, 'the delivery recorded')
     const deliveries = await cli(['webhook', 'deliveries', id])
     expect(deliveries.stdout).toMatch(/^\d{4}-\d\d-\d\dT\S+\tv1\tdelivered\t204\tattempt 1\t\d+ ms\t\n$/)
 
