@@ -100,11 +100,11 @@ async function main (): Promise<void> {
     const realtimeClosed = Promise.all([realtime.close(), webhooks.dispatcher.stop()])
     // Server-Sent Events streams hold their connections open too; their clients resume elsewhere.
     services.liveFeed.closeAll()
-    // Stop accepting, once the connections already established are accepted (their
-    // clients have sent requests); when every connection has ended, close the rest and exit.
-    // In-flight requests finish; responses tell clients not to reuse the connection. After a
-    // short grace, connections left idle are swept until none remain (they would hold the
-    // close open).
+    // Stop accepting once the connections already established are taken up (their clients
+    // may have sent requests: close-listener.ts); once every connection has ended, close the
+    // store and Redis and exit. In-flight requests finish; responses tell clients not to
+    // reuse the connection. After a short grace, connections left idle are swept until none
+    // remain (they would hold the close open).
     server.on('request', (_req, res) => { if (!res.headersSent) res.setHeader('Connection', 'close') })
     // Each sweep runs in the check phase (setImmediate), after the poll phase has read what
     // clients sent: right after a stalled event loop, timers run before pending input is read,
