@@ -1,7 +1,7 @@
 // `npm run bench`: every scenario in one process tree on this machine, side by side, then
 // Markdown tables with the machine and the ratios against goals: on stdout, and in
 // BENCHMARKS.md between its results markers (the hand-written rest of the file is kept).
-//   BENCH_DURATION=10   seconds measured per HTTP scenario (after BENCH_WARMUP=2 seconds of load and BENCH_SETTLE=10 without)
+//   BENCH_DURATION=10   seconds measured per HTTP scenario (after BENCH_WARMUP=2 seconds of load)
 //   BENCH_ONLY=a,b      run only these scenarios (names below)
 //   BENCH_NO_WRITE=1    print only, leave BENCHMARKS.md alone
 //   BENCH_ROUNDS=5      rounds the ceiling and increment scenarios alternate in

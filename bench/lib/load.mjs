@@ -6,17 +6,6 @@ import { metricsText } from './server-metrics.mjs'
 
 export const DURATION_S = Number(process.env.BENCH_DURATION ?? 10)
 export const WARMUP_S = Number(process.env.BENCH_WARMUP ?? 2)
-// After the warm-up, a pause without load: V8 optimizes hot functions on a background
-// thread, which a 2-core machine under full load (server and load generator) starves.
-// Measured 2026-11-24 (1 KiB increment, server CPU per request): the increment and
-// HISTORY=off pair alone, 0.28-0.32 ms with no pause, 0.16-0.17 ms after 10 s or 60 s idle
-// (the ceiling: 0.17-0.20), with GC in the run 1.2 s -> 0.3 s. Not yet explained: in the
-// full run's five interleaved servers, the HISTORY=off server is at 0.16 ms and the other
-// contentd servers stay at ~0.34 ms, pause or not (BENCHMARKS.md, issue 18).
-export const SETTLE_S = Number(process.env.BENCH_SETTLE ?? 10)
-
-const settle = () => new Promise(resolve => setTimeout(resolve, SETTLE_S * 1000))
-
 function run (options) {
   return new Promise((resolve, reject) => {
     const instance = autocannon(options, (error, result) => error ? reject(error) : resolve(result))
@@ -31,7 +20,7 @@ function run (options) {
  */
 export async function measure ({ url, method = 'POST', headers = {}, body, connections = 32, amount, warmup = true, duration = DURATION_S, pid, eventLoop }) {
   const base = { url, method, headers: { 'content-type': 'application/json', ...headers }, body, connections, pipelining: 1, timeout: 30 }
-  if (warmup && WARMUP_S > 0) { await run({ ...base, duration: WARMUP_S }); await settle() }
+  if (warmup && WARMUP_S > 0) await run({ ...base, duration: WARMUP_S })
   // eventLoop(): the server's event-loop delay histogram (eventLoopDelayReader), read around the run.
   const loopBefore = eventLoop ? await eventLoop() : undefined
   const cpuBefore = pid ? cpuMs(pid) : 0
@@ -129,8 +118,12 @@ export function histogramShareWithin ({ bounds, counts }, limitSeconds) {
  */
 export async function measureInterleaved (setups, rounds) {
   const slice = Math.max(1, DURATION_S / rounds)
-  for (const setup of setups) await measure({ ...setup, duration: WARMUP_S, warmup: false })
-  await settle()
+  // All servers are warmed up at once, for as long as one after the other would take. Warmed
+  // one after the other, the contentd server warmed last usually ran its rounds at about half
+  // the CPU per request of the others (a V8 regime with few full collections and little JIT
+  // work), whichever scenario it was: the order, not the code, decided a ratio such as the
+  // change log's (0.55x or 1.93x). Warmed together, none falls into it (BENCHMARKS.md, Method).
+  await Promise.all(setups.map(setup => measure({ ...setup, duration: WARMUP_S * setups.length, warmup: false })))
   const slices = setups.map(() => [])
   for (let round = 0; round < rounds; round++) {
     for (let k = 0; k < setups.length; k++) {

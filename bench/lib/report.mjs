@@ -151,7 +151,7 @@ export const RESULTS_END = '<!-- results: end -->'
 /** The generated part: when and where it ran, the goals, and every scenario's numbers. */
 export function renderResults ({ machine, results, date }) {
   const parts = [
-    `Measured ${date} with \`npm run bench\` (BENCH_DURATION=${process.env.BENCH_DURATION ?? 10} s per HTTP scenario after a ${process.env.BENCH_WARMUP ?? 2} s warm-up and a ${process.env.BENCH_SETTLE ?? 10} s pause; the ceiling and the increment scenarios run interleaved in ${process.env.BENCH_ROUNDS ?? 5} alternating rounds; see [Method](#method)).`,
+    `Measured ${date} with \`npm run bench\` (BENCH_DURATION=${process.env.BENCH_DURATION ?? 10} s per HTTP scenario after a ${process.env.BENCH_WARMUP ?? 2} s warm-up; the ceiling and the increment scenarios are warmed up together and run interleaved in ${process.env.BENCH_ROUNDS ?? 5} alternating rounds; see [Method](#method)).`,
     '',
     `Machine: ${machine.cpu}, ${machine.cores} cores, ${machine.memoryGiB} GiB RAM, Node ${machine.node}, ${machine.os}; load average at start ${machine.loadAtStart}.`,
     '',
