@@ -156,3 +156,51 @@ describe('SqliteStore look-ups after its own writes', () => {
     expect((await store.findApiKeyByHash('hash-k2'))?.id).toBe('k2')
   })
 })
+
+describe('SqliteStore key pages name only the scoped projects that still exist', () => {
+  // Key pages name scoped projects from memory (by id); a deleted project must drop out of
+  // the very next page, whoever deleted it.
+  const nextCallback = () => new Promise(resolve => setImmediate(resolve))
+  const scopeOf = async (store: SqliteStore) => (await store.listApiKeys('u_alice', { after: null, limit: 10 }))
+    .find(k => k.id === 'k2')?.projectNames?.map(p => `${p.ownerName}/${p.slug}`)
+
+  /** Seed plus a second project and a key scoped to both. */
+  async function seedScoped (store: SqliteStore): Promise<void> {
+    await seed(store)
+    await store.createProject({ id: 'p2', ownerId: 'u_alice', ownerName: 'alice', slug: 'other', name: 'Other', createdAt: NOW })
+    await store.createApiKey({ ...key('k2', 'u_alice'), projectIds: ['p1', 'p2'] })
+  }
+
+  it('after this store deletes one', async () => {
+    const store = open()
+    await seedScoped(store)
+    expect(await scopeOf(store)).toEqual(['alice/demo', 'alice/other'])
+    expect(await scopeOf(store)).toEqual(['alice/demo', 'alice/other'])
+    await store.deleteProject('p1')
+    expect(await scopeOf(store)).toEqual(['alice/other'])
+  })
+
+  it('after another store on the file deletes one', async () => {
+    const a = open()
+    const b = open()
+    await seedScoped(a)
+    expect(await scopeOf(b)).toEqual(['alice/demo', 'alice/other'])
+    await a.deleteProject('p2')
+    expect(await scopeOf(b)).toEqual(['alice/demo'])
+  })
+
+  it('after another connection deletes one, from the next request on', async () => {
+    const store = open()
+    await seedScoped(store)
+    expect(await scopeOf(store)).toEqual(['alice/demo', 'alice/other'])
+    await nextCallback()
+    const other = new Database(join(dataDir, 'contentd.sqlite'))
+    try {
+      other.prepare("DELETE FROM projects WHERE id = 'p1'").run()
+    } finally {
+      other.close()
+    }
+    await nextCallback()
+    expect(await scopeOf(store)).toEqual(['alice/other'])
+  })
+})

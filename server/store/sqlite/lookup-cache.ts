@@ -1,6 +1,7 @@
 // Per-process memory of the look-ups every request makes (credential by hash, user by id,
 // project by owner and slug, member role), so a content operation does not pay three or
-// four SQLite queries before it starts.
+// four SQLite queries before it starts; and of the project names a page of API keys shows
+// (by project id), which a key walk would otherwise read again on every page.
 //
 // Correctness rests on two rules:
 // - Before use, SQLite is asked for `PRAGMA data_version`, which changes whenever ANY OTHER
@@ -18,7 +19,7 @@
 //   on the same file, takes effect on the very next request.
 // Misses are not remembered (except member roles, which are bounded like everything here),
 // so unknown credentials cannot grow the maps; each map is emptied when it gets too big.
-import type { ApiKeyRecord, MemberRole, ProjectRecord, SessionRecord, UserRecord } from '../types.js'
+import type { ApiKeyRecord, MemberRole, ProjectName, ProjectRecord, SessionRecord, UserRecord } from '../types.js'
 
 const MAX_ENTRIES_PER_MAP = 10_000
 
@@ -53,6 +54,8 @@ export class LookupCache {
   /** By `owner\0slug`; see rememberProject. */
   readonly projects = new BoundedMap<ProjectRecord>()
   private readonly projectNames = new Map<string, string>()
+  /** Owner and slug by project id: the scopes listed on key pages (see SqliteRecords.listApiKeys). */
+  readonly projectNamesById = new BoundedMap<ProjectName>()
   /** By `projectId\0userId`; null remembers "not a member". */
   readonly memberRoles = new BoundedMap<MemberRole | null>()
   private dataVersion: number
@@ -99,6 +102,7 @@ export class LookupCache {
     this.users.clear()
     this.projects.clear()
     this.projectNames.clear()
+    this.projectNamesById.clear()
     this.memberRoles.clear()
   }
 

@@ -175,14 +175,31 @@ export class SqliteRecords {
       keys.push(key)
       costBefore += key.projectIds?.length ?? 0
     }
-    // Each scoped project named once, in a second statement, however many keys share it; a
-    // deleted project is absent, so the key lists what remains.
-    const ids = [...new Set(keys.flatMap(k => k.projectIds ?? []))]
-    const names = new Map(this.findProjectsByIds(ids).map((p): [string, ProjectName] => [p.id, { ownerName: p.ownerName, slug: p.slug }]))
+    // Each scoped project named once, however many keys share it; a deleted project is
+    // absent, so the key lists what remains.
+    const names = this.projectNamesByIds([...new Set(keys.flatMap(k => k.projectIds ?? []))])
     return keys.map(key => {
       const projectNames = key.projectIds === null ? null : key.projectIds.flatMap(id => { const name = names.get(id); return name ? [name] : [] })
       return { ...key, projectNames }
     })
+  }
+
+  /**
+   * Owner and slug of each of `ids` that still exists. Remembered (lookup-cache.ts), the
+   * misses read in one statement: a walk through keys scoped to the same projects names
+   * them on every page, and reading 200 names took ~0.3 ms of a page's ~1.1 ms (issue 12).
+   */
+  private projectNamesByIds (ids: string[]): Map<string, ProjectName> {
+    const known = this.lookups.refresh().projectNamesById
+    const names = new Map<string, ProjectName>()
+    const missing: string[] = []
+    for (const id of ids) {
+      const name = known.get(id)
+      if (name) names.set(id, name)
+      else missing.push(id)
+    }
+    for (const p of this.findProjectsByIds(missing)) names.set(p.id, known.remember(p.id, { ownerName: p.ownerName, slug: p.slug }))
+    return names
   }
 
   deleteApiKey (userId: string, id: string): boolean {
