@@ -67,6 +67,8 @@ function answer (req: IncomingMessage, res: ServerResponse, code: ErrorCode, hea
   socket.on('error', () => {})
   socket.once('finish', () => socket.destroy())
   const head = Object.entries({ Connection: 'close', ...all }).map(([name, value]) => `${name}: ${value}\r\n`).join('')
+  // Head and prepared body in one write: end() uncorks.
+  socket.cork()
   socket.write(`HTTP/1.1 ${status} ${STATUS_CODES[status] ?? ''}\r\n${head}\r\n`)
   socket.end(body)
 }
