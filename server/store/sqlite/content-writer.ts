@@ -1,12 +1,21 @@
 // Content writes with group commit: operations arriving in the same turn of the event loop
 // are applied one after another inside ONE immediate transaction, and acknowledged only
-// after it commits. Each keeps its own atomicity (a failing operation leaves the document as
-// the previous one left it), its own version and its own change log entry (docs/design.md
-// §9), written in that same transaction; the batch pays for one fsync, and one serialization
-// per touched document at most, instead of one per operation. How the result is laid out in
-// the file is content-log.ts's business. A project's schema (docs/design.md §12) is read
-// inside the same transaction and checked on each operation's result (applyChecked) before
-// its log entry is written, so a refused write leaves neither content nor log changed.
+// after it is durable. Each keeps its own atomicity (a failing operation leaves the document
+// as the previous one left it), its own version and its own change log entry
+// (docs/design.md §9), written in that same transaction; the batch pays for one fsync, and
+// one serialization per touched document at most, instead of one per operation. How the
+// result is laid out in the file is content-log.ts's business. A project's schema
+// (docs/design.md §12) is read inside the same transaction and checked on each operation's
+// result (applyChecked) before its log entry is written, so a refused write leaves neither
+// content nor log changed.
+//
+// The fsync does not run on the event loop (issue 18): the batch commits with
+// synchronous=NORMAL (no fsync in COMMIT), then `sync` makes the WAL durable on the thread
+// pool (wal-sync.ts), and only then are the batch's writes acknowledged and their changes
+// told to listeners. Writes arriving meanwhile wait and form the next batch, committed when
+// the sync returns: one ordered commit stream, one sync in flight, batches as large as when
+// the loop itself waited. A committed batch is visible to reads before its sync returns (as
+// MongoDB's "local" read concern); no write is acknowledged before it is durable.
 import type Database from 'better-sqlite3'
 import { ContentdError, isContentdError } from '../../../shared/errors.js'
 import type { ChangeEntry } from '../../../shared/events.js'
@@ -57,61 +66,141 @@ export interface ContentWriterParts {
   contentLimitBytes: number
   /** The project's schema as stored now (read inside the batch's transaction), or null. */
   schemaFor: (projectId: string) => ContentSchema | null
+  /** Makes the batch just committed durable (off the event loop), then calls `done`. */
+  sync: (done: (error: Error | null) => void) => void
+}
+
+/** A committed batch waiting for its sync: what to tell listeners and callers after it. */
+interface CommittedBatch {
+  batch: PendingWrite[]
+  outcomes: Outcome[]
 }
 
 export class ContentWriter {
   private pending: PendingWrite[] = []
   private flushScheduled = false
+  /** A committed batch's sync is in flight: the next batch waits for it. */
+  private syncing = false
+  /** Set when a sync failed: nothing after it can be promised durable (see failSync). */
+  private broken: ContentdError | undefined
+  private readonly idleWaiters: Array<() => void> = []
 
   constructor (private readonly parts: ContentWriterParts) {}
 
   apply (project: ProjectRecord, operation: StoreOperation, options: ApplyOptions): Promise<{ version: number }> {
     return new Promise((resolve, reject) => {
+      if (this.broken) { reject(this.broken); return }
       this.pending.push({ project, operation, options, resolve, reject })
-      if (!this.flushScheduled) {
+      if (!this.flushScheduled && !this.syncing) {
         this.flushScheduled = true
         setImmediate(() => this.flush())
       }
     })
   }
 
-  /** Commits what is queued now (the store calls this before closing the file). */
-  flush (): void {
+  /** STORE_UNAVAILABLE once a sync has failed (health checks report it: a restart is due). */
+  get failure (): ContentdError | undefined {
+    return this.broken
+  }
+
+  /** Resolves once every write accepted so far is committed, synced and answered (before closing the file). */
+  drained (): Promise<void> {
+    if (!this.syncing && this.pending.length === 0) return Promise.resolve()
+    return new Promise(resolve => {
+      this.idleWaiters.push(resolve)
+      if (!this.syncing) this.flush()
+    })
+  }
+
+  /** Commits what is queued now, unless a sync is in flight (its end commits what waits). */
+  private flush (): void {
+    this.flushScheduled = false
+    if (this.syncing) return
     const batch = this.pending
     this.pending = []
-    this.flushScheduled = false
-    if (batch.length === 0) return
-    const { db, log, lookups, commitListeners } = this.parts
+    if (batch.length > 0) {
+      const committed = this.commit(batch)
+      if (committed) {
+        this.syncing = true
+        this.parts.sync(error => { this.synced(committed, error) })
+        return
+      }
+    }
+    this.notifyIdle()
+  }
+
+  private synced ({ batch, outcomes }: CommittedBatch, error: Error | null): void {
+    this.syncing = false
+    if (error) {
+      this.failSync(batch, error)
+    } else {
+      batch.forEach((write, i) => {
+        const outcome = outcomes[i] as Outcome
+        if (!outcome.ok) { write.reject(outcome.error); return }
+        this.parts.commitListeners.emit({ project: write.project, entry: outcome.entry })
+        write.resolve({ version: outcome.version })
+      })
+    }
+    this.flush()
+  }
+
+  /**
+   * A failed fsync may have lost the batch's pages, and later commits build on them, so from
+   * here on no write can be acknowledged as durable: the batch fails as an internal error
+   * (its outcome is unknown), and every later write with STORE_UNAVAILABLE until a restart,
+   * which recovers the file as far as it is durable (docs/operations.md).
+   */
+  private failSync (batch: PendingWrite[], error: Error): void {
+    const broken = new ContentdError('STORE_UNAVAILABLE')
+    broken.cause = error
+    this.broken = broken
+    for (const write of batch) write.reject(error)
+    for (const write of this.pending) write.reject(broken)
+    this.pending = []
+  }
+
+  private notifyIdle (): void {
+    for (const resolve of this.idleWaiters.splice(0)) resolve()
+  }
+
+  /** Runs the batch in one transaction; on failure rejects it all and returns undefined. */
+  private commit (batch: PendingWrite[]): CommittedBatch | undefined {
+    const { db, log, lookups } = this.parts
     const working = new Map<string, WorkingDocument | null>()
     const outcomes: Outcome[] = []
     const written = new Map<string, CachedDocument>()
     try {
-      db.transaction(() => {
-        const at = new Date().toISOString()
-        for (const write of batch) outcomes.push(this.applyInTransaction(write, working, at))
-        for (const [projectId, state] of working) {
-          if (!state || !state.dirty) continue
-          written.set(projectId, log.finish(projectId, state))
-        }
-      }).immediate()
+      // No fsync inside COMMIT: the batch is synced off the loop before anyone is answered.
+      // exec, not a prepared statement: SQLite applies this pragma when it compiles it, so a
+      // prepared one, run again, may not set it again.
+      db.exec('PRAGMA synchronous = NORMAL')
+      try {
+        db.transaction(() => {
+          const at = new Date().toISOString()
+          for (const write of batch) outcomes.push(this.applyInTransaction(write, working, at))
+          for (const [projectId, state] of working) {
+            if (!state || !state.dirty) continue
+            written.set(projectId, log.finish(projectId, state))
+          }
+        }).immediate()
+      } finally {
+        // Every other write of this connection keeps synchronous=FULL.
+        db.exec('PRAGMA synchronous = FULL')
+      }
     } catch (error) {
       // Nothing committed, log entries included. Documents in `working` may have been
       // mutated: forget them.
       for (const projectId of working.keys()) log.forget(projectId)
       const failure = isContentdError(error) ? error : storeFailure(error)
       for (const write of batch) write.reject(failure)
-      return
+      return undefined
     }
+    // The cache and look-ups follow the file at once: the next batch builds on this one.
     for (const [projectId, entry] of written) {
       log.remember(projectId, entry)
       lookups.contentCommitted(projectId, entry.version)
     }
-    batch.forEach((write, i) => {
-      const outcome = outcomes[i] as Outcome
-      if (!outcome.ok) { write.reject(outcome.error); return }
-      commitListeners.emit({ project: write.project, entry: outcome.entry })
-      write.resolve({ version: outcome.version })
-    })
+    return { batch, outcomes }
   }
 
   private applyInTransaction (write: PendingWrite, working: Map<string, WorkingDocument | null>, at: string): Outcome {

@@ -4,7 +4,7 @@
 // - records.ts keeps users, sessions, keys, projects and members, through the
 //   lookup-cache.ts memory every request's look-ups use;
 // - content-writer.ts applies content operations with group commit, each with its change
-//   log entry in the same transaction;
+//   log entry in the same transaction, made durable by wal-sync.ts off the event loop;
 // - idempotency.ts keeps Idempotency-Key records (docs/design.md §10);
 // - content-log.ts lays content and history out as checkpoints + change log (docs/design.md
 //   §9), with the document cache;
@@ -25,6 +25,7 @@ import { SqliteIdempotency } from './idempotency.js'
 import { LookupCache, type CommitCounter } from './lookup-cache.js'
 import { SqliteRecords } from './records.js'
 import { SqliteSchemas } from './schemas.js'
+import { WalSync, type WalSyncer } from './wal-sync.js'
 import { SqliteWebhooks } from './webhooks.js'
 
 import { toStoreError } from './store-errors.js'
@@ -47,6 +48,8 @@ export interface SqliteStoreOptions {
   /** The process's one counter, shared by every store it opens (see lookup-cache.ts). */
   commits: CommitCounter
   busyTimeoutMs?: number
+  /** The WAL's fsync after each group commit (wal-sync.ts); given the WAL's path. */
+  walSync?: (walPath: string) => WalSyncer
 }
 
 export class SqliteStore implements Store {
@@ -56,6 +59,7 @@ export class SqliteStore implements Store {
   private readonly records: SqliteRecords
   private readonly content: ContentLog
   private readonly writer: ContentWriter
+  private readonly walSync: WalSyncer
   private readonly schemas: SqliteSchemas
   private readonly pingStatement: Database.Statement
   /** Webhooks and their deliveries (webhooks.ts). */
@@ -69,13 +73,15 @@ export class SqliteStore implements Store {
     this.records = new SqliteRecords(this.db, lookups)
     this.content = new ContentLog(this.db, options.cacheBytes, options.history)
     this.schemas = new SqliteSchemas(this.db)
+    this.walSync = (options.walSync ?? (path => new WalSync(path)))(`${this.db.name}-wal`)
     this.writer = new ContentWriter({
       db: this.db,
       log: this.content,
       lookups,
       commitListeners: this.commitListeners,
       contentLimitBytes: options.contentLimitBytes,
-      schemaFor: projectId => this.schemas.schemaFor(projectId)
+      schemaFor: projectId => this.schemas.schemaFor(projectId),
+      sync: done => { this.walSync.sync(done) }
     })
     this.pingStatement = this.db.prepare('SELECT 1 AS ok')
     this.webhooks = new SqliteWebhooks(this.db)
@@ -85,12 +91,16 @@ export class SqliteStore implements Store {
   async init (): Promise<void> {}
 
   async ping (): Promise<void> {
+    // After a failed fsync no write can be acknowledged until a restart (content-writer.ts).
+    const failure = this.writer.failure
+    if (failure) throw failure
     this.pingStatement.get()
   }
 
   async close (): Promise<void> {
-    // Let writes already accepted finish before the file closes.
-    this.writer.flush()
+    // Let writes already accepted finish (committed, synced, answered) before the file closes.
+    await this.writer.drained()
+    this.walSync.close()
     if (this.db.open) this.db.close()
   }
 
