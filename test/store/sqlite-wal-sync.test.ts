@@ -67,6 +67,13 @@ function increment (): Promise<{ version: number }> {
   return store.applyOperation(project, { op: 'increment', path: ['count'], value: 1 }, AS_TESTER)
 }
 
+/** The versions the store tells its commit listeners of, as they are told. */
+function versionsTold (): number[] {
+  const told: number[] = []
+  store.onCommit(change => { told.push(change.entry.version) })
+  return told
+}
+
 /** Which of the promises have settled, without waiting for the others. */
 async function settled (promises: Array<Promise<unknown>>): Promise<boolean[]> {
   const states = promises.map(() => false)
@@ -90,8 +97,7 @@ afterEach(async () => {
 
 describe('SqliteStore group commit with the WAL synced off the event loop', () => {
   it('answers a write and tells listeners only after its sync returns; reads may see it before', async () => {
-    const told: number[] = []
-    store.onCommit(change => { told.push(change.entry.version) })
+    const told = versionsTold()
     gate.holding = true
     const write = increment()
     await turns()
@@ -106,8 +112,7 @@ describe('SqliteStore group commit with the WAL synced off the event loop', () =
   })
 
   it('commits the writes that arrive during a sync as the next batch, after it, in order', async () => {
-    const told: number[] = []
-    store.onCommit(change => { told.push(change.entry.version) })
+    const told = versionsTold()
     gate.holding = true
     const first = increment()
     await turns()

@@ -1,7 +1,8 @@
 // Opens the embedded store's one file: WAL, synchronous=FULL (an acknowledged change
 // survives power loss; content batches commit with NORMAL and are acknowledged only after
-// content-writer.ts has had the WAL synced off the event loop), busy_timeout so several processes can share the file, foreign keys
-// on (deleting a project removes its members, change log and checkpoints), migrations applied.
+// content-writer.ts has had the WAL synced off the event loop), busy_timeout so several
+// processes can share the file, foreign keys on (deleting a project removes its members,
+// change log and checkpoints), migrations applied.
 import Database from 'better-sqlite3'
 import { mkdirSync } from 'node:fs'
 import { join } from 'node:path'
