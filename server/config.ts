@@ -104,6 +104,16 @@ const schema = z.object({
   // bound. Beyond them a create answers 403 QUOTA_EXCEEDED.
   MAX_KEYS_PER_USER: integer(1).default(1000),
   MAX_PROJECTS_PER_USER: integer(1).default(1000),
+  // Bounded work (docs/design.md §13b): webhooks per project, live Idempotency-Key records per
+  // user (all sessions and keys together), bytes of change-log entries per page / ack / replay
+  // burst, bytes of one content schema, and unsent bytes held for clients that do not read
+  // (per user, per process).
+  MAX_WEBHOOKS_PER_PROJECT: integer(1).default(20),
+  MAX_IDEMPOTENCY_KEYS_PER_USER: integer(1).default(100_000),
+  CHANGES_PAGE_BYTES: integer(1024).default(1_048_576),
+  SCHEMA_LIMIT: integer(1024).default(65_536),
+  SLOW_CLIENT_BYTES_PER_USER: integer(1024).default(64 * 1024 * 1024),
+  SLOW_CLIENT_BYTES: integer(1024).default(256 * 1024 * 1024),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   // Webhooks (docs/webhooks.md): plain http: and loopback/private targets only when true
   // (tests, local development); the key that encrypts webhook secrets at rest, kept outside
@@ -183,8 +193,14 @@ export interface Config {
   /** Failed login attempts per username per window before it answers 429; 0 disables. */
   loginAttemptsPerUsername: number
   loginAttemptWindowMs: number
-  /** Most API keys and owned projects per user (docs/design.md §13). */
+  /** Most API keys and owned projects per user (docs/design.md §13), webhooks per project and live idempotency records per user (§13b). */
   quotas: Quotas
+  /** Bytes of change-log entries in one `changes` page, Socket.IO `since` ack or SSE replay burst (docs/design.md §13b). */
+  changesPageBytes: number
+  /** Largest content schema, in bytes of its JSON (docs/design.md §13b). */
+  schemaLimitBytes: number
+  /** Unsent bytes held for clients that do not read, per user and per process (docs/design.md §13b). */
+  slowClientBytes: { perUser: number, perProcess: number }
   logLevel: Env['LOG_LEVEL']
   /** Webhooks: whether http: and private targets are allowed, and the secrets' encryption key. */
   webhooks: { allowPrivate: boolean, secretKey: string | undefined }
@@ -193,6 +209,8 @@ export interface Config {
 export interface Quotas {
   keysPerUser: number
   projectsPerUser: number
+  webhooksPerProject: number
+  idempotencyKeysPerUser: number
 }
 
 export class ConfigError extends Error {}
@@ -250,7 +268,15 @@ export function loadConfig (source: Record<string, string | undefined> = process
     sseHeartbeatMs: env.SSE_HEARTBEAT,
     loginAttemptsPerUsername: env.LOGIN_ATTEMPTS_PER_USERNAME,
     loginAttemptWindowMs: env.LOGIN_ATTEMPT_WINDOW,
-    quotas: { keysPerUser: env.MAX_KEYS_PER_USER, projectsPerUser: env.MAX_PROJECTS_PER_USER },
+    quotas: {
+      keysPerUser: env.MAX_KEYS_PER_USER,
+      projectsPerUser: env.MAX_PROJECTS_PER_USER,
+      webhooksPerProject: env.MAX_WEBHOOKS_PER_PROJECT,
+      idempotencyKeysPerUser: env.MAX_IDEMPOTENCY_KEYS_PER_USER
+    },
+    changesPageBytes: env.CHANGES_PAGE_BYTES,
+    schemaLimitBytes: env.SCHEMA_LIMIT,
+    slowClientBytes: { perUser: env.SLOW_CLIENT_BYTES_PER_USER, perProcess: env.SLOW_CLIENT_BYTES },
     logLevel: env.LOG_LEVEL,
     webhooks: { allowPrivate: env.WEBHOOK_ALLOW_PRIVATE === 'true', secretKey: env.WEBHOOK_SECRET_KEY }
   }
