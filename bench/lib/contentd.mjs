@@ -18,7 +18,7 @@ export async function startContentd (env = {}, nodeArgs = [], shared = {}) {
   return { ...server, dataDir }
 }
 
-export async function call (base, method, path, { token, body, headers = {} } = {}) {
+export async function call (base, method, path, { token, body, headers = {}, signal } = {}) {
   const sent = { ...headers }
   if (token) sent.authorization = `Bearer ${token}`
   let payload
@@ -26,7 +26,7 @@ export async function call (base, method, path, { token, body, headers = {} } = 
     payload = JSON.stringify(body)
     sent['content-type'] = 'application/json'
   }
-  const response = await fetch(base + path, { method, headers: sent, body: payload })
+  const response = await fetch(base + path, { method, headers: sent, body: payload, signal })
   const text = await response.text()
   let json
   try { json = text ? JSON.parse(text) : undefined } catch { json = undefined }

@@ -26,7 +26,7 @@ function scenarioTable (found, columns, cells) {
   return lines.join('\n')
 }
 
-const OWN_TABLE_KINDS = new Set(['fanout', 'fanout-wide', 'memory', 'history', 'fairness', 'presence', 'stream', 'console'])
+const OWN_TABLE_KINDS = new Set(['fanout', 'fanout-wide', 'memory', 'history', 'fairness', 'presence', 'stream', 'console', 'attacks'])
 
 function throughputTable (results) {
   const found = rows(results).filter(r => !OWN_TABLE_KINDS.has(r.kind) && r.scenario !== 'presence')
@@ -86,6 +86,13 @@ function fairnessTable (results) {
   })
 }
 
+function attacksTable (results) {
+  const found = [results.attacks].flat().filter(Boolean)
+  if (found.length === 0) return null
+  return scenarioTable(found, ['quiet p99 ms', 'attacked p50 ms', 'attacked p99 ms', 'attacked max ms', 'failed / sent', 'server RSS peak MiB', 'process', { title: 'what the attacker got', left: true }],
+    r => [fmt(r.quietP99, 1), fmt(r.attackedP50, 1), fmt(r.attackedP99, 1), fmt(r.attackedMax, 1), `${fmt(r.failures)} / ${fmt(r.samples)}`, fmt(r.peakRssMiB), r.survived ? 'alive' : 'DIED or stalled', Object.entries(r.got ?? {}).map(([k, v]) => `${k}: ${fmt(v)}`).join(', ')])
+}
+
 // Each goal: [issue, name, value, target, met, show]; issue 18's first (round two), then the
 // goals of earlier issues that still hold ('earlier': set before the issues were numbered here).
 function goalRows (results) {
@@ -110,7 +117,10 @@ function goalRows (results) {
   const loop = ok(results.increment1k) ? results.increment1k.eventLoopDelay : undefined
   const loopRounds = ok(results.increment1k) ? (results.increment1k.eventLoopDelayPerRound ?? []).map(h => histogramPercentile(h, 99)) : []
   const ms = v => `${fmt(v, 1)} ms`
+  const attacked = [results.attacks].flat().filter(r => r && !r.error)
+  const worstAttack = attacked.length ? attacked.reduce((a, b) => (b.attackedP99 ?? Infinity) > (a.attackedP99 ?? Infinity) ? b : a) : undefined
   return [
+    ['26', 'another user\'s increment p99 under each attack (worst attack), process alive', worstAttack?.attackedP99, '≤ 1000 ms, never dies', v => v <= 1000 && attacked.every(r => r.survived && r.failures === 0), v => `${ms(v)} (${worstAttack.attack}); ${attacked.filter(r => !r.survived).length} deaths, ${attacked.reduce((n, r) => n + r.failures, 0)} failed increments over ${attacked.length} attacks`],
     ['18', 'increment (1 KiB) / ceiling', ratio(rps('increment1k'), rps('ceiling')), '≥ 0.80 (stretch 0.90)', v => v >= 0.8, v => `${fmt(v, 2)}×${v >= 0.9 ? ' (stretch met)' : ''}${spread('increment1k', 'ceiling')}`],
     ['18', 'increment (1 MiB) / increment (1 KiB)', ratio(rps('increment1m'), rps('increment1k')), '≥ 0.90', v => v >= 0.9, v => `${fmt(v, 2)}×${spread('increment1m', 'increment1k')}`],
     ['18', 'batch of 100 increments / single increments (ops/s, same run)', batchRatio, '≥ 20×', v => v >= 20, v => `${fmt(v, 1)}×`],
@@ -171,6 +181,8 @@ export function renderResults ({ machine, results, date }) {
   if (hist) parts.push('', '### Change log', '', hist)
   const fair = fairnessTable(results)
   if (fair) parts.push('', '### Fairness under abuse', '', fair)
+  const att = attacksTable(results)
+  if (att) parts.push('', '### Bounded work under attack', '', att)
   const pres = presenceTable(results)
   if (pres) parts.push('', '### Presence fan-out (Socket.IO)', '', pres)
   const streams = streamTable(results)

@@ -14,6 +14,7 @@ import { documentOfSize } from '../lib/documents.mjs'
 import { DURATION_S } from '../lib/load.mjs'
 import { summary } from '../lib/percentiles.mjs'
 import { cpuMs } from '../lib/processes.mjs'
+import { victimPhase } from '../lib/victim.mjs'
 
 const ROUNDS = Number(process.env.BENCH_FAIRNESS_ROUNDS ?? 3)
 const PHASE_MS = Math.max(2, DURATION_S) * 1000
@@ -81,25 +82,6 @@ async function prepareFlooder (base) {
   return { session: alice.session, project: '@alice/big' }
 }
 
-/** Bob's increments, one every PACE_MS, for `ms`: the latency of each, and any failures. */
-async function victimPhase (base, key, path, ms) {
-  const latencies = []
-  let failures = 0
-  const end = performance.now() + ms
-  let next = performance.now()
-  while (performance.now() < end) {
-    const started = performance.now()
-    const r = await call(base, 'POST', `${path}/content/increment`, { token: key, body: { path: 'counter' } })
-    latencies.push(performance.now() - started)
-    if (r.status !== 200) failures++
-    next += PACE_MS
-    const wait = next - performance.now()
-    if (wait > 0) await new Promise(resolve => setTimeout(resolve, wait))
-    else next = performance.now()
-  }
-  return { latencies, failures }
-}
-
 export async function fairness () {
   // BENCH_FAIRNESS_PROFILE=dir: the server runs with --cpu-prof, its profile written there on stop.
   const profileDir = process.env.BENCH_FAIRNESS_PROFILE
@@ -109,7 +91,7 @@ export async function fairness () {
     const bob = await owner(server.url, 'bob')
     const path = await bob.project('counter', documentOfSize(1024))
     // Warm-up: JIT and caches, for bob's requests.
-    await victimPhase(server.url, bob.key, path, 2000)
+    await victimPhase(server.url, bob.key, path, 2000, PACE_MS)
 
     const quiet = { latencies: [], failures: 0 }
     const flooded = { latencies: [], failures: 0 }
@@ -120,7 +102,7 @@ export async function fairness () {
     for (let round = 0; round < ROUNDS; round++) {
       let serverAt = cpuMs(server.pid)
       let benchAt = benchCpuMs()
-      const calm = await victimPhase(server.url, bob.key, path, PHASE_MS)
+      const calm = await victimPhase(server.url, bob.key, path, PHASE_MS, PACE_MS)
       cpu.quietServer += cpuMs(server.pid) - serverAt
       cpu.quietBench += benchCpuMs() - benchAt
       quiet.latencies.push(...calm.latencies)
@@ -132,7 +114,7 @@ export async function fairness () {
       serverAt = cpuMs(server.pid)
       benchAt = benchCpuMs()
       const flooderAt = flooding.pid ? cpuMs(flooding.pid) : 0
-      const under = await victimPhase(server.url, bob.key, path, PHASE_MS)
+      const under = await victimPhase(server.url, bob.key, path, PHASE_MS, PACE_MS)
       const serverUsed = cpuMs(server.pid) - serverAt
       const benchUsed = benchCpuMs() - benchAt
       const flooderUsed = flooding.pid ? cpuMs(flooding.pid) - flooderAt : 0
