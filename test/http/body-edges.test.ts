@@ -123,6 +123,15 @@ describe('empty bodies never become {} (docs/design.md §13b)', () => {
     expect(await version()).toEqual(before)
   })
 
+  it('HEAD …/content honours If-Match (412) before If-None-Match (304), as GET does', async () => {
+    const { version: v } = await version()
+    const head412 = await call(app.url, 'HEAD', `${path}/content`, { token: key, headers: { 'if-match': `"${v + 1}"`, 'if-none-match': `"${v}"` } })
+    expect(head412.status).toBe(412)
+    const head304 = await call(app.url, 'HEAD', `${path}/content`, { token: key, headers: { 'if-match': `"${v}"`, 'if-none-match': `"${v}"` } })
+    expect(head304.status).toBe(304)
+    expect(head304.headers.get('etag')).toBe(`"${v}"`)
+  })
+
   it('POST …/content/ (a trailing slash) with an operation body is 404 and replaces nothing', async () => {
     const before = await version()
     const body = '{"path":"keep.n","value":5}'
