@@ -4,6 +4,7 @@ import express, { type Express } from 'express'
 import { ContentdError } from '../shared/errors.js'
 import type { Config } from './config.js'
 import { loadIdentity } from './http/auth-middleware.js'
+import { declaredLengthLimit } from './http/body.js'
 import { dashboard } from './http/dashboard.js'
 import { errorHandler, notFound } from './http/errors.js'
 import { precomputedHeaders } from './http/fast-path.js'
@@ -47,6 +48,8 @@ export function createApp ({ config, store, logger, redis, metrics = new Metrics
   const limit = config.bodyLimitBytes
 
   const app = express()
+  // docs/design.md §13b: `…/content/` is not `…/content` (set before the router is made).
+  app.set('strict routing', true)
   app.disable('x-powered-by')
   // We send our own ETags (the content version); Express's would hash every body.
   app.set('etag', false)
@@ -56,6 +59,8 @@ export function createApp ({ config, store, logger, redis, metrics = new Metrics
   app.use(metrics.track)
   // helmet's and cors's headers, computed once (see fast-path.ts).
   app.use(precomputedHeaders(config.corsOrigins === '*' ? '*' : config.corsOrigins, ['ETag', 'X-Request-Id', 'Retry-After', 'Idempotent-Replayed']))
+  // A declared body over BODY_LIMIT is 413 at once, whatever the route (docs/design.md §13b).
+  app.use(declaredLengthLimit(limit))
 
   // Every route goes through one table (see route-table.ts); every /api route starts with
   // the caller's identity and the one rate limiter content and management share.

@@ -6,6 +6,7 @@ import { createServer } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { createApp } from './app.js'
 import { closeListener } from './http/close-listener.js'
+import { inviteBodiesWithin } from './http/expect-continue.js'
 import { createLimits } from './http/rate-limit.js'
 import { ConfigError, loadConfig, type Config } from './config.js'
 import { createLogger } from './logger.js'
@@ -68,6 +69,7 @@ async function main (): Promise<void> {
     headersTimeout: Math.min(config.requestTimeoutMs, 60_000),
     connectionsCheckingInterval: Math.min(1000, config.requestTimeoutMs)
   }, app)
+  inviteBodiesWithin(server, config.bodyLimitBytes)
   // Socket.IO on the same port; with Redis, its adapter carries broadcasts between nodes.
   let realtime: Realtime
   try {

@@ -62,11 +62,11 @@ export const ERRORS = {
   // current content breaks); the body lists the violations in `errors`
   SCHEMA_VIOLATION: { status: 422, message: 'The content would not match the project\'s schema' },
   // 412, 413, 415, 422, 429
-  PRECONDITION_FAILED: { status: 412, message: 'The content has changed: If-Match does not match the current version' },
+  PRECONDITION_FAILED: { status: 412, message: 'The precondition failed: If-Match does not match the current version, or If-None-Match does' },
   BODY_TOO_LARGE: { status: 413, message: 'The request body is larger than the server accepts' },
   CONTENT_TOO_LARGE: { status: 413, message: 'The change would make the project content larger than its limit' },
   PRESENCE_STATE_TOO_LARGE: { status: 413, message: 'The presence state is larger than the server accepts (PRESENCE_STATE_LIMIT)' },
-  UNSUPPORTED_MEDIA_TYPE: { status: 415, message: 'PATCH takes Content-Type: application/json-patch+json' },
+  UNSUPPORTED_MEDIA_TYPE: { status: 415, message: 'The request body\'s media type or content coding is not supported' },
   IDEMPOTENCY_KEY_REUSED: { status: 422, message: 'This Idempotency-Key was used for a different request' },
   RATE_LIMITED: { status: 429, message: 'Too many requests; retry later' },
   TOO_MANY_CONNECTIONS: { status: 429, message: 'Too many realtime connections for this user' },

@@ -521,6 +521,19 @@ describe.each(storeFactories)('store contract: $name', (factory) => {
       expect(await content(project)).toEqual({ version: 3, content: { n: 3 } })
     })
 
+    it('honours ifNoneMatch (docs/design.md §13b): a matching version or "*" is PRECONDITION_FAILED after ifMatch, and changes nothing', async () => {
+      const project = await newProject()
+      expect(await apply(project, inc('n'), { ifNoneMatch: [5] }), 'another version').toEqual({ version: 1 })
+      await expectCode(apply(project, inc('n'), { ifNoneMatch: [7, 1] }), 'PRECONDITION_FAILED', 'the current version listed')
+      await expectCode(apply(project, inc('n'), { ifNoneMatch: '*' }), 'PRECONDITION_FAILED', '* (the content exists)')
+      await expectCode(apply(project, { op: 'update', value: {} }, { ifNoneMatch: '*' }), 'PRECONDITION_FAILED', 'an update')
+      await expectCode(apply(project, { op: 'revert', version: 0 }, { ifNoneMatch: [1] }), 'PRECONDITION_FAILED', 'a revert')
+      await expectCode(apply(project, { op: 'batch', operations: parseBatch({ operations: [{ op: 'increment', path: 'n' }] }, 100) }, { ifNoneMatch: [1] }), 'PRECONDITION_FAILED', 'a batch')
+      await expectCode(apply(project, inc('n'), { ifMatch: [1], ifNoneMatch: [1] }), 'PRECONDITION_FAILED', 'ifMatch passes, ifNoneMatch matches')
+      await expectCode(apply(project, push('n', 1), { ifNoneMatch: [1] }), 'PRECONDITION_FAILED', 'before the operation\'s own errors')
+      expect(await content(project)).toEqual({ version: 1, content: { n: 1 } })
+    })
+
     it('checks ifMatch before the operation itself: a stale condition wins over an operation error', async () => {
       const project = await newProject()
       await apply(project, set('a', 'text'))

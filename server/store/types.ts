@@ -120,6 +120,8 @@ export type StoreOperation = ContentOperation | RevertOperation
 
 export interface ApplyOptions {
   ifMatch?: VersionCondition
+  /** If-None-Match: refused (PRECONDITION_FAILED) when the current version matches. */
+  ifNoneMatch?: VersionCondition
   /** Who makes the change: recorded in its log entry (docs/design.md §9). */
   actor: Actor
 }

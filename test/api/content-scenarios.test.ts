@@ -1,6 +1,7 @@
 // Every status of the spec's error table (§7) for each of the five operations, the success
 // messages, insert/get/update, ETags and the order of checks of docs/design.md §4 — one table,
 // one runner. A failing row leaves the content and the version as they were.
+import { gzipSync } from 'node:zlib'
 import { afterAll, beforeAll, describe, it } from 'vitest'
 import { manualClock } from '../support/clock.js'
 import { SUCCESS_MESSAGES } from '../../shared/operation-table.js'
@@ -15,6 +16,7 @@ const BASE = { data: { count: 5, list: [1, 2], text: 'hi', obj: { a: 1 }, nothin
 const withData = (data: Record<string, unknown>) => ({ data: { ...BASE.data, ...data } })
 
 const MESSAGES = SUCCESS_MESSAGES
+const EMPTY_GZIP = new Uint8Array(gzipSync(''))
 
 /** A body that would succeed for the operation, so the rows below vary one thing at a time. */
 const GOOD_BODY: Record<Op, Record<string, unknown>> = {
@@ -180,6 +182,47 @@ const CONDITIONAL: Row[] = [
   { name: 'update with a stale If-Match is 412', method: 'POST', url: content, token: f => f.writeKey, body: { gone: true }, headers: (_f, v) => ({ 'if-match': `"${v + 1}"` }), expectStatus: 412, expectCode: 'PRECONDITION_FAILED' }
 ]
 
+// docs/design.md §13b "Conditional requests": RFC 9110 §13 on every method. If-Match is
+// evaluated first (§13.2.2), then If-None-Match; a write that fails either changes nothing.
+const PRECONDITIONS: Row[] = [
+  get('get with a stale If-Match is 412', { token: f => f.readKey, headers: (_f, v) => ({ 'if-match': `"${v - 1}"` }), expectStatus: 412, expectCode: 'PRECONDITION_FAILED' }),
+  get('get with a matching If-Match is 200', { token: f => f.readKey, headers: (_f, v) => ({ 'if-match': `"${v}"` }), expectStatus: 200, expectBody: BASE }),
+  get('get ?path= with a stale If-Match is 412', { url: `${content}?path=data.list`, token: f => f.readKey, headers: (_f, v) => ({ 'if-match': `"${v + 1}"` }), expectStatus: 412, expectCode: 'PRECONDITION_FAILED' }),
+  get('get with a stale If-Match and a matching If-None-Match is 412 (If-Match first)', { token: f => f.readKey, headers: (_f, v) => ({ 'if-match': `"${v - 1}"`, 'if-none-match': `"${v}"` }), expectStatus: 412, expectCode: 'PRECONDITION_FAILED' }),
+  get('get of the change log with a matching If-None-Match is 304', { url: `${content}/changes`, token: f => f.ownerSession, headers: (_f, v) => ({ 'if-none-match': `"${v}"` }), expectStatus: 304 }),
+  get('get of the change log with a stale If-Match is 412', { url: `${content}/changes`, token: f => f.ownerSession, headers: (_f, v) => ({ 'if-match': `"${v - 1}"` }), expectStatus: 412, expectCode: 'PRECONDITION_FAILED' }),
+  { ...post('increment', 'a write with If-None-Match naming the current version is 412', { path: 'data.count' }, { expectStatus: 412, expectCode: 'PRECONDITION_FAILED' }), headers: (_f, v) => ({ 'if-none-match': `"${v}"` }) },
+  { ...post('set', 'a write with If-None-Match: * is 412 (the content always exists)', { path: 'x', value: 1 }, { expectStatus: 412, expectCode: 'PRECONDITION_FAILED' }), headers: { 'if-none-match': '*' } },
+  { name: 'update with If-None-Match: * is 412 and replaces nothing', method: 'POST', url: content, token: f => f.writeKey, body: { replaced: true }, headers: { 'if-none-match': '*' }, expectStatus: 412, expectCode: 'PRECONDITION_FAILED' },
+  { name: 'a batch with If-None-Match naming the current version is 412', method: 'POST', url: url('batch'), token: f => f.writeKey, body: { operations: [{ op: 'increment', path: 'data.count' }] }, headers: (_f, v) => ({ 'if-none-match': `W/"${v}"` }), expectStatus: 412, expectCode: 'PRECONDITION_FAILED' },
+  { name: 'a patch with If-None-Match: * is 412', method: 'PATCH', url: content, token: f => f.writeKey, raw: '[{"op":"add","path":"/x","value":1}]', headers: { 'content-type': 'application/json-patch+json', 'if-none-match': '*' }, expectStatus: 412, expectCode: 'PRECONDITION_FAILED' },
+  { name: 'a revert with If-None-Match naming the current version is 412', method: 'POST', url: url('revert'), token: f => f.writeKey, bodyAt: v => ({ version: v - 1 }), headers: (_f, v) => ({ 'if-none-match': `"${v}"` }), expectStatus: 412, expectCode: 'PRECONDITION_FAILED' },
+  { ...post('increment', 'a write with a stale If-None-Match succeeds', { path: 'data.count' }, { expectStatus: 200, expectContent: withData({ count: 6 }) }), headers: (_f, v) => ({ 'if-none-match': `"${v - 1}"` }) },
+  { ...post('increment', 'a matching If-Match with a matching If-None-Match is 412', { path: 'data.count' }, { expectStatus: 412, expectCode: 'PRECONDITION_FAILED' }), headers: (_f, v) => ({ 'if-match': `"${v}"`, 'if-none-match': `"${v}"` }) },
+  { ...post('increment', 'If-None-Match is checked after the body: a bad path is still 400', { path: 'a..b' }, { expectStatus: 400, expectCode: 'INVALID_PATH' }), headers: { 'if-none-match': '*' } }
+]
+
+// docs/design.md §13b "Bodies": an empty body is 400 INVALID_JSON on every content write —
+// never the empty object, which made an empty update wipe the content.
+const EMPTY_BODIES: Row[] = [
+  { name: 'update with an empty body is 400 INVALID_JSON and keeps the content', method: 'POST', url: content, token: f => f.writeKey, raw: '', expectStatus: 400, expectCode: 'INVALID_JSON' },
+  ...(['increment', 'decrement', 'set', 'delete', 'push', 'insert', 'batch', 'revert'] as const).map((op): Row =>
+    ({ name: `${op} with an empty body is 400 INVALID_JSON`, method: 'POST', url: url(op), token: f => f.writeKey, raw: '', expectStatus: 400, expectCode: 'INVALID_JSON' })),
+  { name: 'a JSON Patch with an empty body is 400 INVALID_JSON', method: 'PATCH', url: content, token: f => f.writeKey, raw: '', headers: { 'content-type': 'application/json-patch+json' }, expectStatus: 400, expectCode: 'INVALID_JSON' },
+  { name: 'a gzip body that decodes to nothing is 400 INVALID_JSON', method: 'POST', url: content, token: f => f.writeKey, raw: EMPTY_GZIP, headers: { 'content-encoding': 'gzip' }, expectStatus: 400, expectCode: 'INVALID_JSON' },
+  { name: 'update with a Content-Encoding of zstd is 415 and keeps the content', method: 'POST', url: content, token: f => f.writeKey, raw: '{"replaced":true}', headers: { 'content-encoding': 'zstd' }, expectStatus: 415, expectCode: 'UNSUPPORTED_MEDIA_TYPE', expectHeaders: { 'accept-encoding': 'gzip, deflate, br, identity' } },
+  { name: 'PATCH with application/json is 415 with Accept-Patch', method: 'PATCH', url: content, token: f => f.writeKey, raw: '[{"op":"add","path":"/x","value":1}]', expectStatus: 415, expectCode: 'UNSUPPORTED_MEDIA_TYPE', expectHeaders: { 'accept-patch': 'application/json-patch+json' } }
+]
+
+// docs/design.md §13b "Routing is strict": a trailing slash is another path, 404, nothing changes
+// (a URL template with an empty operation made `…/content/` an update of the whole content).
+const TRAILING_SLASH: Row[] = [
+  { name: 'POST …/content/ with an operation body is 404 and replaces nothing', method: 'POST', url: `${content}/`, token: f => f.writeKey, body: { path: 'data.count', value: 9 }, expectStatus: 404, expectCode: 'NOT_FOUND' },
+  { name: 'POST …/content/set/ is 404', method: 'POST', url: `${url('set')}/`, token: f => f.writeKey, body: { path: 'data.count', value: 9 }, expectStatus: 404, expectCode: 'NOT_FOUND' },
+  { name: 'PATCH …/content/ is 404', method: 'PATCH', url: `${content}/`, token: f => f.writeKey, raw: '[{"op":"add","path":"/x","value":1}]', headers: { 'content-type': 'application/json-patch+json' }, expectStatus: 404, expectCode: 'NOT_FOUND' },
+  get('GET …/content/ is 404', { url: `${content}/`, token: f => f.readKey, expectStatus: 404, expectCode: 'NOT_FOUND' })
+]
+
 // docs/design.md §13: a path the API knows, with a method it does not serve, is 405 with Allow,
 // whoever calls (no credential, a stranger's, the owner's): the table of routes is public.
 // A path it does not know is 404, also before authentication.
@@ -226,7 +269,10 @@ const ORDER: Row[] = [
   { name: 'stranger + bad path → 403', method: 'POST', url: url('set'), token: f => f.strangerSession, body: { path: 'a..b', value: 1 }, expectStatus: 403, expectCode: 'FORBIDDEN' },
   { name: 'read-only key + invalid JSON → 403', method: 'POST', url: url('set'), token: f => f.readKey, raw: '{"path":', expectStatus: 403, expectCode: 'KEY_PERMISSION_DENIED' },
   { name: 'read-only key + target not a number → 403', method: 'POST', url: url('increment'), token: f => f.readKey, body: { path: 'data.text' }, expectStatus: 403, expectCode: 'KEY_PERMISSION_DENIED' },
-  { name: 'stranger + body over the limit → 403 (body unread)', method: 'POST', url: url('set'), token: f => f.strangerKey, raw: JSON.stringify({ path: 'a', value: 'x'.repeat(1_100_000) }), expectStatus: 403, expectCode: 'FORBIDDEN' },
+  // docs/design.md §13b: a declared length over BODY_LIMIT is refused from the headers, before
+  // authentication, so neither a stranger nor anyone else makes the server read the body.
+  { name: 'stranger + declared length over the limit → 413 (body unread, before authentication)', method: 'POST', url: url('set'), token: f => f.strangerKey, raw: JSON.stringify({ path: 'a', value: 'x'.repeat(1_100_000) }), expectStatus: 413, expectCode: 'BODY_TOO_LARGE' },
+  { name: 'no credential + declared length over the limit → 413', method: 'POST', url: url('set'), token: () => undefined, raw: JSON.stringify({ path: 'a', value: 'x'.repeat(1_100_000) }), expectStatus: 413, expectCode: 'BODY_TOO_LARGE' },
   { ...post('increment', 'bad path + stale If-Match → 400', { path: 'a..b' }, { expectStatus: 400, expectCode: 'INVALID_PATH' }), headers: (_f, v) => ({ 'if-match': `"${v - 1}"` }) },
   { ...post('increment', 'target not a number + stale If-Match → 412', { path: 'data.text' }, { expectStatus: 412, expectCode: 'PRECONDITION_FAILED' }), headers: (_f, v) => ({ 'if-match': `"${v - 1}"` }) }
 ]
@@ -257,7 +303,7 @@ describe('content API scenarios', () => {
     })
   }
 
-  const groups: Array<[string, Row[]]> = [['insert', INSERT], ['get and update', GET_AND_UPDATE], ['If-Match', CONDITIONAL], ['methods', METHODS], ['exact messages', MESSAGES_EXACT], ['order of checks', ORDER]]
+  const groups: Array<[string, Row[]]> = [['insert', INSERT], ['get and update', GET_AND_UPDATE], ['If-Match', CONDITIONAL], ['preconditions on every method', PRECONDITIONS], ['empty bodies and codings', EMPTY_BODIES], ['trailing slash', TRAILING_SLASH], ['methods', METHODS], ['exact messages', MESSAGES_EXACT], ['order of checks', ORDER]]
   for (const [name, rows] of groups) {
     describe(name, () => {
       for (const row of rows) it(row.name, async () => { await runScenario(target, row) })

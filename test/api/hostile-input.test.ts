@@ -161,8 +161,8 @@ describe('hostile input', () => {
       expect((await content()).body).toEqual({ n: 1 })
     })
 
-    it('an empty body is 400', async () => {
-      for (const op of OPS) await expectRejected(() => send(op, { raw: '' }), 400)
+    it('an empty body is 400 INVALID_JSON, for every operation and for update (never {})', async () => {
+      for (const op of [...OPS, null]) await expectRejected(() => send(op, { raw: '' }), 400, 'INVALID_JSON')
     })
 
     it('an unsupported charset is 400', async () => {
@@ -177,9 +177,10 @@ describe('hostile input', () => {
       expect(ok.status).toBe(200)
     })
 
-    it('an unknown Content-Encoding is a 4xx', async () => {
-      const r = await expectRejected(() => send('set', { raw: '{"path":"a","value":1}', headers: { 'content-encoding': 'br2' } }), 400, 'INVALID_BODY')
-      expect(r.status).toBe(400)
+    it.each(['br2', 'zstd', 'compress', 'gzip, br'])('a Content-Encoding of %j is 415 UNSUPPORTED_MEDIA_TYPE naming the codings taken', async (coding) => {
+      const r = await expectRejected(() => send('set', { raw: '{"path":"a","value":1}', headers: { 'content-encoding': coding } }), 415, 'UNSUPPORTED_MEDIA_TYPE')
+      expect(r.headers.get('accept-encoding')).toBe('gzip, deflate, br, identity')
+      await expectRejected(() => send(null, { raw: '{"replaced":true}', headers: { 'content-encoding': coding } }), 415, 'UNSUPPORTED_MEDIA_TYPE')
     })
   })
 

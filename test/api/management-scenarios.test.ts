@@ -452,6 +452,73 @@ describe('management API', () => {
   })
 })
 
+// docs/design.md §13b "Bodies" and "Routing is strict": an empty body on an endpoint that
+// takes JSON is 400 INVALID_JSON (never read as {}), a trailing slash is another path (404),
+// and neither changes anything; endpoints that take no body still need none.
+describe('management API: empty bodies and trailing slashes', () => {
+  let app: TestApp
+  let owner: string
+  const project = '/api/@eowner/site'
+  beforeAll(async () => {
+    app = await startTestApp()
+    owner = await signup(app.url, 'eowner')
+    await signup(app.url, 'emember')
+    await createProject(app.url, owner, 'site')
+  })
+  afterAll(async () => { await app.close() })
+
+  /** What each endpoint could change, read back with the owner's session. */
+  const state = async () => {
+    const read = async (path: string) => { const r = await call(app.url, 'GET', path, { token: owner }); return [r.status, r.body] }
+    return [await read('/api/projects'), await read('/api/keys'), await read(`${project}/members`), await read(`${project}/webhooks`), await read(`${project}/schema`)]
+  }
+
+  const BODY_ENDPOINTS: Array<[string, string, boolean]> = [
+    ['POST', '/api/auth/signup', false],
+    ['POST', '/api/auth/login', false],
+    ['POST', '/api/projects', true],
+    ['POST', '/api/keys', true],
+    ['PUT', `${project}/members/emember`, true],
+    ['POST', `${project}/webhooks`, true],
+    ['PUT', `${project}/schema`, true]
+  ]
+
+  it.each(BODY_ENDPOINTS)('%s %s with Content-Length: 0 is 400 INVALID_JSON and changes nothing', async (method, path, signedIn) => {
+    const before = await state()
+    for (const headers of [{}, { 'content-type': 'application/json' }] as Array<Record<string, string>>) {
+      const r = await call(app.url, method, path, { ...(signedIn ? { token: owner } : {}), raw: '', headers })
+      expect(r.status, r.text).toBe(400)
+      expectErrorShape(r, 'INVALID_JSON')
+    }
+    expect(await state()).toEqual(before)
+  })
+
+  it.each([
+    ['POST', '/api/projects/', { slug: 'slashed' }],
+    ['POST', '/api/keys/', { name: 'slashed', permission: 'read' }],
+    ['PUT', `${project}/members/emember/`, { role: 'editor' }],
+    ['PUT', `${project}/schema/`, { type: 'object' }],
+    ['GET', '/api/projects/', undefined],
+    ['GET', `${project}/`, undefined]
+  ])('%s %s (a trailing slash) is 404 NOT_FOUND and changes nothing', async (method, path, body) => {
+    const before = await state()
+    const r = await call(app.url, method, path, { token: owner, ...(body !== undefined ? { body } : {}) })
+    expect(r.status, r.text).toBe(404)
+    expectErrorShape(r, 'NOT_FOUND')
+    expect(await state()).toEqual(before)
+  })
+
+  it('endpoints that take no body still answer without one', async () => {
+    const session = await signup(app.url, 'ebodiless')
+    await createProject(app.url, session, 'gone')
+    const { id } = await createKey(app.url, session, { name: 'k', permission: 'read' })
+    expect((await call(app.url, 'DELETE', `/api/keys/${id}`, { token: session })).status).toBe(200)
+    expect((await call(app.url, 'DELETE', '/api/@ebodiless/gone', { token: session })).status).toBe(200)
+    expect((await call(app.url, 'POST', '/api/auth/logout', { token: session })).status).toBe(200)
+    expect((await call(app.url, 'GET', '/api/me', { token: session })).status).toBe(401)
+  })
+})
+
 describe('management API with SIGNUP=closed', () => {
   let app: TestApp
   beforeAll(async () => { app = await startTestApp({ SIGNUP: 'closed' }) })

@@ -14,7 +14,7 @@ export interface Scenario<F> {
   /** The body from the content's version before the request (a revert's `version`); replaces `body`. */
   bodyAt?: (version: number) => unknown
   /** Sent as-is instead of JSON (for invalid JSON and prototype keys). */
-  raw?: string
+  raw?: string | Uint8Array
   headers?: Record<string, string> | ((fixture: F, version: number) => Record<string, string>)
   /** Content written (by the owner's session) before the request; default: the runner's base. */
   before?: Record<string, unknown>

@@ -104,6 +104,9 @@ const SCHEMA_ENDPOINTS: Row[] = [
   { name: '400 for a pattern that needs backtracking (a backreference)', prepare: withoutSchema, method: 'PUT', url: SCHEMA_URL, token: f => f.ownerSession, body: { properties: { a: { type: 'string', pattern: '^(a)\\1$' } } }, expectStatus: 400, expectCode: 'INVALID_SCHEMA' },
   { name: '400 for a patternProperties key that is not a regular expression', prepare: withoutSchema, method: 'PUT', url: SCHEMA_URL, token: f => f.ownerSession, body: { patternProperties: { '(': true } }, expectStatus: 400, expectCode: 'INVALID_SCHEMA' },
   { name: '400 for a number', prepare: withoutSchema, method: 'PUT', url: SCHEMA_URL, token: f => f.ownerSession, body: 5, expectStatus: 400, expectCode: 'INVALID_SCHEMA' },
+  // docs/design.md §13b: an empty body is not the empty schema {} (which accepts everything).
+  { name: '400 INVALID_JSON for an empty body (Content-Length: 0)', prepare: withSchema, method: 'PUT', url: SCHEMA_URL, token: f => f.ownerSession, raw: '', expectStatus: 400, expectCode: 'INVALID_JSON' },
+  { name: '404 for PUT …/schema/ (a trailing slash)', prepare: withoutSchema, method: 'PUT', url: `${SCHEMA_URL}/`, token: f => f.ownerSession, body: INVENTORY, expectStatus: 404, expectCode: 'NOT_FOUND' },
   { name: '400 for a body that is not JSON', prepare: withoutSchema, method: 'PUT', url: SCHEMA_URL, token: f => f.ownerSession, raw: '{"type":', expectStatus: 400, expectCode: 'INVALID_JSON' },
   { name: '400 for a username without "@"', method: 'PUT', url: '/api/alice/demo/schema', token: f => f.ownerSession, body: INVENTORY, expectStatus: 400, expectCode: 'INVALID_USERNAME' },
   { name: '401 without authentication', method: 'PUT', url: SCHEMA_URL, token: () => undefined, body: INVENTORY, expectStatus: 401, expectCode: 'AUTH_REQUIRED' },
@@ -265,6 +268,17 @@ describe('content schema and narrowed keys (docs/design.md §12)', () => {
       for (const row of rows) it(row.name, async () => { await runScenario(target, row) })
     })
   }
+
+  it('an empty PUT keeps the schema that was set, and sets none where there was none', async () => {
+    await withSchema(app.url, fixture)
+    const empty = await call(app.url, 'PUT', SCHEMA_URL, { token: fixture.ownerSession, raw: '', headers: { 'content-type': 'application/json' } })
+    expect(empty.status, empty.text).toBe(400)
+    expect(empty.body.code).toBe('INVALID_JSON')
+    expect((await call(app.url, 'GET', SCHEMA_URL, { token: fixture.ownerSession })).body).toEqual(INVENTORY)
+    await withoutSchema(app.url, fixture)
+    expect((await call(app.url, 'PUT', SCHEMA_URL, { token: fixture.ownerSession, raw: '' })).status).toBe(400)
+    expect((await call(app.url, 'GET', SCHEMA_URL, { token: fixture.ownerSession })).status).toBe(404)
+  })
 
   it('setting a schema changes neither the content nor its version', async () => {
     await withoutSchema(app.url, fixture)

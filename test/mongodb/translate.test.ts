@@ -231,6 +231,13 @@ describe('MongoDB translation: update, If-Match and compare-and-set', () => {
     expect(filterFor(ID, op, { contentLimitBytes: LIMIT, ifMatch: [] })).toEqual({ _id: ID, version: { $in: [] } })
   })
 
+  it('If-None-Match versions become version $nin, beside If-Match\'s $in; "*" matches nothing', () => {
+    const op: Operation = { op: 'update', value: {} }
+    expect(filterFor(ID, op, { contentLimitBytes: LIMIT, ifNoneMatch: [3] })).toEqual({ _id: ID, version: { $nin: [3] } })
+    expect(filterFor(ID, op, { contentLimitBytes: LIMIT, ifMatch: [3, 4], ifNoneMatch: [3] })).toEqual({ _id: ID, version: { $in: [3, 4], $nin: [3] } })
+    expect(filterFor(ID, op, { contentLimitBytes: LIMIT, ifMatch: '*', ifNoneMatch: '*' })).toEqual({ _id: ID, version: { $in: [] } })
+  })
+
   it('compare-and-set pins the version and drops the size bound (the store measured exactly)', () => {
     const op: Operation = { op: 'set', path: ['a'], value: 1 }
     expect(filterFor(ID, op, { contentLimitBytes: LIMIT, expectVersion: 12, ifMatch: [4] })).toEqual({ _id: ID, version: 12, $expr: oneLevel(true, false, true) })

@@ -9,6 +9,7 @@ import { join } from 'node:path'
 import { createApp } from '../../server/app.js'
 import { loadConfig, type Config } from '../../server/config.js'
 import { createLogger } from '../../server/logger.js'
+import { inviteBodiesWithin } from '../../server/http/expect-continue.js'
 import { createLimits } from '../../server/http/rate-limit.js'
 import { attachRealtime, type Realtime } from '../../server/realtime/index.js'
 import { createServices, type Services } from '../../server/services/index.js'
@@ -47,6 +48,7 @@ export async function startTestApp (env: Record<string, string> = {}, options: T
   const limits = createLimits(config, undefined, options.clock ? { now: options.clock.now } : {})
   const app = createApp({ config, store, logger, services, limits })
   const server = createServer(app)
+  inviteBodiesWithin(server, config.bodyLimitBytes)
   const realtime = options.realtime ? await attachRealtime({ httpServer: server, store, config, logger, services, limits }) : null
   await new Promise<void>(resolve => server.listen(0, '127.0.0.1', resolve))
   const { port } = server.address() as AddressInfo

@@ -37,10 +37,22 @@ export interface TransactionOptions {
 }
 
 /** PATCH takes RFC 6902 only (docs/design.md §10): any other media type, application/json included, is 415. */
-const requirePatchMediaType: RequestHandler = (req, _res, next) => {
+const requirePatchMediaType: RequestHandler = (req, res, next) => {
+  // RFC 5789 §3.1: the answer names the media type PATCH takes (its 415s in particular).
+  res.setHeader('Accept-Patch', PATCH_MEDIA_TYPE)
   const mediaType = (req.headers['content-type'] ?? '').split(';')[0]?.trim().toLowerCase()
-  if (mediaType !== PATCH_MEDIA_TYPE) throw new ContentdError('UNSUPPORTED_MEDIA_TYPE', `got ${mediaType ? JSON.stringify(mediaType) : 'no Content-Type'}`)
+  if (mediaType !== PATCH_MEDIA_TYPE) throw new ContentdError('UNSUPPORTED_MEDIA_TYPE', `PATCH takes Content-Type: ${PATCH_MEDIA_TYPE}; got ${mediaType ? JSON.stringify(mediaType) : 'no Content-Type'}`)
   next()
+}
+
+/**
+ * The conditions of a read (RFC 9110 §13.2.2, docs/design.md §13b), on the version it would
+ * answer with: a failing If-Match is 412; then true when If-None-Match matches (304).
+ */
+function notModified (req: Request, version: number): boolean {
+  const { 'if-match': ifMatch, 'if-none-match': ifNoneMatch } = req.headers
+  if (ifMatch !== undefined && !versionMatches(parseVersionCondition(ifMatch), version)) throw new ContentdError('PRECONDITION_FAILED')
+  return ifNoneMatch !== undefined && versionMatches(parseVersionCondition(ifNoneMatch), version)
 }
 
 /** Registers the content routes in `api` (the scope of /api, with identity and rate limit). */
@@ -62,8 +74,11 @@ export function contentRoutes (api: RouteScope, store: Store, projects: Projects
     const identity = identityOf(res)
     requireOperationScope(identity.key, operation)
     const options: ApplyOptions = { actor: actorOf(identity) }
-    const ifMatch = req.headers['if-match']
+    // Checked by the store against the version it changes, atomically (docs/design.md §13b):
+    // a failing If-Match, or an If-None-Match that matches, is 412 and changes nothing.
+    const { 'if-match': ifMatch, 'if-none-match': ifNoneMatch } = req.headers
     if (ifMatch !== undefined) options.ifMatch = parseVersionCondition(ifMatch)
+    if (ifNoneMatch !== undefined) options.ifNoneMatch = parseVersionCondition(ifNoneMatch)
     const { version } = await store.applyOperation(project, operation, options)
     res.setHeader('ETag', etagFor(version))
     reply(res)
@@ -91,8 +106,7 @@ export function contentRoutes (api: RouteScope, store: Store, projects: Projects
     res.setHeader('ETag', etagFor(snapshot.version))
     // The whole content may be compressed (encoded-content.ts); a 304 names what a 200 would vary on.
     if (!path) res.vary('Accept-Encoding')
-    const ifNoneMatch = req.headers['if-none-match']
-    if (ifNoneMatch !== undefined && versionMatches(parseVersionCondition(ifNoneMatch), snapshot.version)) {
+    if (notModified(req, snapshot.version)) {
       res.status(304).end()
       return
     }
@@ -111,6 +125,11 @@ export function contentRoutes (api: RouteScope, store: Store, projects: Projects
     const limit = req.query.limit === undefined ? CHANGES_PAGE_DEFAULT : limitParam(req.query.limit)
     const page = await store.readChanges(projectOf(res), since, limit)
     res.setHeader('ETag', etagFor(page.version))
+    // A page is fixed by the version, `since` and `limit`: the same URL at the same version is the same page.
+    if (notModified(req, page.version)) {
+      res.status(304).end()
+      return
+    }
     res.json(page)
   })
 

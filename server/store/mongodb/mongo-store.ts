@@ -31,13 +31,13 @@ import { SchemaCache } from '../../schema/schema-cache.js'
 import type {
   ApiKeyRecord, ApplyOptions, ChangesPage, CommitListener, CommittedChange, ContentSnapshot, HistoryOptions, IdempotencyClaim, IdempotencyId,
   IdempotencyState, KeyPosition, ListedApiKey, MemberRecord, MemberRole, PageRequest, Permission, ProjectPosition, ProjectRecord, ProjectRole,
-  SchemaRecord, SessionRecord, Store, StoreOperation, StoredResponse, UserRecord, VersionCondition
+  SchemaRecord, SessionRecord, Store, StoreOperation, StoredResponse, UserRecord
 } from '../types.js'
 import { changePartsOf, entryOf, projectRefOf, type ChangeParts } from '../change-entry.js'
 import { CommitEmitter } from '../commit-emitter.js'
 import { CommitSequencer } from '../commit-sequencer.js'
 import { answerableFrom } from '../history-policy.js'
-import { versionMatches } from '../version-condition.js'
+import { preconditionsHold } from '../version-condition.js'
 import { standaloneMessage, startupFailureMessage } from './connection.js'
 import { databaseNameFrom } from './uri.js'
 import { MongoWebhooks } from './webhooks.js'
@@ -378,9 +378,9 @@ export class MongoStore implements Store {
       target = await this.readContentAt(project.id, version)
     } catch (e) {
       // If-Match is checked before the operation's own errors (docs/design.md §4 step 6).
-      if (isContentdError(e) && options.ifMatch !== undefined && (e.code === 'VERSION_NOT_FOUND' || e.code === 'HISTORY_EXPIRED')) {
+      if (isContentdError(e) && (options.ifMatch !== undefined || options.ifNoneMatch !== undefined) && (e.code === 'VERSION_NOT_FOUND' || e.code === 'HISTORY_EXPIRED')) {
         const current = await this.run(() => this.projects.findOne({ _id: project.id }, { projection: { version: 1 } }))
-        if (current && !versionMatches(options.ifMatch, current.version)) throw new ContentdError('PRECONDITION_FAILED')
+        if (current && !preconditionsHold(options, current.version)) throw new ContentdError('PRECONDITION_FAILED')
       }
       throw e
     }
@@ -401,7 +401,7 @@ export class MongoStore implements Store {
     // With a schema, the first attempt is the checked compare-and-set (below), not a blind update.
     let write: MongoWrite | null = (replaced && contentBsonBytes(operation.value) > limit) || this.projectsWithSchema.has(project.id)
       ? null
-      : withSchemaCondition(translateOperation(project.id, operation, { contentLimitBytes: limit, ifMatch: options.ifMatch }), null)
+      : withSchemaCondition(translateOperation(project.id, operation, { contentLimitBytes: limit, ...preconditionsOf(options) }), null)
     const ticket = this.sequencer.begin(project.id)
     let committed: CommittedChange | null = null
     let written: WriteResult | null = null
@@ -412,7 +412,7 @@ export class MongoStore implements Store {
           written = await this.run(() => this.writeWithEntry(project.id, attemptWrite, replaced, entryBytes, parts, value, options.actor), operation.op)
           if (written) break
         }
-        const { version, schemaRevision } = await this.diagnose(project.id, operation, options.ifMatch)
+        const { version, schemaRevision } = await this.diagnose(project.id, operation, preconditionsOf(options))
         write = withSchemaCondition(translateOperation(project.id, operation, { contentLimitBytes: limit, expectVersion: version }), schemaRevision)
       }
       if (!written) throw new ContentdError('STORE_UNAVAILABLE', 'the project is changing too fast to apply this change; retry')
@@ -442,7 +442,7 @@ export class MongoStore implements Store {
         const doc = await this.run(() => this.projects.findOne({ _id: project.id }, { projection: { version: 1, content: 1, [SCHEMA_FIELD]: 1 } }))
         if (!doc) throw new ContentdError('PROJECT_NOT_FOUND')
         this.noteSchema(project.id, doc.schema)
-        if (options.ifMatch !== undefined && !versionMatches(options.ifMatch, doc.version)) throw new ContentdError('PRECONDITION_FAILED')
+        if (!preconditionsHold(options, doc.version)) throw new ContentdError('PRECONDITION_FAILED')
         // The engine never changes the document it is given (shared/working-copy.ts).
         const content = applyContentOperation(doc.content, operation)
         const bytes = contentBsonBytes(content)
@@ -596,11 +596,11 @@ export class MongoStore implements Store {
    * document as it is now; returns its version and schema revision when the operation would
    * succeed on it (the caller then retries as a compare-and-set on both).
    */
-  private async diagnose (projectId: string, operation: Operation, ifMatch: VersionCondition | undefined): Promise<{ version: number, schemaRevision: string | null }> {
+  private async diagnose (projectId: string, operation: Operation, preconditions: Preconditions): Promise<{ version: number, schemaRevision: string | null }> {
     const doc = await this.run(() => this.projects.findOne({ _id: projectId }, { projection: { version: 1, content: 1, [SCHEMA_FIELD]: 1 } }))
     if (!doc) throw new ContentdError('PROJECT_NOT_FOUND')
     this.noteSchema(projectId, doc.schema)
-    if (ifMatch !== undefined && !versionMatches(ifMatch, doc.version)) throw new ContentdError('PRECONDITION_FAILED')
+    if (!preconditionsHold(preconditions, doc.version)) throw new ContentdError('PRECONDITION_FAILED')
     // On a copy: the write is the guarded update (or compare-and-set) sent afterwards.
     const copy = structuredClone(doc.content)
     const check = doc.schema ? this.compiledSchema(doc.schema).enforce(copy, operation) : null
@@ -657,6 +657,17 @@ export class MongoStore implements Store {
 }
 
 interface WriteResult { version: number, at: string, checkpointed: boolean }
+
+/** If-Match and If-None-Match of a write (docs/design.md §13b). */
+type Preconditions = Pick<ApplyOptions, 'ifMatch' | 'ifNoneMatch'>
+
+/** Only the conditions present: the translated filter tests them. */
+function preconditionsOf (options: ApplyOptions): Preconditions {
+  return {
+    ...(options.ifMatch !== undefined ? { ifMatch: options.ifMatch } : {}),
+    ...(options.ifNoneMatch !== undefined ? { ifNoneMatch: options.ifNoneMatch } : {})
+  }
+}
 
 /** Roughly the bytes of an entry besides its value and path: version, op, time, actor. */
 const ENTRY_OVERHEAD_BYTES = 128

@@ -42,6 +42,7 @@ export interface TranslateOptions {
   /** The content limit in BSON bytes (already capped by effectiveContentLimit). */
   contentLimitBytes: number
   ifMatch?: VersionCondition
+  ifNoneMatch?: VersionCondition
   /**
    * Compare-and-set: match only this version. Used after the store has read that version
    * and checked the operation and its exact size on it, so the size guard is left out.
@@ -143,11 +144,18 @@ export function updateFor (operation: Operation): Document | Document[] {
   }
 }
 
-/** The filter: this project, the versions If-Match allows, and the guard. */
+/** The filter: this project, the versions If-Match and If-None-Match allow, and the guard. */
 export function filterFor (projectId: string, operation: Operation, options: TranslateOptions): Document {
   const filter: Document = { _id: projectId }
   if (options.expectVersion !== undefined) filter.version = options.expectVersion
-  else if (options.ifMatch !== undefined && options.ifMatch !== '*') filter.version = { $in: options.ifMatch }
+  else {
+    const version: Document = {}
+    if (options.ifMatch !== undefined && options.ifMatch !== '*') version.$in = options.ifMatch
+    // If-None-Match: * matches every existing document, so nothing may match the filter.
+    if (options.ifNoneMatch === '*') version.$in = []
+    else if (options.ifNoneMatch !== undefined) version.$nin = options.ifNoneMatch
+    if (Object.keys(version).length > 0) filter.version = version
+  }
   const conditions: Expression[] = []
   if (operation.op !== 'update') conditions.push(pathGuard(operation.path, operation.op === 'delete' ? 'delete' : 'write', targetRule(operation)))
   // update is measured exactly before sending; delete never grows; a compare-and-set was measured exactly.

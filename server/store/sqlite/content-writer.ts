@@ -28,7 +28,7 @@ import { changePartsOf, entryOf, projectRefOf, serializeEntry, type ChangeParts 
 import type { CommitEmitter } from '../commit-emitter.js'
 import type { CachedDocument } from '../document-cache.js'
 import type { ApplyOptions, ProjectRecord, StoreOperation } from '../types.js'
-import { versionMatches } from '../version-condition.js'
+import { preconditionsHold } from '../version-condition.js'
 import type { ChangedDocument, ContentLog } from './content-log.js'
 import type { LookupCache } from './lookup-cache.js'
 
@@ -215,8 +215,8 @@ export class ContentWriter {
     if (!state) return { ok: false, error: new ContentdError('PROJECT_NOT_FOUND') }
     const { operation, options } = write
     try {
-      // If-Match first (docs/design.md §4 step 6), then the operation's own errors.
-      if (options.ifMatch !== undefined && !versionMatches(options.ifMatch, state.version)) {
+      // If-Match and If-None-Match first (docs/design.md §4 step 6), then the operation's own errors.
+      if (!preconditionsHold(options, state.version)) {
         throw new ContentdError('PRECONDITION_FAILED')
       }
       const { applied, valueJson, parts } = this.resolve(projectId, operation, state)
