@@ -33,7 +33,7 @@ const LONE = ['\ud800', 'k\udfff']
 const jsonValue = fc.letrec<{ value: Json, array: Json[], object: JsonObject }>(tie => ({
   value: fc.oneof({ depthSize: 'small', withCrossShrink: true },
     fc.constant(null), fc.boolean(), fc.integer({ min: -5, max: 5 }), fc.constantFrom(0.5, -0, 2147483647, 2 ** 53, 1e308, -1e308),
-    fc.constantFrom('s', '', 'é', '😀'), fc.constantFrom(...LONE),
+    fc.oneof({ weight: 12, arbitrary: fc.constantFrom('s', '', 'é', '😀') }, { weight: 1, arbitrary: fc.constantFrom(...LONE) }),
     tie('array'), tie('object')),
   array: fc.array(tie('value'), { maxLength: 4 }),
   object: fc.array(fc.tuple(fc.oneof({ weight: 20, arbitrary: fc.constantFrom(...KEYS) }, { weight: 1, arbitrary: fc.constantFrom(...LONE) }), tie('value')), { maxLength: 4 })
@@ -75,7 +75,7 @@ const operation: fc.Arbitrary<ContentOperation> = fc.oneof(
   { weight: 3, arbitrary: fc.record({ op: fc.constant('insert' as const), path, value: jsonValue.value, index: fc.integer({ min: 0, max: 4 }) }) },
   { weight: 1, arbitrary: fc.record({ op: fc.constant('update' as const), value: jsonValue.object }) },
   { weight: 1, arbitrary: fc.record({ op: fc.constant('batch' as const), operations: fc.array(batchStep, { minLength: 1, maxLength: 4 }) }) },
-  { weight: 1, arbitrary: fc.record({ op: fc.constant('patch' as const), operations: fc.array(patchStep, { minLength: 1, maxLength: 4 }) }) }
+  { weight: 4, arbitrary: fc.record({ op: fc.constant('patch' as const), operations: fc.array(patchStep, { minLength: 1, maxLength: 3 }) }) }
 )
 
 /**
@@ -140,6 +140,7 @@ describe('the store\'s filter and update, applied by mingo, equal the shared cor
     }), { numRuns: 1800, seed: SEED, endOnFailure: true })
     console.log(`mingo property: ${tally.applied} applied and compared, ${tally.refused} refused by the core, by kind ${JSON.stringify(Object.fromEntries(tally.byKind))}`)
     expect(tally.applied + tally.refused).toBeGreaterThanOrEqual(10_000)
+    expect(tally.applied).toBeGreaterThanOrEqual(5_000)
     for (const kind of ['increment', 'decrement', 'set', 'delete', 'push', 'insert', 'update', 'batch', 'patch']) {
       expect(tally.byKind.get(kind), kind).toBeGreaterThan(50)
     }

@@ -81,11 +81,15 @@ function deleteUpdate (path: readonly string[], before: JsonObject): Document {
   return {}
 }
 
+/**
+ * The value at `path`, or undefined. Never throws a catalogued error: the store translates
+ * before it applies, and the shared core, run next, names the error of a path it refuses.
+ */
 function valueAt (doc: JsonObject, path: readonly string[]): Json | undefined {
   try {
     return getAt(doc, path)
   } catch (error) {
-    if (isContentdError(error) && error.code === 'PATH_NOT_FOUND') return undefined
+    if (isContentdError(error)) return undefined
     throw error
   }
 }
