@@ -12,7 +12,7 @@ import { ContentdError, type ErrorCode } from '../../shared/errors.js'
 import { startupFailureMessage } from '../../server/store/mongodb/connection.js'
 import { databaseNameFrom, describeMongo, redact, uriParts } from '../../server/store/mongodb/uri.js'
 import { isUnavailable, mapDriverError } from '../../server/store/mongodb/driver-errors.js'
-import { COMMIT_ATTEMPTS, runTransaction, type TransactionSession } from '../../server/store/mongodb/transaction.js'
+import { COMMIT_ATTEMPTS, runTransaction, settle, type TransactionSession } from '../../server/store/mongodb/transaction.js'
 
 const serverError = (code: number, codeName: string, labels: string[] = []) =>
   new MongoServerError({ code, codeName, errmsg: `${codeName} from the server`, errorLabels: labels })
@@ -140,6 +140,22 @@ describe('one content transaction under injected faults', () => {
     const session = new ScriptedSession(errors)
     expect(await runTransaction(session, OPTIONS, async () => 3)).toEqual({ state: 'unknown', value: 3 })
     expect(session.calls.filter(call => call === 'commit')).toHaveLength(COMMIT_ATTEMPTS)
+  })
+})
+
+describe('a commit whose outcome is unknown is settled by looking for its entry', () => {
+  it('entry found: the change happened, and is answered (and broadcast) like any other', async () => {
+    expect(await settle({ state: 'unknown', value: { version: 8 } }, async () => true)).toEqual({ version: 8 })
+  })
+
+  it('entry not found: 503, never a success that did not happen', async () => {
+    expect(codeOf(await settle({ state: 'unknown', value: 1 }, async () => false).catch((e: unknown) => e))).toBe('STORE_UNAVAILABLE')
+  })
+
+  it('committed and lost rounds need no look-up', async () => {
+    const lookUp = async (): Promise<boolean> => { throw new Error('not expected') }
+    expect(await settle({ state: 'committed', value: 2 }, lookUp)).toBe(2)
+    expect(await settle({ state: 'lost' }, lookUp)).toBeNull()
   })
 })
 

@@ -8,7 +8,7 @@
 //
 // A project with a content schema (docs/design.md §12) keeps it in its document; every
 // write's filter names the schema revision it was checked against (schema-condition.ts).
-import { BSON, MongoClient, ObjectId, type ClientSession, type Collection, type Db, type Document, type TransactionOptions } from 'mongodb'
+import { BSON, MongoClient, ObjectId, ReadConcern, type ClientSession, type Collection, type Db, type Document, type TransactionOptions } from 'mongodb'
 import { ContentdError, isContentdError } from '../../../shared/errors.js'
 import { applyContentOperation } from '../../../shared/compound.js'
 import { operationOfChange } from '../../../shared/events.js'
@@ -35,7 +35,7 @@ import {
   changeDocOf, entryOfChangeDoc, supportsTransactions, WRITE_RESULT_PROJECTION, type ChangeDoc, type CheckpointDoc
 } from './history.js'
 import { SCHEMA_FIELD } from './schema-condition.js'
-import { runTransaction } from './transaction.js'
+import { runTransaction, settle } from './transaction.js'
 import { MongoWritePath, type CommittedWrite, type ContentBackend, type ContentCommit, type ResolvedWrite, type StoredContent } from './write-path.js'
 import { keysPagePipeline, membersPagePipeline, projectsPagePipeline } from './pages.js'
 import { QuotaCounters } from './quota-counters.js'
@@ -142,7 +142,9 @@ export class MongoStore implements Store {
     } catch (e) {
       throw new Error(startupFailureMessage(e, options.uri, this.selectionTimeoutMs))
     }
-    this.db = this.client.db(options.databaseName ?? databaseNameFrom(options.uri))
+    // Again on the database, whose settings win over the URI's (the client's do not, for
+    // readConcernLevel): every collection below inherits them.
+    this.db = this.client.db(options.databaseName ?? databaseNameFrom(options.uri), { writeConcern, readConcern: new ReadConcern('majority'), readPreference: 'primary' })
     this.users = this.db.collection('users')
     this.sessions = this.db.collection('sessions')
     this.apiKeys = this.db.collection('apiKeys')
@@ -464,13 +466,8 @@ export class MongoStore implements Store {
       }
       return { version: write.version, checkpointed: false }
     }))
-    if (outcome.state === 'committed') return outcome.value
-    if (outcome.state === 'lost') return null
-    // The commit's outcome is unknown: its entry, read from a majority, says whether it
-    // happened, so a change that did commit is answered and told to listeners.
-    const found = await this.changes.findOne({ _id: entry._id }, { projection: { _id: 1 }, maxTimeMS: this.timeoutMs })
-    if (found) return outcome.value
-    throw new ContentdError('STORE_UNAVAILABLE', 'the change could not be confirmed; read the content before retrying')
+    // An unknown outcome: the entry, read from a majority, says whether the change happened.
+    return settle(outcome, async () => (await this.changes.findOne({ _id: entry._id }, { projection: { _id: 1 }, maxTimeMS: this.timeoutMs })) !== null)
   }
 
   private async writeCheckpoint (projectId: string, version: number, session: ClientSession): Promise<void> {

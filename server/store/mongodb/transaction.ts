@@ -10,6 +10,7 @@
 // - anything else aborts and becomes a catalogued error (driver-errors.ts): 503 when it
 //   means "not now", never a bare 500 for a conflict or a timeout.
 import type { TransactionOptions } from 'mongodb'
+import { ContentdError } from '../../../shared/errors.js'
 import { hasLabel, mapDriverError } from './driver-errors.js'
 
 /** The part of a ClientSession a transaction needs (tests script it to inject faults). */
@@ -55,4 +56,17 @@ export async function runTransaction<T> (session: TransactionSession, options: T
     }
   }
   return { state: 'unknown', value }
+}
+
+/**
+ * What the write path is told: the committed value, or null when nothing was written (it
+ * reads again). An unknown outcome is settled by `committed`, which looks for the entry the
+ * transaction wrote (read from a majority): found, the change happened and is answered and
+ * broadcast like any other; not found, 503.
+ */
+export async function settle<T> (outcome: TransactionOutcome<T>, committed: () => Promise<boolean>): Promise<T | null> {
+  if (outcome.state === 'committed') return outcome.value
+  if (outcome.state === 'lost') return null
+  if (await committed()) return outcome.value
+  throw new ContentdError('STORE_UNAVAILABLE', 'the change could not be confirmed; read the content before retrying')
 }
