@@ -1,8 +1,8 @@
 // The JSON value model of project content, and the rules every written value obeys
 // (docs/design.md §3): nesting at most 64 levels, keys 1-768 UTF-8 bytes without ".", without a
-// leading "$", not "__proto__", no control characters.
+// leading "$", not "__proto__", no control characters; no lone surrogates in keys or strings.
 import { ContentdError } from './errors.js'
-import { keyProblem } from './path.js'
+import { hasLoneSurrogate, keyProblem } from './path.js'
 
 export type Json = null | boolean | number | string | Json[] | JsonObject
 export interface JsonObject { [key: string]: Json }
@@ -39,6 +39,8 @@ export function assertWritableValue (value: unknown, at: readonly string[] = [])
 function check (value: unknown, at: string[], depth: number): void {
   switch (typeof value) {
     case 'string':
+      if (hasLoneSurrogate(value)) throw new ContentdError('INVALID_VALUE', `${describe(at)} contains a lone surrogate (not valid Unicode)`)
+      return
     case 'boolean':
       return
     case 'number':

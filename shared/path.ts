@@ -18,6 +18,7 @@ export function keyProblem (key: string): string | null {
   if (CONTROL_CHARACTER.test(key)) return 'contains a control character'
   if (key.startsWith('$')) return 'starts with "$"'
   if (key === '__proto__') return 'is "__proto__"'
+  if (hasLoneSurrogate(key)) return 'contains a lone surrogate (not valid Unicode)'
   if (utf8ByteLength(key) > MAX_KEY_BYTES) return `is longer than ${MAX_KEY_BYTES} bytes`
   return null
 }
@@ -50,6 +51,19 @@ export function assertPathSegments (segments: readonly string[]): void {
     length += segment.length
   })
   if (length > MAX_PATH_LENGTH) throw new ContentdError('INVALID_PATH', `path is longer than ${MAX_PATH_LENGTH} characters`)
+}
+
+// A high surrogate not followed by a low one, or a low one not preceded by a high one.
+const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/
+
+/**
+ * True when a string holds a lone UTF-16 surrogate ("\ud800"): legal in JSON text, but not
+ * Unicode, so it has no UTF-8 form. Refused in keys, path segments and string values on every
+ * store (docs/design.md §3): MongoDB's driver would store U+FFFD instead, and two such keys
+ * would collapse into one.
+ */
+export function hasLoneSurrogate (text: string): boolean {
+  return LONE_SURROGATE.test(text)
 }
 
 /** True when a segment addresses an array element: `0`, `7`; never `07`, `-1`, `1e0`. */

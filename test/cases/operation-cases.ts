@@ -239,6 +239,18 @@ fails('update: a key with "." is an invalid value', { a: 1 }, { op: 'update', va
 fails('update: an own "__proto__" key is an invalid value', { a: 1 }, { op: 'update', value: OWN_PROTO_KEY_VALUE() }, 'INVALID_VALUE')
 
 // ---------------------------------------------------------------------------------------
+// Lone UTF-16 surrogates (legal JSON text, not Unicode): refused on every store (docs/design.md §3).
+// MongoDB's driver would store U+FFFD, and two such keys would collapse into one.
+
+fails('set: a string value with a lone high surrogate is an invalid value', {}, { op: 'set', path: 'a', value: 'x\ud800' }, 'INVALID_VALUE')
+fails('push: a lone low surrogate deep in the value is an invalid value', { l: [] }, { op: 'push', path: 'l', value: { b: ['\udc00'] } }, 'INVALID_VALUE')
+fails('insert: a key with a lone surrogate is an invalid value', { l: [] }, { op: 'insert', path: 'l', value: { '\ud800': 1 }, index: 0 }, 'INVALID_VALUE')
+fails('update: two keys that differ only in lone surrogates are invalid values', { a: 1 }, { op: 'update', value: { '\ud800': 1, '\ud801': 2 } }, 'INVALID_VALUE')
+fails('increment: a path segment with a lone surrogate is an invalid path', {}, { op: 'increment', path: 'a.\udfff' }, 'INVALID_PATH')
+fails('delete: a path segment with a lone surrogate is an invalid path', { '\ufffd': 1 }, { op: 'delete', path: '\ud800' }, 'INVALID_PATH')
+ok('set: a surrogate pair (an emoji) in keys and strings is fine', {}, { op: 'set', path: '😀', value: { '😀': 'a😀b' } }, { '😀': { '😀': 'a😀b' } })
+
+// ---------------------------------------------------------------------------------------
 // Intermediates that are not containers: a conflict for every writing operation.
 
 const SCALARS: Array<[string, Json]> = [['a string', 'text'], ['a number', 7], ['a boolean', true], ['null', null]]

@@ -1,67 +1,62 @@
-// The MongoDB store (STORE=mongodb). Stateless nodes share one MongoDB replica set; each
-// content operation is ONE findOneAndUpdate on the project document (content embedded, with
-// its version), translated in translate.ts, and the change's log entry is inserted into
-// `changes` in the same transaction (docs/design.md §9; docs/mongodb.md says why that is
-// atomic): a change is in the content exactly when it is in the log.
+// The MongoDB store (STORE=mongodb). Stateless nodes share one MongoDB replica set; a
+// project's content is embedded in its project document with its version. Content writes
+// follow docs/design.md §20 (write-path.ts): read the document at version V, apply with the
+// shared core, then ONE transaction with the native update filtered on `version: V` and the
+// change's log entry (docs/design.md §9): a change is in the content exactly when it is in the
+// log. Majority write and read concern throughout, bounded by client-side and server-side
+// time limits; every "not now" error is 503 STORE_UNAVAILABLE (driver-errors.ts).
 //
-// When the guarded update matches nothing, the document is read once, only to name the
-// error: the shared applyOperation runs on a copy, so the error is exactly the embedded
-// store's. If the operation would succeed on what was read (a concurrent change got in
-// between, or the content is close to its limit and needed an exact measure), the write is
-// retried as a compare-and-set on the version read: still one atomic update, never a
-// read-then-write race.
-//
-// A project with a content schema (docs/design.md §12) keeps it in its document. Every write's
-// filter names the schema revision it was checked against (schema-condition.ts): none for the
-// single-update path, which therefore matches nothing once a schema exists; the revision read
-// for the compare-and-set path (and for batches, patches and reverts), where the operation is
-// applied to the read document with the shared core and the result checked against that
-// schema before the write and its log entry are sent in one transaction.
-import { MongoClient, type ClientSession, type Collection, type Db } from 'mongodb'
+// A project with a content schema (docs/design.md §12) keeps it in its document; every
+// write's filter names the schema revision it was checked against (schema-condition.ts).
+import { BSON, MongoClient, ObjectId, ReadConcern, type ClientSession, type Collection, type Db, type Document, type TransactionOptions } from 'mongodb'
 import { ContentdError, isContentdError } from '../../../shared/errors.js'
-import { applyContentOperation, isCompound, type CompoundOperation } from '../../../shared/compound.js'
+import { applyContentOperation } from '../../../shared/compound.js'
 import { operationOfChange } from '../../../shared/events.js'
-import type { Json, JsonObject } from '../../../shared/json.js'
+import type { JsonObject } from '../../../shared/json.js'
 import type { NarrowableOperation } from '../../../shared/key-scope.js'
-import { applyOperation, type Operation } from '../../../shared/operations.js'
-import { validateOperation } from '../../../shared/validate-operation.js'
 import type { JsonSchema } from '../../schema/compile.js'
-import { schemaViolation } from '../../schema/content-schema.js'
+import { schemaViolation, type ContentSchema } from '../../schema/content-schema.js'
 import { SchemaCache } from '../../schema/schema-cache.js'
 import type {
-  ApiKeyRecord, ApplyOptions, ChangesPage, CommitListener, CommittedChange, ContentSnapshot, HistoryOptions, IdempotencyClaim, IdempotencyId,
+  ApiKeyRecord, ApplyOptions, ChangesPage, CommitListener, ContentSnapshot, HistoryOptions, IdempotencyClaim, IdempotencyId,
   IdempotencyState, KeyPosition, ListedApiKey, MemberRecord, MemberRole, PageRequest, Permission, ProjectPosition, ProjectRecord, ProjectRole,
   SchemaRecord, SessionRecord, Store, StoreOperation, StoredResponse, UserRecord
 } from '../types.js'
-import { changePartsOf, entryOf, projectRefOf, type ChangeParts } from '../change-entry.js'
+import { changePartsOf, projectRefOf } from '../change-entry.js'
 import { CommitEmitter } from '../commit-emitter.js'
-import { CommitSequencer } from '../commit-sequencer.js'
 import { answerableFrom } from '../history-policy.js'
 import { preconditionsHold } from '../version-condition.js'
 import { standaloneMessage, startupFailureMessage } from './connection.js'
 import { databaseNameFrom } from './uri.js'
 import { MongoWebhooks } from './webhooks.js'
-import { computedWrite, SerialPerProject } from './computed-write.js'
 import { MongoIdempotency } from './idempotency.js'
 import { isDuplicateKey, mapDriverError } from './driver-errors.js'
 import {
-  changeDocOf, entryOfChangeDoc, supportsTransactions, withTailBookkeeping, WRITE_RESULT_PROJECTION, type ChangeDoc, type CheckpointDoc
+  changeDocOf, entryOfChangeDoc, supportsTransactions, WRITE_RESULT_PROJECTION, type ChangeDoc, type CheckpointDoc
 } from './history.js'
-import { SCHEMA_FIELD, withSchemaCondition } from './schema-condition.js'
-import { contentBsonBytes, effectiveContentLimit, translateOperation, valueBsonBytes, type MongoWrite } from './translate.js'
+import { SCHEMA_FIELD } from './schema-condition.js'
+import { runTransaction, settle } from './transaction.js'
+import { MongoWritePath, type CommittedWrite, type ContentBackend, type ContentCommit, type ResolvedWrite, type StoredContent } from './write-path.js'
 import { keysPagePipeline, membersPagePipeline, projectsPagePipeline } from './pages.js'
 import { QuotaCounters } from './quota-counters.js'
 
 export interface MongoStoreOptions {
   uri: string
-  /** CONTENT_LIMIT; on MongoDB measured in BSON bytes and capped below the 16 MiB document limit. */
+  /** CONTENT_LIMIT in JSON bytes, as on every store (MongoDB's 16 MiB BSON limit is separate: 413). */
   contentLimitBytes: number
   /** HISTORY_LIMIT: change log entries answerable per project; 0 keeps all. */
   historyLimit: number
   /** Default: the database in the URI, else "contentd". */
   databaseName?: string
   serverSelectionTimeoutMS?: number
+  /**
+   * The client-side time limit of one MongoDB operation (maxTimeMS on the server, the write
+   * concern's wtimeout, maxCommitTimeMS; the socket times out a little later). Default 10 s.
+   */
+  operationTimeoutMS?: number
 }
+
+const DEFAULT_OPERATION_TIMEOUT_MS = 10_000
 
 /** keyCount and projectCount are the quota counters (quota-counters.ts). */
 interface UserDoc { _id: string, username: string, passwordHash: string, createdAt: string, keyCount?: number, projectCount?: number }
@@ -78,6 +73,8 @@ interface SchemaDoc { revision: string, json: string, setBy: string, setAt: stri
 interface ProjectDoc {
   _id: string, ownerId: string, ownerName: string, slug: string, name: string, createdAt: string, version: number,
   content: JsonObject
+  /** An upper bound of the content's JSON bytes (shared/content-limit.ts); absent on older documents. */
+  contentBytes?: number
   schema?: SchemaDoc
   /**
    * The change log's bookkeeping (docs/design.md §9): the oldest version whose content and
@@ -90,26 +87,27 @@ interface ProjectDoc {
 }
 interface MemberDoc { _id: string, projectId: string, userId: string, role: MemberRole }
 
-/** Concurrent changes can beat a compare-and-set; after this many rounds answer 503. */
+/** Concurrent schema changes can beat a compare-and-set; after this many rounds answer 503. */
 const MAX_WRITE_ATTEMPTS = 8
-const PROJECT_FIELDS = { content: 0, [SCHEMA_FIELD]: 0, historyFloor: 0, tailCount: 0, tailBytes: 0 } as const
+const PROJECT_FIELDS = { content: 0, contentBytes: 0, [SCHEMA_FIELD]: 0, historyFloor: 0, tailCount: 0, tailBytes: 0 } as const
+/** MongoDB's largest document; an update of the whole content is measured against it before sending. */
+const MAX_BSON_DOCUMENT_BYTES = 16 * 1024 * 1024
 
 export class MongoStore implements Store {
   readonly kind = 'mongodb'
   private readonly client: MongoClient
   private readonly db: Db
   private readonly commitListeners = new CommitEmitter()
-  private readonly sequencer = new CommitSequencer(change => this.commitListeners.emit(change))
-  private readonly contentLimit: number
   private readonly selectionTimeoutMs: number
+  private readonly timeoutMs: number
+  private readonly transactionOptions: TransactionOptions
+  private readonly writes: MongoWritePath
   private readonly users: Collection<UserDoc>
   private readonly sessions: Collection<SessionDoc>
   private readonly apiKeys: Collection<ApiKeyDoc>
   private readonly projects: Collection<ProjectDoc>
   private readonly members: Collection<MemberDoc>
   private readonly schemas = new SchemaCache()
-  /** Projects last seen with a schema: their writes go straight to the checked compare-and-set. */
-  private readonly projectsWithSchema = new Set<string>()
   private readonly changes: Collection<ChangeDoc>
   private readonly checkpoints: Collection<CheckpointDoc>
   private readonly history: HistoryOptions
@@ -117,18 +115,36 @@ export class MongoStore implements Store {
   /** Webhooks and their deliveries (webhooks.ts). */
   readonly webhooks: MongoWebhooks
   private readonly idempotency: MongoIdempotency
-  private readonly computedWrites = new SerialPerProject()
 
   constructor (private readonly options: MongoStoreOptions) {
     this.selectionTimeoutMs = options.serverSelectionTimeoutMS ?? 5000
+    this.timeoutMs = options.operationTimeoutMS ?? DEFAULT_OPERATION_TIMEOUT_MS
+    // Pinned whatever the URI says (docs/design.md §20): a version acknowledged to a client
+    // is on a majority, so a failover cannot roll it back and hand it out again.
+    const writeConcern = { w: 'majority' as const, wtimeoutMS: this.timeoutMs }
+    const readConcern = { level: 'majority' as const }
+    this.transactionOptions = { writeConcern, readConcern, readPreference: 'primary', maxCommitTimeMS: this.timeoutMs }
     try {
       // Parses the URI; no I/O until init().
-      this.client = new MongoClient(options.uri, { serverSelectionTimeoutMS: this.selectionTimeoutMs, appName: 'contentd' })
+      this.client = new MongoClient(options.uri, {
+        serverSelectionTimeoutMS: this.selectionTimeoutMs,
+        appName: 'contentd',
+        writeConcern,
+        readConcern,
+        readPreference: 'primary',
+        retryWrites: true,
+        retryReads: true,
+        connectTimeoutMS: this.selectionTimeoutMs,
+        // A socket that stays silent past every server-side limit is dead: the operation fails (503).
+        socketTimeoutMS: this.timeoutMs * 2,
+        waitQueueTimeoutMS: this.timeoutMs
+      })
     } catch (e) {
       throw new Error(startupFailureMessage(e, options.uri, this.selectionTimeoutMs))
     }
-    this.db = this.client.db(options.databaseName ?? databaseNameFrom(options.uri))
-    this.contentLimit = effectiveContentLimit(options.contentLimitBytes)
+    // Again on the database, whose settings win over the URI's (the client's do not, for
+    // readConcernLevel): every collection below inherits them.
+    this.db = this.client.db(options.databaseName ?? databaseNameFrom(options.uri), { writeConcern, readConcern: new ReadConcern('majority'), readPreference: 'primary' })
     this.users = this.db.collection('users')
     this.sessions = this.db.collection('sessions')
     this.apiKeys = this.db.collection('apiKeys')
@@ -140,6 +156,12 @@ export class MongoStore implements Store {
     this.quotas = new QuotaCounters(this.db.collection('users'))
     this.webhooks = new MongoWebhooks(this.db, call => this.run(call))
     this.idempotency = new MongoIdempotency(this.db.collection('idempotencyKeys'))
+    this.writes = new MongoWritePath({
+      backend: this.contentBackend(),
+      contentLimitBytes: options.contentLimitBytes,
+      commitListeners: this.commitListeners,
+      schemaOf: stored => this.compiledSchema(stored)
+    })
   }
 
   async init (): Promise<void> {
@@ -194,12 +216,21 @@ export class MongoStore implements Store {
   }
 
   /** Runs a driver call, turning driver errors into catalogued ones where they have a name. */
-  private async run<T> (call: () => Promise<T>, op?: Operation['op']): Promise<T> {
+  private async run<T> (call: () => Promise<T>): Promise<T> {
     try {
       return await call()
     } catch (e) {
-      throw mapDriverError(e, op)
+      throw mapDriverError(e)
     }
+  }
+
+  /** A transaction outside the content path: retried while it aborts transiently, then 503. */
+  private async inTransaction (work: (session: ClientSession) => Promise<true>): Promise<void> {
+    for (let attempt = 0; attempt < MAX_WRITE_ATTEMPTS; attempt++) {
+      const outcome = await this.run(() => this.client.withSession(session => runTransaction(session, this.transactionOptions, () => work(session))))
+      if (outcome.state !== 'lost') return
+    }
+    throw new ContentdError('STORE_UNAVAILABLE')
   }
 
   // ---- users, sessions, keys -------------------------------------------------------
@@ -318,15 +349,21 @@ export class MongoStore implements Store {
   }
 
   async deleteProject (id: string): Promise<void> {
-    const deleted = await this.run(() => this.projects.findOneAndDelete({ _id: id }, { projection: { ownerId: 1 } }))
-    this.projectsWithSchema.delete(id)
+    // The project and its owner's quota slot go in ONE transaction, so no failure between
+    // them can leave the slot taken (the cascades below are only ever read by this project id).
+    await this.inTransaction(async session => {
+      const deleted = await this.projects.findOneAndDelete({ _id: id }, { projection: { ownerId: 1 }, session, maxTimeMS: this.timeoutMs })
+      if (deleted) await this.users.updateOne({ _id: deleted.ownerId, projectCount: { $gt: 0 } }, { $inc: { projectCount: -1 } }, { session, maxTimeMS: this.timeoutMs })
+      return true
+    })
+    // A commit whose outcome was unknown: cascade only once the project is surely gone.
+    if (await this.run(() => this.projects.findOne({ _id: id }, { projection: { _id: 1 } }))) throw new ContentdError('STORE_UNAVAILABLE')
     // The embedded store cascades; here the memberships and the history go right after the
     // project. A project created again under the same name has a new id: whatever a crash
     // between these deletes left behind is never read.
     await this.run(() => this.members.deleteMany({ projectId: id }))
     await this.run(() => this.changes.deleteMany({ projectId: id }))
     await this.run(() => this.checkpoints.deleteMany({ projectId: id }))
-    if (deleted) await this.run(() => this.quotas.give(deleted.ownerId, 'projectCount'))
     await this.webhooks.deleteOfProject(id)
     await this.run(() => this.idempotency.deleteProject(id))
   }
@@ -357,22 +394,24 @@ export class MongoStore implements Store {
   // ---- content ---------------------------------------------------------------------
 
   async readContent (projectId: string): Promise<ContentSnapshot | null> {
-    const doc = await this.run(() => this.projects.findOne({ _id: projectId }, { projection: { version: 1, content: 1 } }))
+    const doc = await this.run(() => this.projects.findOne({ _id: projectId }, { projection: { version: 1, content: 1 }, maxTimeMS: this.timeoutMs }))
     return doc ? { version: doc.version, content: doc.content } : null
   }
 
   async applyOperation (project: ProjectRecord, operation: StoreOperation, options: ApplyOptions): Promise<{ version: number }> {
-    if (operation.op === 'revert') return this.revert(project, operation.version, options)
-    if (isCompound(operation)) return this.computedWrites.run(project.id, () => this.commitComputed(project, operation, options))
-    validateOperation(operation)
-    return this.commit(project, operation, changePartsOf(operation), 'value' in operation ? operation.value : undefined, options)
+    const write: ResolvedWrite = operation.op === 'revert'
+      ? await this.resolveRevert(project, operation.version, options)
+      : { applied: operation, parts: changePartsOf(operation), value: 'value' in operation ? operation.value : undefined }
+    const written = await this.writes.apply(project, write, options)
+    if (written.checkpointed) await this.prune(project.id, written.version)
+    return { version: written.version }
   }
 
   /**
    * A revert: the content at `version`, read first (the content of a past version never
    * changes), then written as a replacement whose entry says what it restored.
    */
-  private async revert (project: ProjectRecord, version: number, options: ApplyOptions): Promise<{ version: number }> {
+  private async resolveRevert (project: ProjectRecord, version: number, options: ApplyOptions): Promise<ResolvedWrite> {
     let target: ContentSnapshot
     try {
       target = await this.readContentAt(project.id, version)
@@ -384,109 +423,51 @@ export class MongoStore implements Store {
       }
       throw e
     }
-    return this.commit(project, { op: 'update', value: target.content }, changePartsOf({ op: 'revert', version }), target.content, options)
+    return { applied: { op: 'update', value: target.content }, parts: changePartsOf({ op: 'revert', version }), value: target.content }
   }
 
-  /**
-   * Applies `operation` and logs it as `parts` + `value`, in one transaction per attempt.
-   * When the guarded update matches nothing, diagnose() names the error or gives the version
-   * to retry a compare-and-set on.
-   */
-  private async commit (project: ProjectRecord, operation: Operation, parts: ChangeParts, value: Json | undefined, options: ApplyOptions): Promise<{ version: number }> {
-    const limit = this.contentLimit
-    const replaced = operation.op === 'update'
-    // Roughly what the entry weighs, for the checkpoint rule (history-policy.ts): it need not be exact.
-    const entryBytes = (value === undefined ? 0 : valueBsonBytes(value)) + (parts.path?.length ?? 0) + ENTRY_OVERHEAD_BYTES
-    // A replacement measured here exactly; one over the limit goes straight to diagnosis (412 before 413).
-    // With a schema, the first attempt is the checked compare-and-set (below), not a blind update.
-    let write: MongoWrite | null = (replaced && contentBsonBytes(operation.value) > limit) || this.projectsWithSchema.has(project.id)
-      ? null
-      : withSchemaCondition(translateOperation(project.id, operation, { contentLimitBytes: limit, ...preconditionsOf(options) }), null)
-    const ticket = this.sequencer.begin(project.id)
-    let committed: CommittedChange | null = null
-    let written: WriteResult | null = null
-    try {
-      for (let attempt = 0; attempt < MAX_WRITE_ATTEMPTS && !written; attempt++) {
-        if (write) {
-          const attemptWrite = write
-          written = await this.run(() => this.writeWithEntry(project.id, attemptWrite, replaced, entryBytes, parts, value, options.actor), operation.op)
-          if (written) break
-        }
-        const { version, schemaRevision } = await this.diagnose(project.id, operation, preconditionsOf(options))
-        write = withSchemaCondition(translateOperation(project.id, operation, { contentLimitBytes: limit, expectVersion: version }), schemaRevision)
-      }
-      if (!written) throw new ContentdError('STORE_UNAVAILABLE', 'the project is changing too fast to apply this change; retry')
-      committed = { project, entry: entryOf(projectRefOf(project), written.version, parts, value, written.at, options.actor) }
-    } finally {
-      // Replies race over the connection pool; the sequencer hands changes to listeners in
-      // version order (see commit-sequencer.ts).
-      this.sequencer.finish(ticket, committed)
+  /** The write path's reads and transactions on this database (write-path.ts). */
+  private contentBackend (): ContentBackend {
+    return {
+      read: projectId => this.run(async (): Promise<StoredContent | null> => {
+        const doc = await this.projects.findOne({ _id: projectId }, { projection: { version: 1, content: 1, contentBytes: 1, [SCHEMA_FIELD]: 1 }, maxTimeMS: this.timeoutMs })
+        if (!doc) return null
+        return { version: Number(doc.version), content: doc.content, contentBytes: doc.contentBytes, schema: doc.schema }
+      }),
+      commit: write => this.run(() => this.commitContent(write))
     }
-    if (written.checkpointed) await this.prune(project.id, written.version)
-    return { version: written.version }
   }
 
   /**
-   * A batch or patch (computed-write.ts): read the document, apply with the shared core, write
-   * the result back as a compare-and-set on the version read, with its entry in the same
-   * transaction. The guard misses only when another change got in between: read again.
+   * ONE transaction: the filtered update of the project document (content, version, size,
+   * tail bookkeeping), the change's entry in `changes`, and a checkpoint when one is due. null
+   * when the filter matched nothing or the transaction aborted transiently (nothing written).
    */
-  private async commitComputed (project: ProjectRecord, operation: CompoundOperation, options: ApplyOptions): Promise<{ version: number }> {
-    const parts = changePartsOf(operation)
-    const entryBytes = JSON.stringify(parts.operations).length + ENTRY_OVERHEAD_BYTES
-    const ticket = this.sequencer.begin(project.id)
-    let committed: CommittedChange | null = null
-    let written: WriteResult | null = null
-    try {
-      for (let attempt = 0; attempt < MAX_WRITE_ATTEMPTS && !written; attempt++) {
-        const doc = await this.run(() => this.projects.findOne({ _id: project.id }, { projection: { version: 1, content: 1, [SCHEMA_FIELD]: 1 } }))
-        if (!doc) throw new ContentdError('PROJECT_NOT_FOUND')
-        this.noteSchema(project.id, doc.schema)
-        if (!preconditionsHold(options, doc.version)) throw new ContentdError('PRECONDITION_FAILED')
-        // The engine never changes the document it is given (shared/working-copy.ts).
-        const content = applyContentOperation(doc.content, operation)
-        const bytes = contentBsonBytes(content)
-        if (bytes > this.contentLimit) throw new ContentdError('CONTENT_TOO_LARGE', `the content would be ${bytes} BSON bytes; the limit is ${this.contentLimit}`)
-        // The whole result against the schema read with it (docs/design.md §10: 422 for the
-        // batch as a whole); the write's filter requires that very schema revision.
-        if (doc.schema) this.compiledSchema(doc.schema).enforce(doc.content, operation)(content)
-        const write = withSchemaCondition(computedWrite(project.id, content, Number(doc.version), this.contentLimit), doc.schema?.revision ?? null)
-        written = await this.run(() => this.writeWithEntry(project.id, write, false, entryBytes, parts, undefined, options.actor))
-      }
-      if (!written) throw new ContentdError('STORE_UNAVAILABLE', 'the project is changing too fast to apply this change; retry')
-      committed = { project, entry: entryOf(projectRefOf(project), written.version, parts, undefined, written.at, options.actor) }
-    } finally {
-      this.sequencer.finish(ticket, committed)
+  private async commitContent (write: ContentCommit): Promise<CommittedWrite | null> {
+    if (write.update.$set?.content !== undefined && BSON.calculateObjectSize(write.update as Document) > MAX_BSON_DOCUMENT_BYTES) {
+      throw new ContentdError('CONTENT_TOO_LARGE', 'the project document would pass MongoDB\'s 16 MiB limit')
     }
-    if (written.checkpointed) await this.prune(project.id, written.version)
-    return { version: written.version }
-  }
-
-  /**
-   * ONE transaction: the guarded update of the project document (content, version, tail
-   * bookkeeping), the change's entry in `changes`, and a checkpoint when one is due. null
-   * when the guard matched nothing (the transaction then wrote nothing).
-   */
-  private writeWithEntry (projectId: string, write: MongoWrite, replaced: boolean, entryBytes: number, parts: ChangeParts, value: Json | undefined, actor: ApplyOptions['actor']): Promise<WriteResult | null> {
-    return this.client.withSession(session => session.withTransaction(async (): Promise<WriteResult | null> => {
-      // Inside the callback: withTransaction may run it again after a transient conflict.
-      const at = new Date().toISOString()
-      const update = withTailBookkeeping(write.update, replaced, entryBytes)
-      const updated = await this.projects.findOneAndUpdate(write.filter, update, { ...write.options, projection: WRITE_RESULT_PROJECTION, session }) as { version: number, checkpointDue?: boolean } | null
+    const entry = changeDocOf(write.projectId, write.version, write.parts, write.value, write.at, write.actor) as ChangeDoc & { _id: ObjectId }
+    entry._id = new ObjectId()
+    const outcome = await this.client.withSession(session => runTransaction(session, this.transactionOptions, async () => {
+      const updated = await this.projects.findOneAndUpdate(write.filter, write.update, {
+        session, returnDocument: 'after', projection: WRITE_RESULT_PROJECTION, maxTimeMS: this.timeoutMs
+      }) as { version: number, checkpointDue?: boolean } | null
       if (!updated) return null
-      const version = Number(updated.version)
-      await this.changes.insertOne(changeDocOf(projectId, version, parts, value, at, actor), { session })
-      if (replaced) {
+      await this.changes.insertOne(entry, { session, maxTimeMS: this.timeoutMs })
+      if (write.replaced) {
         // The entry holds the whole content: its version is a checkpoint without a copy.
-        await this.checkpoints.insertOne({ projectId, version, content: null }, { session })
-        return { version, at, checkpointed: true }
+        await this.checkpoints.insertOne({ projectId: write.projectId, version: write.version, content: null }, { session, maxTimeMS: this.timeoutMs })
+        return { version: write.version, checkpointed: true }
       }
       if (updated.checkpointDue === true) {
-        await this.writeCheckpoint(projectId, version, session)
-        return { version, at, checkpointed: true }
+        await this.writeCheckpoint(write.projectId, write.version, session)
+        return { version: write.version, checkpointed: true }
       }
-      return { version, at, checkpointed: false }
+      return { version: write.version, checkpointed: false }
     }))
+    // An unknown outcome: the entry, read from a majority, says whether the change happened.
+    return settle(outcome, async () => (await this.changes.findOne({ _id: entry._id }, { projection: { _id: 1 }, maxTimeMS: this.timeoutMs })) !== null)
   }
 
   private async writeCheckpoint (projectId: string, version: number, session: ClientSession): Promise<void> {
@@ -590,36 +571,7 @@ export class MongoStore implements Store {
     }
   }
 
-  /**
-   * Why did the guarded update match nothing (or: may this operation commit, for a project
-   * with a schema)? Throws the catalogued error the embedded store would give for the
-   * document as it is now; returns its version and schema revision when the operation would
-   * succeed on it (the caller then retries as a compare-and-set on both).
-   */
-  private async diagnose (projectId: string, operation: Operation, preconditions: Preconditions): Promise<{ version: number, schemaRevision: string | null }> {
-    const doc = await this.run(() => this.projects.findOne({ _id: projectId }, { projection: { version: 1, content: 1, [SCHEMA_FIELD]: 1 } }))
-    if (!doc) throw new ContentdError('PROJECT_NOT_FOUND')
-    this.noteSchema(projectId, doc.schema)
-    if (!preconditionsHold(preconditions, doc.version)) throw new ContentdError('PRECONDITION_FAILED')
-    // On a copy: the write is the guarded update (or compare-and-set) sent afterwards.
-    const copy = structuredClone(doc.content)
-    const check = doc.schema ? this.compiledSchema(doc.schema).enforce(copy, operation) : null
-    const candidate = applyOperation(copy, operation)
-    const bytes = contentBsonBytes(candidate)
-    if (bytes > this.contentLimit) {
-      throw new ContentdError('CONTENT_TOO_LARGE', `the content would be ${bytes} BSON bytes; the limit is ${this.contentLimit}`)
-    }
-    check?.(candidate)
-    return { version: doc.version, schemaRevision: doc.schema?.revision ?? null }
-  }
-
-  /** Remembers whether the project had a schema when last read (see projectsWithSchema). */
-  private noteSchema (projectId: string, schema: SchemaDoc | undefined): void {
-    if (schema) this.projectsWithSchema.add(projectId)
-    else this.projectsWithSchema.delete(projectId)
-  }
-
-  private compiledSchema (stored: SchemaDoc) {
+  private compiledSchema (stored: Pick<SchemaDoc, 'revision' | 'json'>): ContentSchema {
     return this.schemas.get(stored.revision, () => JSON.parse(stored.json) as JsonSchema)
   }
 
@@ -641,36 +593,17 @@ export class MongoStore implements Store {
       const violations = compiled.validate(doc.content)
       if (violations.length > 0) throw schemaViolation(violations, 409)
       const result = await this.run(() => this.projects.updateOne({ _id: projectId, version: doc.version }, { $set: { [SCHEMA_FIELD]: stored } }))
-      if (result.matchedCount > 0) {
-        this.projectsWithSchema.add(projectId)
-        return
-      }
+      if (result.matchedCount > 0) return
     }
     throw new ContentdError('STORE_UNAVAILABLE', 'the project is changing too fast to set its schema; retry')
   }
 
   async deleteSchema (projectId: string): Promise<boolean> {
     const result = await this.run(() => this.projects.updateOne({ _id: projectId, [SCHEMA_FIELD]: { $exists: true } }, { $unset: { [SCHEMA_FIELD]: '' } }))
-    this.projectsWithSchema.delete(projectId)
     return result.modifiedCount > 0
   }
 }
 
-interface WriteResult { version: number, at: string, checkpointed: boolean }
-
-/** If-Match and If-None-Match of a write (docs/design.md §13b). */
-type Preconditions = Pick<ApplyOptions, 'ifMatch' | 'ifNoneMatch'>
-
-/** Only the conditions present: the translated filter tests them. */
-function preconditionsOf (options: ApplyOptions): Preconditions {
-  return {
-    ...(options.ifMatch !== undefined ? { ifMatch: options.ifMatch } : {}),
-    ...(options.ifNoneMatch !== undefined ? { ifNoneMatch: options.ifNoneMatch } : {})
-  }
-}
-
-/** Roughly the bytes of an entry besides its value and path: version, op, time, actor. */
-const ENTRY_OVERHEAD_BYTES = 128
 
 /** `count` entries following version `after`, one per version, in order. */
 function contiguous (docs: ChangeDoc[], after: number, count: number): boolean {

@@ -1,82 +1,31 @@
-// From one content operation to ONE MongoDB findOneAndUpdate on the project document:
-// a filter (the project, the If-Match versions, and an `$expr` guard stating docs/design.md §2-§3
-// where MongoDB's own behaviour differs), an update that changes the content and adds 1 to
-// the version, and options returning the new version. Pure: no driver calls, so every
-// translation is unit-tested (test/mongodb/translate.test.ts).
+// From one content operation, ALREADY CHECKED by the shared core against the document at
+// version V, to the native MongoDB update of the project document (docs/design.md §20). The
+// filter pins that version (write-path.ts), so the document MongoDB changes is the one that
+// was checked: no guard expressions, and MongoDB's operators only ever see cases where they
+// do what docs/design.md §3 says. Pure: every translation is checked without a server against
+// an independent implementation of MongoDB's operators (test/mongodb/mingo-translation.test.ts).
 //
-// Where native MongoDB differs from the design, and how the guard closes the gap:
-// - `$set`/`$inc`/`$push` past an array's end pad with nulls → guard: index <= length.
-// - a non-canonical index ("07", "x") into an array → guard: false.
-// - a path through a scalar → MongoDB errors (PathNotViable) or silently no-ops ($unset) →
-//   guard: false.
-// - `$inc` on a non-number or null → guard: the target is a number or missing; the sum
-//   must stay finite (MongoDB would store Infinity).
-// - `$unset` on an array element leaves null → a pipeline update rebuilding the array.
-// - `$position` past the end appends → guard: index <= length (index 0 when missing).
-// - content size: `$bsonSize` of the content plus an upper bound of the growth stays
-//   within the limit (MongoDB itself stops at 16 MiB).
-// When the guard fails the store reads the document once, only to name the error.
-import { BSON, Double, type Document, type FindOneAndUpdateOptions } from 'mongodb'
-import type { Json } from '../../../shared/json.js'
-import type { Operation } from '../../../shared/operations.js'
-import { isCanonicalIndex, utf8ByteLength } from '../../../shared/path.js'
-import type { VersionCondition } from '../types.js'
-import { contentWithout, pathGuard, type Expression, type TargetRule } from './expressions.js'
+// | operation | update |
+// | increment, decrement | `$inc` by the amount as a double (negated for decrement) |
+// | set | `$set` of the value |
+// | push | `$push` with `$each: [value]` (a pushed array stays one element) |
+// | insert | `$push` with `$each: [value]` and `$position: index` |
+// | delete | `$unset` in an object; in an array, `$set` of the array without the element (MongoDB's `$unset` would leave null; §3 shifts the rest); a missing target: nothing |
+// | update, revert, batch, patch | `$set` of the whole resulting content |
+//
+// What makes this safe (each checked by the core first, on the same version): an index is at
+// most the array's length (MongoDB would pad with nulls past it); no path runs through a
+// scalar (MongoDB errors or no-ops); `$inc` meets a number or nothing, and its sum is finite;
+// segments are never empty, never start with `$` and never hold `.`, so a dotted field path
+// names exactly the segments.
+import { Double, type Document } from 'mongodb'
+import { isContentdError } from '../../../shared/errors.js'
+import { isPlainObject, type Json, type JsonObject } from '../../../shared/json.js'
+import { getAt, type PathOperation } from '../../../shared/operations.js'
+import { isCanonicalIndex } from '../../../shared/path.js'
 
 /** The content field of a project document. */
 export const CONTENT_FIELD = 'content'
-
-/** MongoDB refuses documents over 16 MiB; keep room for the project's other fields. */
-export const MAX_CONTENT_BSON_BYTES = 16 * 1024 * 1024 - 64 * 1024
-
-export const RETURN_NEW_VERSION: FindOneAndUpdateOptions = { returnDocument: 'after', projection: { _id: 0, version: 1 } }
-
-export interface MongoWrite {
-  filter: Document
-  /** An update document, or an aggregation pipeline (delete of a possible array element). */
-  update: Document | Document[]
-  options: FindOneAndUpdateOptions
-}
-
-export interface TranslateOptions {
-  /** The content limit in BSON bytes (already capped by effectiveContentLimit). */
-  contentLimitBytes: number
-  ifMatch?: VersionCondition
-  ifNoneMatch?: VersionCondition
-  /**
-   * Compare-and-set: match only this version. Used after the store has read that version
-   * and checked the operation and its exact size on it, so the size guard is left out.
-   */
-  expectVersion?: number
-}
-
-export function effectiveContentLimit (configured: number): number {
-  return Math.min(configured, MAX_CONTENT_BSON_BYTES)
-}
-
-/** The BSON size of a value as an element of a document (what it adds when stored). */
-export function valueBsonBytes (value: Json): number {
-  return BSON.calculateObjectSize({ v: value }) - 5
-}
-
-/** The BSON size of a whole content object. */
-export function contentBsonBytes (content: Document): number {
-  return BSON.calculateObjectSize(content)
-}
-
-/**
- * An upper bound of how many BSON bytes an operation adds to the content. Every created
- * level costs type byte + key + NUL + an empty document's 5 bytes; a number at most 8 bytes
- * (+4 when an int32 becomes a double); array keys are decimal positions (at most 10 bytes).
- */
-export function bsonGrowthBound (operation: Operation): number {
-  if (operation.op === 'delete') return 0
-  if (operation.op === 'update') return valueBsonBytes(operation.value)
-  let levels = 0
-  for (const segment of operation.path) levels += utf8ByteLength(segment) + 8
-  const written = operation.op === 'increment' || operation.op === 'decrement' ? 8 : valueBsonBytes(operation.value)
-  return levels + written + 32
-}
 
 /** "content.a.0.b": MongoDB's dot notation; numeric segments index arrays, name keys in objects. */
 export function fieldPath (path: readonly string[]): string {
@@ -84,89 +33,63 @@ export function fieldPath (path: readonly string[]): string {
 }
 
 /** increment adds, decrement adds the negated amount; always as a double, like JSON numbers. */
-export function amountOf (operation: Extract<Operation, { op: 'increment' | 'decrement' }>): Double {
+export function amountOf (operation: Extract<PathOperation, { op: 'increment' | 'decrement' }>): Double {
   return new Double(operation.op === 'increment' ? operation.value : -operation.value)
 }
 
-const FINITE = Number.MAX_VALUE
-
-/** What each path operation requires of its target (see TargetRule). */
-export function targetRule (operation: Exclude<Operation, { op: 'update' }>): TargetRule {
-  switch (operation.op) {
-    case 'increment':
-    case 'decrement': {
-      const amount = amountOf(operation)
-      return {
-        whenMissing: true,
-        // A number (not null, not a string), and the sum is finite: the same double addition $inc does.
-        check: t => ({ $cond: [{ $isNumber: t }, { $lte: [{ $abs: { $add: [t, amount] } }, FINITE] }, false] })
-      }
-    }
-    case 'set':
-    case 'delete':
-      return { whenMissing: true, check: true }
-    case 'push':
-      return { whenMissing: true, check: t => ({ $isArray: t }) }
-    case 'insert':
-      return {
-        whenMissing: operation.index === 0,
-        check: t => ({ $cond: [{ $isArray: t }, { $lte: [operation.index, { $size: t }] }, false] })
-      }
-  }
-}
-
-/** The update that performs the operation (the guard has already made it safe). */
-export function updateFor (operation: Operation): Document | Document[] {
-  const bump = { version: 1 }
+/**
+ * The native update of a path operation the shared core accepted on `before` (the content at
+ * the version the write's filter names). Only the content part: write-path.ts adds the
+ * version, the size and the change log's bookkeeping.
+ */
+export function pathUpdate (operation: PathOperation, before: JsonObject): Document {
+  const field = fieldPath(operation.path)
   switch (operation.op) {
     case 'increment':
     case 'decrement':
-      return { $inc: { [fieldPath(operation.path)]: amountOf(operation), ...bump } }
+      return { $inc: { [field]: amountOf(operation) } }
     case 'set':
-      return { $set: { [fieldPath(operation.path)]: operation.value }, $inc: bump }
+      return { $set: { [field]: operation.value } }
     case 'push':
-      // Without $each a pushed array stays one element, as docs/design.md §3 wants.
-      return { $push: { [fieldPath(operation.path)]: operation.value }, $inc: bump }
+      return { $push: { [field]: { $each: [operation.value] } } }
     case 'insert':
-      return {
-        $push: { [fieldPath(operation.path)]: { $each: [operation.value], $position: Math.min(operation.index, 2_147_483_647) } },
-        $inc: bump
-      }
-    case 'update':
-      return { $set: { [CONTENT_FIELD]: operation.value }, $inc: bump }
-    case 'delete': {
-      const last = operation.path[operation.path.length - 1] as string
-      // A key that cannot be an array position: a plain $unset removes it (or does nothing).
-      if (!isCanonicalIndex(last)) return { $unset: { [fieldPath(operation.path)]: '' }, $inc: bump }
-      // Possibly an array element: remove it and shift the rest, in one pipeline update.
-      return [{ $set: { [CONTENT_FIELD]: contentWithout(operation.path), version: { $add: ['$version', 1] } } }]
-    }
+      return { $push: { [field]: { $each: [operation.value], $position: operation.index } } }
+    case 'delete':
+      return deleteUpdate(operation.path, before)
   }
 }
 
-/** The filter: this project, the versions If-Match and If-None-Match allow, and the guard. */
-export function filterFor (projectId: string, operation: Operation, options: TranslateOptions): Document {
-  const filter: Document = { _id: projectId }
-  if (options.expectVersion !== undefined) filter.version = options.expectVersion
-  else {
-    const version: Document = {}
-    if (options.ifMatch !== undefined && options.ifMatch !== '*') version.$in = options.ifMatch
-    // If-None-Match: * matches every existing document, so nothing may match the filter.
-    if (options.ifNoneMatch === '*') version.$in = []
-    else if (options.ifNoneMatch !== undefined) version.$nin = options.ifNoneMatch
-    if (Object.keys(version).length > 0) filter.version = version
-  }
-  const conditions: Expression[] = []
-  if (operation.op !== 'update') conditions.push(pathGuard(operation.path, operation.op === 'delete' ? 'delete' : 'write', targetRule(operation)))
-  // update is measured exactly before sending; delete never grows; a compare-and-set was measured exactly.
-  if (operation.op !== 'update' && operation.op !== 'delete' && options.expectVersion === undefined) {
-    conditions.push({ $lte: [{ $bsonSize: `$${CONTENT_FIELD}` }, options.contentLimitBytes - bsonGrowthBound(operation)] })
-  }
-  if (conditions.length === 1) filter.$expr = conditions[0]
-  else if (conditions.length > 1) filter.$expr = { $and: conditions }
-  return filter
+/** The update that replaces the whole content (update, revert, batch, patch). */
+export function contentUpdate (content: JsonObject): Document {
+  return { $set: { [CONTENT_FIELD]: content } }
 }
 
-export function translateOperation (projectId: string, operation: Operation, options: TranslateOptions): MongoWrite {
-  return { filter: filterFor(projectId, operation, options), update: updateFor(operation), options: RETURN_NEW_VERSION }
+function deleteUpdate (path: readonly string[], before: JsonObject): Document {
+  const parentPath = path.slice(0, -1)
+  const last = path[path.length - 1] as string
+  const parent = parentPath.length === 0 ? before : valueAt(before, parentPath)
+  if (Array.isArray(parent)) {
+    const index = Number(last)
+    // Past the end: nothing to delete (the core accepted the path, so `last` is canonical).
+    if (!isCanonicalIndex(last) || index >= parent.length) return {}
+    const shifted = parent.slice()
+    shifted.splice(index, 1)
+    return { $set: { [fieldPath(parentPath)]: shifted } }
+  }
+  if (isPlainObject(parent) && Object.prototype.hasOwnProperty.call(parent, last)) return { $unset: { [fieldPath(path)]: '' } }
+  // Nothing there: the change is a new version that changes no content.
+  return {}
+}
+
+/**
+ * The value at `path`, or undefined. Never throws a catalogued error: the store translates
+ * before it applies, and the shared core, run next, names the error of a path it refuses.
+ */
+function valueAt (doc: JsonObject, path: readonly string[]): Json | undefined {
+  try {
+    return getAt(doc, path)
+  } catch (error) {
+    if (isContentdError(error)) return undefined
+    throw error
+  }
 }

@@ -20,8 +20,8 @@ import type Database from 'better-sqlite3'
 import { ContentdError, isContentdError } from '../../../shared/errors.js'
 import type { ChangeEntry } from '../../../shared/events.js'
 import type { Json, JsonObject } from '../../../shared/json.js'
-import { applyContentOperation, compoundGrowthBound, isCompound, type ContentOperation } from '../../../shared/compound.js'
-import { applyOperation, growthBound } from '../../../shared/operations.js'
+import { isCompound, type ContentOperation } from '../../../shared/compound.js'
+import { applyWithinLimit } from '../../../shared/content-limit.js'
 import { prepareUndo } from '../../../shared/undo.js'
 import type { ContentSchema } from '../../schema/content-schema.js'
 import { changePartsOf, entryOf, projectRefOf, serializeEntry, type ChangeParts } from '../change-entry.js'
@@ -277,38 +277,11 @@ export class ContentWriter {
     return { applied: operation, valueJson, parts }
   }
 
-  /** Applies the operation unless the document would outgrow the content limit. */
+  /** Applies the operation unless the document would outgrow the content limit (shared/content-limit.ts). */
   private applyWithinLimit (state: ChangedDocument, operation: ContentOperation, valueBytes: number): void {
-    const limit = this.parts.contentLimitBytes
-    if (operation.op === 'update') {
-      if (valueBytes > limit) throw new ContentdError('CONTENT_TOO_LARGE')
-      state.doc = applyOperation(state.doc, operation)
-      state.bytes = valueBytes
-      return
-    }
-    if (isCompound(operation)) {
-      // A batch or patch works on a copy of what it touches (shared/working-copy.ts): the
-      // document itself is untouched until the result replaces it.
-      const bound = compoundGrowthBound(operation)
-      const result = applyContentOperation(state.doc, operation)
-      const bytes = state.bytes + bound <= limit ? state.bytes + bound : Buffer.byteLength(JSON.stringify(result))
-      if (bytes > limit) throw new ContentdError('CONTENT_TOO_LARGE', `the content would be ${bytes} bytes; the limit is ${limit}`)
-      state.doc = result
-      state.bytes = bytes
-      return
-    }
-    const bound = growthBound(operation, valueBytes)
-    if (state.bytes + bound <= limit) {
-      applyOperation(state.doc, operation)
-      state.bytes += bound
-      return
-    }
-    // Close to the limit: measure exactly, on a copy, so a refusal changes nothing.
-    const candidate = applyOperation(structuredClone(state.doc), operation)
-    const exact = Buffer.byteLength(JSON.stringify(candidate))
-    if (exact > limit) throw new ContentdError('CONTENT_TOO_LARGE', `the content would be ${exact} bytes; the limit is ${limit}`)
-    state.doc = candidate
-    state.bytes = exact
+    const sized = applyWithinLimit(state, operation, this.parts.contentLimitBytes, valueBytes, Buffer.byteLength)
+    state.doc = sized.doc
+    state.bytes = sized.bytes
   }
 }
 
