@@ -20,6 +20,7 @@
 import { MongoClient, type ClientSession, type Collection, type Db } from 'mongodb'
 import { ContentdError, isContentdError } from '../../../shared/errors.js'
 import { applyContentOperation, isCompound, type CompoundOperation } from '../../../shared/compound.js'
+import { ContentBudget } from '../../../shared/content-budget.js'
 import { operationOfChange } from '../../../shared/events.js'
 import type { Json, JsonObject } from '../../../shared/json.js'
 import type { NarrowableOperation } from '../../../shared/key-scope.js'
@@ -443,8 +444,10 @@ export class MongoStore implements Store {
         if (!doc) throw new ContentdError('PROJECT_NOT_FOUND')
         this.noteSchema(project.id, doc.schema)
         if (options.ifMatch !== undefined && !versionMatches(options.ifMatch, doc.version)) throw new ContentdError('PRECONDITION_FAILED')
-        // The engine never changes the document it is given (shared/working-copy.ts).
-        const content = applyContentOperation(doc.content, operation)
+        // The engine never changes the document it is given (shared/working-copy.ts). The
+        // budget counts JSON bytes as each operation is applied and refuses the first one that
+        // would pass the limit, before it runs (docs/design.md §13b); BSON's size is checked after.
+        const content = applyContentOperation(doc.content, operation, ContentBudget.measuring(doc.content, this.contentLimit))
         const bytes = contentBsonBytes(content)
         if (bytes > this.contentLimit) throw new ContentdError('CONTENT_TOO_LARGE', `the content would be ${bytes} BSON bytes; the limit is ${this.contentLimit}`)
         // The whole result against the schema read with it (docs/design.md §10: 422 for the

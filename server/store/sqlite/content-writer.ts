@@ -20,7 +20,8 @@ import type Database from 'better-sqlite3'
 import { ContentdError, isContentdError } from '../../../shared/errors.js'
 import type { ChangeEntry } from '../../../shared/events.js'
 import type { Json, JsonObject } from '../../../shared/json.js'
-import { applyContentOperation, compoundGrowthBound, isCompound, type ContentOperation } from '../../../shared/compound.js'
+import { applyContentOperation, isCompound, type ContentOperation } from '../../../shared/compound.js'
+import { ContentBudget } from '../../../shared/content-budget.js'
 import { applyOperation, growthBound } from '../../../shared/operations.js'
 import { prepareUndo } from '../../../shared/undo.js'
 import type { ContentSchema } from '../../schema/content-schema.js'
@@ -288,13 +289,12 @@ export class ContentWriter {
     }
     if (isCompound(operation)) {
       // A batch or patch works on a copy of what it touches (shared/working-copy.ts): the
-      // document itself is untouched until the result replaces it.
-      const bound = compoundGrowthBound(operation)
-      const result = applyContentOperation(state.doc, operation)
-      const bytes = state.bytes + bound <= limit ? state.bytes + bound : Buffer.byteLength(JSON.stringify(result))
-      if (bytes > limit) throw new ContentdError('CONTENT_TOO_LARGE', `the content would be ${bytes} bytes; the limit is ${limit}`)
-      state.doc = result
-      state.bytes = bytes
+      // document itself is untouched until the result replaces it. The budget refuses the
+      // first operation that would pass the limit, before it runs (docs/design.md §13b);
+      // state.bytes is an upper bound of the document's size, which it starts from.
+      const budget = new ContentBudget(limit, state.bytes)
+      state.doc = applyContentOperation(state.doc, operation, budget)
+      state.bytes = budget.bytes
       return
     }
     const bound = growthBound(operation, valueBytes)
