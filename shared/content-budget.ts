@@ -31,6 +31,8 @@ export interface SizeChange {
 export class ContentBudget {
   private total: number
   private exact: boolean
+  /** Bytes copied so far (a patch's `copy`): they may not exceed the limit either. */
+  private copied = 0
 
   /**
    * `bytes`: the JSON size of the document the operations start from, or an upper bound of it
@@ -69,6 +71,24 @@ export class ContentBudget {
     if (change.removed !== undefined) next -= jsonByteLength(change.removed)
     if (next > this.limit) throw tooLarge(next, this.limit)
     this.total = next
+  }
+
+  /**
+   * What a `copy` may still copy: the copies of one batch together may copy at most `limit`
+   * bytes, whatever they replace. Without this, copies that each replace the last (net
+   * growth 0) would cost a clone of up to the whole content per operation, so a patch of
+   * BATCH_LIMIT of them BATCH_LIMIT times the limit in work (docs/design.md §13b).
+   */
+  get copyRoom (): number {
+    return this.limit - this.copied
+  }
+
+  /** Charges a copy of `bytes` against copyRoom (before the copy is charged as content with charge()). */
+  chargeCopy (bytes: number): void {
+    if (bytes > this.copyRoom) {
+      throw new ContentdError('CONTENT_TOO_LARGE', `the copies of one patch may copy at most ${this.limit} bytes in all`)
+    }
+    this.copied += bytes
   }
 
   /** Charges replacing the whole content by a value of `bytes` (an update). */

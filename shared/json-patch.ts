@@ -4,7 +4,7 @@
 // exist, `remove` and `replace` the target, `move` may not go into its own child). JSON
 // Pointers (RFC 6901) become the internal path form, segment by segment, so docs/design.md §2's
 // key rules apply to them. Shared by the server and clients (replaying `patch` change entries).
-import { tooLarge, type ContentBudget } from './content-budget.js'
+import type { ContentBudget } from './content-budget.js'
 import { ContentdError, isContentdError, OperationError } from './errors.js'
 import { isContainer, typeName, type Json, type JsonObject } from './json.js'
 import { jsonByteLength } from './json-size.js'
@@ -131,10 +131,9 @@ function applyPatchOperation (copy: WorkingCopy, operation: PatchOperation): voi
     case 'copy': {
       const value = existing(copy.root, pointerSegments(operation.from), operation.from)
       if (!copy.budget) { add(copy, segments, operation.path, structuredClone(value)); return }
-      // Measured (no further than the limit: a larger value cannot fit) before anything is
-      // cloned; add() clones it only once the budget has allowed it (docs/design.md §13b).
-      const valueBytes = jsonByteLength(value, copy.budget.limit)
-      if (valueBytes > copy.budget.limit) throw tooLarge(valueBytes, copy.budget.limit)
+      // Measured (no further than what the patch may still copy) before anything is cloned;
+      // add() clones it only once the budget has allowed it (docs/design.md §13b).
+      const valueBytes = jsonByteLength(value, copy.budget.copyRoom)
       add(copy, segments, operation.path, value, { valueBytes, clone: true })
       return
     }

@@ -84,7 +84,10 @@ export interface ValueSizing {
    * exact between the two: then once).
    */
   moved?: Json
-  /** Write a deep copy of the value, made only once the budget has allowed it (a `copy`). */
+  /**
+   * Write a deep copy of the value, made only once the budget has allowed it, charging its
+   * `valueBytes` to what the batch may copy (a `copy`).
+   */
   clone?: boolean
 }
 
@@ -97,13 +100,16 @@ export function applyInCopy (copy: WorkingCopy, operation: PathOperation, sizing
   const { budget } = copy
   let change = null
   if (budget) {
-    // The operation's own 400s come first, as without a budget.
-    validateOperation(operation)
+    // The operation's own 400s come first, as without a budget (a copied or moved value is
+    // already part of the content: applyOperation checks it, after the charge).
+    if (!sizing.clone && sizing.moved === undefined) validateOperation(operation)
     const valueBytes = 'value' in operation && operation.op !== 'increment' && operation.op !== 'decrement'
       // Capped at the limit: a value larger cannot fit, whatever it replaces.
       ? sizing.valueBytes ?? (sizing.moved !== undefined ? 0 : jsonByteLength(operation.value, budget.limit))
       : 0
     change = sizeChangeOf(copy.root, operation, valueBytes)
+    // A copy counts against what the batch may copy before it is cloned, even one that will fail.
+    if (sizing.clone) budget.chargeCopy(valueBytes)
     if (change) {
       if (sizing.moved !== undefined) {
         if (operation.op === 'delete') delete change.removed

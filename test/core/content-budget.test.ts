@@ -12,7 +12,7 @@ import { ContentBudget } from '../../shared/content-budget.js'
 import { ContentdError } from '../../shared/errors.js'
 import type { Json, JsonObject } from '../../shared/json.js'
 import { jsonByteLength } from '../../shared/json-size.js'
-import { applyPatch, parsePatch, type PatchOperation } from '../../shared/json-patch.js'
+import { applyPatch, parsePatch, pointerSegments, type PatchOperation } from '../../shared/json-patch.js'
 
 const sizeOf = (value: Json): number => Buffer.byteLength(JSON.stringify(value))
 const SEED = 26_01_2026
@@ -39,20 +39,46 @@ const batchWithin = (doc: JsonObject, operations: BatchOperation[], limit: numbe
   return outcome(() => applyBatch(doc, operations, budget), budget)
 }
 
-/** The size after each operation, applied one by one without a limit (the reference), up to the first that fails. */
-function sizesOneByOne<T> (doc: JsonObject, operations: readonly T[], apply: (doc: JsonObject, operations: T[]) => JsonObject): { sizes: number[], failure?: { operation: number, code: string } } {
-  const sizes: number[] = []
+/** The value a JSON Pointer finds, or undefined. */
+function valueAt (doc: Json, pointer: string): Json | undefined {
+  let current: Json | undefined = doc
+  for (const segment of pointerSegments(pointer)) {
+    if (Array.isArray(current)) current = /^(0|[1-9][0-9]*)$/.test(segment) ? current[Number(segment)] : undefined
+    else if (current !== null && typeof current === 'object') current = Object.prototype.hasOwnProperty.call(current, segment) ? current[segment] : undefined
+    else return undefined
+    if (current === undefined) return undefined
+  }
+  return current
+}
+
+interface Reference {
+  /** The content's size after each operation, up to the first that fails. */
+  sizes: number[]
+  /** The bytes copied by `copy` operations up to and including each operation (the one that fails too). */
+  copied: number[]
+  failure?: { operation: number, code: string }
+}
+
+/** Each operation applied one by one without a limit: the reference. */
+function oneByOne<T> (doc: JsonObject, operations: readonly T[], apply: (doc: JsonObject, operations: T[]) => JsonObject): Reference {
+  const reference: Reference = { sizes: [], copied: [] }
   let current = doc
+  let copied = 0
   for (let i = 0; i < operations.length; i++) {
+    const operation = operations[i] as T & { op: string, from?: string }
+    const source = operation.op === 'copy' ? valueAt(current, operation.from as string) : undefined
+    copied += source === undefined ? 0 : sizeOf(source)
+    reference.copied.push(copied)
     try {
-      current = apply(current, [operations[i] as T])
+      current = apply(current, [operation])
     } catch (error) {
       if (!(error instanceof ContentdError)) throw error
-      return { sizes, failure: { operation: i, code: error.code } }
+      reference.failure = { operation: i, code: error.code }
+      return reference
     }
-    sizes.push(sizeOf(current))
+    reference.sizes.push(sizeOf(current))
   }
-  return { sizes }
+  return reference
 }
 
 // Characters that JSON escapes or writes in 2, 3 and 4 UTF-8 bytes, and lone surrogates.
@@ -63,7 +89,7 @@ const jsonish: fc.Arbitrary<Json> = fc.letrec<{ value: Json }>(tie => ({
     fc.constant(null), fc.boolean(), fc.integer({ min: -1000, max: 1000 }), fc.constantFrom(0.5, -0, 1e21, 1.5e-7, -1e308),
     trickyString,
     fc.array(tie('value'), { maxLength: 3 }),
-    fc.dictionary(fc.constantFrom('a', 'b', 'é', 'k"', 'x\ny'), tie('value'), { maxKeys: 3 }).map(v => JSON.parse(JSON.stringify(v)) as Json))
+    fc.dictionary(fc.constantFrom('a', 'b', 'é', 'k"', '€ 😀'), tie('value'), { maxKeys: 3 }).map(v => JSON.parse(JSON.stringify(v)) as Json))
 })).value
 
 describe('jsonByteLength', () => {
@@ -119,7 +145,7 @@ describe('batches and patches within CONTENT_LIMIT', () => {
   it('refuses doubling through nested objects (each copy goes inside the value it copies)', () => {
     const limit = 64 * 1024
     const operations: PatchOperation[] = Array.from({ length: 30 }, (_, i) => ({ op: 'copy', from: '/o', path: `/o/k${i}` }))
-    const reference = sizesOneByOne({ o: { v: 'y'.repeat(100) } }, operations.slice(0, 12), applyPatch)
+    const reference = oneByOne({ o: { v: 'y'.repeat(100) } }, operations.slice(0, 12), applyPatch)
     expect(reference.failure).toBeUndefined()
     const crossing = reference.sizes.findIndex(bytes => bytes > limit)
     expect(crossing).toBeGreaterThan(0)
@@ -132,6 +158,16 @@ describe('batches and patches within CONTENT_LIMIT', () => {
     // The copy replaces b, as large as a: the result is no larger than before.
     const doc = { a: big, b: 'w'.repeat(900) }
     expect(patchWithin(doc, [{ op: 'copy', from: '/a', path: '/b' }], sizeOf(doc))).toEqual({ ok: true, doc: { a: big, b: big }, bytes: sizeOf(doc) })
+  })
+
+  it('copies that each replace the last may together copy no more than the limit (bounded work, not only size)', () => {
+    const doc = { d: 'c'.repeat(1000) }
+    const limit = 4 * sizeOf(doc)
+    // Each copy of d onto e replaces the one before: the content stays ~2 KB, but every copy clones 1 KB.
+    const recopies: PatchOperation[] = Array.from({ length: 100 }, () => ({ op: 'copy', from: '/d', path: '/e' }))
+    const copiesAllowed = Math.floor(limit / sizeOf(doc.d))
+    expect(patchWithin(doc, recopies.slice(0, copiesAllowed), limit)).toMatchObject({ ok: true, doc: { d: doc.d, e: doc.d } })
+    expect(patchWithin(doc, recopies, limit)).toEqual({ ok: false, code: 'CONTENT_TOO_LARGE', operation: copiesAllowed })
   })
 
   it('a move is charged for its keys, not its value: a large value moves within a full budget', () => {
@@ -151,7 +187,7 @@ describe('batches and patches within CONTENT_LIMIT', () => {
   it('refuses a batch of sets at the set whose sum crosses the limit', () => {
     const chunk = 'q'.repeat(300)
     const operations = parseBatch({ operations: ['a', 'b', 'c', 'd', 'e'].map(path => ({ op: 'set', path, value: chunk })) }, 100)
-    const { sizes } = sizesOneByOne({}, operations, applyBatch)
+    const { sizes } = oneByOne({}, operations, applyBatch)
     const limit = sizes[2] as number
     expect(batchWithin({}, operations, limit)).toEqual({ ok: false, code: 'CONTENT_TOO_LARGE', operation: 3 })
     expect(batchWithin({}, operations.slice(0, 3), limit)).toEqual({ ok: true, doc: { a: chunk, b: chunk, c: chunk }, bytes: limit })
@@ -173,7 +209,7 @@ describe('batches and patches within CONTENT_LIMIT', () => {
       const run = (limit: number) => kind === 'batch'
         ? batchWithin(structuredClone(doc), operations as BatchOperation[], limit)
         : patchWithin(structuredClone(doc), operations as PatchOperation[], limit)
-      const { sizes } = kind === 'batch' ? sizesOneByOne(doc, operations as BatchOperation[], applyBatch) : sizesOneByOne(doc, operations as PatchOperation[], applyPatch)
+      const { sizes } = kind === 'batch' ? oneByOne(doc, operations as BatchOperation[], applyBatch) : oneByOne(doc, operations as PatchOperation[], applyPatch)
       // The largest the content gets, after the operation that first makes it so.
       const largest = Math.max(...sizes)
       const unlimited = run(Infinity)
@@ -207,15 +243,19 @@ describe('batches and patches within CONTENT_LIMIT', () => {
   )
 
   function checkAgainstReference<T> (doc: JsonObject, operations: T[], apply: (doc: JsonObject, operations: T[], budget?: ContentBudget) => JsonObject, pick: number, slack: number): void {
-    const { sizes, failure } = sizesOneByOne(doc, operations, apply)
+    const { sizes, copied, failure } = oneByOne(doc, operations, apply)
     const start = sizeOf(doc)
     // The limits worth trying: every size the content passes through, and one byte under it.
-    const candidates = [start, ...sizes].flatMap(bytes => [bytes, bytes - 1]).filter(limit => limit >= start)
+    const candidates = [start, ...sizes, ...copied].flatMap(bytes => [bytes, bytes - 1]).filter(limit => limit >= start)
     const limit = candidates[pick % candidates.length] as number
     const budget = new ContentBudget(limit, start + slack)
     const got = outcome(() => apply(structuredClone(doc), structuredClone(operations), budget), budget)
-    const crossing = sizes.findIndex(bytes => bytes > limit)
-    if (crossing !== -1) {
+    // Refused at the first operation after which the content, or what the copies copied, is past the limit.
+    const crossing = copied.findIndex((bytes, i) => bytes > limit || (sizes[i] ?? 0) > limit)
+    if (crossing !== -1 && crossing === failure?.operation) {
+      // That operation fails on its own too: either answer will do.
+      expect([{ ok: false, code: 'CONTENT_TOO_LARGE', operation: crossing }, { ok: false, ...failure }]).toContainEqual(got)
+    } else if (crossing !== -1) {
       expect(got).toEqual({ ok: false, code: 'CONTENT_TOO_LARGE', operation: crossing })
     } else if (failure) {
       // An operation fails on its own, with its own error, as without a limit.
