@@ -106,7 +106,7 @@ export class ContentBudget {
   }
 }
 
-export function tooLarge (bytes: number, limit: number): ContentdError {
+function tooLarge (bytes: number, limit: number): ContentdError {
   return new ContentdError('CONTENT_TOO_LARGE', `the content would be more than ${limit} bytes (at least ${bytes})`)
 }
 
