@@ -1,6 +1,7 @@
 // `POST …/content/batch` (docs/design.md §10): the path operations of the operation table plus
 // `test`, applied in order to one working copy, all or nothing. Shared by the server (stores)
 // and clients (replaying `batch` change entries); batch-request.ts validates requests.
+import type { ContentBudget } from './content-budget.js'
 import { ContentdError, isContentdError } from './errors.js'
 import type { Json, JsonObject } from './json.js'
 import { jsonEqual } from './json-equal.js'
@@ -39,12 +40,16 @@ export function assertTest (doc: JsonObject, path: readonly string[], value: Jso
   if (!jsonEqual(found, value)) throw new ContentdError('TEST_FAILED', `"${formatPath(path)}"`)
 }
 
-/** The content after the batch; `doc` itself is never changed. Throws OperationError. */
-export function applyBatch (doc: JsonObject, operations: readonly BatchOperation[]): JsonObject {
+/**
+ * The content after the batch; `doc` itself is never changed. Throws OperationError. With a
+ * budget, refuses (CONTENT_TOO_LARGE, naming the operation) the first operation that would
+ * take the content past its limit, before applying it; the budget then holds the result's size.
+ */
+export function applyBatch (doc: JsonObject, operations: readonly BatchOperation[], budget?: ContentBudget): JsonObject {
   return applyAtomically(doc, operations, (copy, operation) => {
     if (operation.op === 'test') assertTest(copy.root, operation.path, operation.value)
     else applyInCopy(copy, operation)
-  })
+  }, budget)
 }
 
 /** The operation as a request spells it (the change entry's `operations`). */

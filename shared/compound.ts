@@ -2,10 +2,12 @@
 // what a client replays from a `batch` or `patch` change entry, next to the single operations
 // of operations.ts. applyContentOperation is the one entry point for any of them.
 import { applyBatch, batchOperationBody, type BatchOperation } from './batch.js'
+import { sizeChangeOf, type ContentBudget } from './content-budget.js'
 import type { Json, JsonObject } from './json.js'
-import { applyPatch, pointerSegments, type PatchOperation } from './json-patch.js'
-import { applyOperation, growthBound, type Operation } from './operations.js'
-import { utf8ByteLength } from './path.js'
+import { applyPatch, type PatchOperation } from './json-patch.js'
+import { jsonByteLength } from './json-size.js'
+import { applyOperation, type Operation } from './operations.js'
+import { validateOperation } from './validate-operation.js'
 
 export type CompoundOperation =
   | { op: 'batch', operations: BatchOperation[] }
@@ -22,39 +24,38 @@ export function isCompound (operation: { op: string }): operation is CompoundOpe
  * Applies any content operation. Single operations as applyOperation does (in place); a
  * batch or patch on a working copy: the result is a new document and `doc` is unchanged
  * when it throws.
+ *
+ * With a budget (the store's write path; replays of committed changes go without), the
+ * content limit is enforced while applying (docs/design.md §13b): CONTENT_TOO_LARGE is thrown
+ * before any step that would take the content past `budget.limit` (for a batch or patch, as
+ * an OperationError naming that operation), `doc` unchanged; on success `budget.bytes` is the
+ * result's JSON size (exact once it came near the limit, else an upper bound).
  */
-export function applyContentOperation (doc: JsonObject, operation: ContentOperation): JsonObject {
+export function applyContentOperation (doc: JsonObject, operation: ContentOperation, budget?: ContentBudget): JsonObject {
   switch (operation.op) {
-    case 'batch': return applyBatch(doc, operation.operations)
-    case 'patch': return applyPatch(doc, operation.operations)
-    default: return applyOperation(doc, operation)
+    case 'batch': return applyBatch(doc, operation.operations, budget)
+    case 'patch': return applyPatch(doc, operation.operations, budget)
+    case 'update':
+      if (budget) {
+        validateOperation(operation)
+        budget.replaceAll(jsonByteLength(operation.value, budget.limit))
+      }
+      return applyOperation(doc, operation)
+    default: {
+      if (!budget) return applyOperation(doc, operation)
+      // The operation's own 400s come first, as without a budget.
+      validateOperation(operation)
+      const valueBytes = operation.op === 'set' || operation.op === 'push' || operation.op === 'insert' ? jsonByteLength(operation.value, budget.limit) : 0
+      const change = sizeChangeOf(doc, operation, valueBytes)
+      if (change) budget.charge(doc, change)
+      const result = applyOperation(doc, operation)
+      if (!change) budget.remeasure(result)
+      return result
+    }
   }
 }
 
 /** The change entry's `operations`: batch operations with dot paths, patch operations as applied. */
 export function operationsOfEntry (operation: CompoundOperation): Json[] {
   return operation.op === 'batch' ? operation.operations.map(batchOperationBody) as unknown as Json[] : operation.operations as unknown as Json[]
-}
-
-/**
- * An upper bound of how much a batch or patch can grow the serialized content (see
- * growthBound), or Infinity when only measuring can tell (a patch's copy duplicates a value).
- */
-export function compoundGrowthBound (operation: CompoundOperation): number {
-  let bound = 0
-  if (operation.op === 'batch') {
-    for (const step of operation.operations) {
-      if (step.op === 'test') continue
-      bound += growthBound(step, 'value' in step ? utf8ByteLength(JSON.stringify(step.value)) : 0)
-    }
-    return bound
-  }
-  for (const step of operation.operations) {
-    if (step.op === 'copy') return Infinity
-    if (step.op === 'remove' || step.op === 'test') continue
-    // A moved or added member's key may be new; each level a JSON-escaped key and punctuation.
-    bound += pointerSegments(step.path).reduce((sum, segment) => sum + 6 * segment.length + 8, 0)
-    if ('value' in step) bound += utf8ByteLength(JSON.stringify(step.value)) + 8
-  }
-  return bound
 }

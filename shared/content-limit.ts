@@ -5,9 +5,12 @@
 //
 // Measuring the whole document on every write would cost its full size per increment, so the
 // size is carried along as an upper bound: each change adds its growth bound
-// (operations.ts growthBound, compound.ts compoundGrowthBound), and only when the bound could
-// pass the limit is the result measured exactly (which resets the bound).
-import { applyContentOperation, compoundGrowthBound, isCompound, type ContentOperation } from './compound.js'
+// (operations.ts growthBound), and only when the bound could pass the limit is the result
+// measured exactly (which resets the bound). A batch or patch is charged operation by
+// operation as it is applied (content-budget.ts), so one that would build a result past the
+// limit stops before it does (docs/design.md §13b).
+import { applyContentOperation, isCompound, type ContentOperation } from './compound.js'
+import { ContentBudget } from './content-budget.js'
 import { ContentdError } from './errors.js'
 import type { JsonObject } from './json.js'
 import { applyOperation, growthBound } from './operations.js'
@@ -39,11 +42,10 @@ export function applyWithinLimit (state: SizedContent, operation: ContentOperati
     return { doc: applyOperation(state.doc, operation), bytes: valueBytes }
   }
   if (isCompound(operation)) {
-    const bound = compoundGrowthBound(operation)
-    const doc = applyContentOperation(state.doc, operation)
-    const bytes = state.bytes + bound <= limit ? state.bytes + bound : jsonBytes(doc, measure)
-    if (bytes > limit) throw tooLarge(bytes, limit)
-    return { doc, bytes }
+    // state.bytes is an upper bound of the document's size: the budget starts from it.
+    const budget = new ContentBudget(limit, state.bytes)
+    const doc = applyContentOperation(state.doc, operation, budget)
+    return { doc, bytes: budget.bytes }
   }
   const bound = growthBound(operation, valueBytes)
   if (state.bytes + bound <= limit) {

@@ -4,11 +4,13 @@
 // exist, `remove` and `replace` the target, `move` may not go into its own child). JSON
 // Pointers (RFC 6901) become the internal path form, segment by segment, so docs/design.md §2's
 // key rules apply to them. Shared by the server and clients (replaying `patch` change entries).
+import type { ContentBudget } from './content-budget.js'
 import { ContentdError, isContentdError, OperationError } from './errors.js'
 import { isContainer, typeName, type Json, type JsonObject } from './json.js'
+import { jsonByteLength } from './json-size.js'
 import { assertTest } from './batch.js'
 import { assertPathSegments, isCanonicalIndex } from './path.js'
-import { applyAtomically, applyInCopy, type WorkingCopy } from './working-copy.js'
+import { applyAtomically, applyInCopy, type ValueSizing, type WorkingCopy } from './working-copy.js'
 
 export type PatchOperation =
   | { op: 'add' | 'replace' | 'test', path: string, value: Json }
@@ -94,19 +96,19 @@ function existing (doc: JsonObject, segments: readonly string[], pointer: string
 }
 
 /** RFC 6902 add: member added or replaced in an object, element inserted (or appended at "-") in an array. */
-function add (copy: WorkingCopy, segments: string[], pointer: string, value: Json): void {
+function add (copy: WorkingCopy, segments: string[], pointer: string, value: Json, sizing?: ValueSizing): void {
   const parentPath = segments.slice(0, -1)
   const last = segments[segments.length - 1] as string
   const parent = parentPath.length === 0 ? copy.root : find(copy.root, parentPath)
   if (parent === undefined) throw new ContentdError('INVALID_PATCH', `the parent of ${JSON.stringify(pointer)} does not exist`)
   if (Array.isArray(parent)) {
-    if (last === '-') { applyInCopy(copy, { op: 'push', path: parentPath, value }); return }
+    if (last === '-') { applyInCopy(copy, { op: 'push', path: parentPath, value }, sizing); return }
     if (!isCanonicalIndex(last)) throw new ContentdError('INVALID_ARRAY_INDEX', `"${last}" in ${JSON.stringify(pointer)}`)
-    applyInCopy(copy, { op: 'insert', path: parentPath, value, index: Number(last) })
+    applyInCopy(copy, { op: 'insert', path: parentPath, value, index: Number(last) }, sizing)
     return
   }
   if (!isContainer(parent)) throw new ContentdError('PATH_CONFLICT', `the parent of ${JSON.stringify(pointer)} is ${typeName(parent)}`)
-  applyInCopy(copy, { op: 'set', path: segments, value })
+  applyInCopy(copy, { op: 'set', path: segments, value }, sizing)
 }
 
 function applyPatchOperation (copy: WorkingCopy, operation: PatchOperation): void {
@@ -128,7 +130,11 @@ function applyPatchOperation (copy: WorkingCopy, operation: PatchOperation): voi
       return
     case 'copy': {
       const value = existing(copy.root, pointerSegments(operation.from), operation.from)
-      add(copy, segments, operation.path, structuredClone(value))
+      if (!copy.budget) { add(copy, segments, operation.path, structuredClone(value)); return }
+      // Measured (no further than what the patch may still copy) before anything is cloned;
+      // add() clones it only once the budget has allowed it (docs/design.md §13b).
+      const valueBytes = jsonByteLength(value, copy.budget.copyRoom)
+      add(copy, segments, operation.path, value, { valueBytes, clone: true })
       return
     }
     case 'move': {
@@ -138,13 +144,18 @@ function applyPatchOperation (copy: WorkingCopy, operation: PatchOperation): voi
       if (segments.length > from.length && from.every((segment, i) => segments[i] === segment)) {
         throw new ContentdError('INVALID_PATCH', `cannot move ${JSON.stringify(operation.from)} into its own child ${JSON.stringify(operation.path)}`)
       }
-      applyInCopy(copy, { op: 'delete', path: from })
-      add(copy, segments, operation.path, value)
+      // The value leaves one place for another: only the keys and commas around it change.
+      applyInCopy(copy, { op: 'delete', path: from }, { moved: value })
+      add(copy, segments, operation.path, value, { moved: value })
     }
   }
 }
 
-/** The content after the patch; `doc` itself is never changed. Throws OperationError. */
-export function applyPatch (doc: JsonObject, operations: readonly PatchOperation[]): JsonObject {
-  return applyAtomically(doc, operations, applyPatchOperation)
+/**
+ * The content after the patch; `doc` itself is never changed. Throws OperationError. With a
+ * budget, refuses (CONTENT_TOO_LARGE, naming the operation) the first operation that would
+ * take the content past its limit, before building it; the budget then holds the result's size.
+ */
+export function applyPatch (doc: JsonObject, operations: readonly PatchOperation[], budget?: ContentBudget): JsonObject {
+  return applyAtomically(doc, operations, applyPatchOperation, budget)
 }

@@ -1159,6 +1159,28 @@ describe.each(storeFactories)('store contract: $name', (factory) => {
       expect(await content(project)).toEqual({ version: 2, content: { a: 2 } })
     })
 
+    it('refuses a patch of doubling copies at the copy that crosses the limit, and a result of exactly the limit is accepted (docs/design.md §13b)', async () => {
+      const project = await newProject()
+      const start = { d: ['x'.repeat(64)] }
+      await apply(project, { op: 'update', value: start })
+      // Each copy appends d to itself: d's JSON doubles plus a comma; 24 of them ask for a GiB.
+      let arrayBytes = JSON.stringify(start.d).length
+      let crossing = 0
+      while (arrayBytes * 2 + 1 + '{"d":}'.length <= CONTRACT_CONTENT_LIMIT) { arrayBytes = arrayBytes * 2 + 1; crossing++ }
+      const doubling = patchOf(...Array.from({ length: 24 }, () => ({ op: 'copy', from: '/d', path: '/d/-' })))
+      await expectOperationError(apply(project, doubling), 'CONTENT_TOO_LARGE', crossing)
+      expect(await content(project)).toEqual({ version: 1, content: start })
+      // The count agrees with the content's JSON bytes to the byte ("é" is two of them).
+      const room = CONTRACT_CONTENT_LIMIT - Buffer.byteLength(JSON.stringify(start)) - ',"f":""'.length
+      const text = (bytes: number) => 'é'.repeat(Math.floor(bytes / 2)) + 'y'.repeat(bytes % 2)
+      await expectOperationError(apply(project, patchOf({ op: 'add', path: '/f', value: text(room + 1) })), 'CONTENT_TOO_LARGE', 0)
+      await expectOperationError(apply(project, patchOf({ op: 'add', path: '/e', value: 1 }, { op: 'add', path: '/f', value: text(room) })), 'CONTENT_TOO_LARGE', 1)
+      await apply(project, patchOf({ op: 'add', path: '/f', value: text(room) }))
+      const full = await content(project)
+      expect(full.version).toBe(2)
+      expect(Buffer.byteLength(JSON.stringify(full.content))).toBe(CONTRACT_CONTENT_LIMIT)
+    })
+
     it('100 concurrent batches of 10 increments sum exactly, one version each', async () => {
       const project = await newProject()
       const batch = batchOf(...Array.from({ length: 10 }, () => ({ op: 'increment', path: 'n' })))

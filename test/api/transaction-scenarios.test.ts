@@ -51,7 +51,7 @@ const BATCH: Row[] = [
   { ...batch, name: '404 for an unknown project', url: '/api/@alice/nope/content/batch', token: f => f.writeKey, body: { operations: moveAndCount }, expectStatus: 404, expectCode: 'PROJECT_NOT_FOUND' },
   { ...batch, method: 'GET', name: '405 for GET', token: f => f.writeKey, expectStatus: 405, expectCode: 'METHOD_NOT_ALLOWED' },
   { ...batch, name: '412 with a stale If-Match', token: f => f.writeKey, headers: (_f, v) => ({ 'if-match': `"${v - 1}"` }), body: { operations: moveAndCount }, expectStatus: 412, expectCode: 'PRECONDITION_FAILED' },
-  { ...batch, name: '413 when the content would outgrow CONTENT_LIMIT', token: f => f.writeKey, body: { operations: [{ op: 'set', path: 'a', value: 'x'.repeat(3000) }, { op: 'set', path: 'b', value: 'x'.repeat(3000) }] }, expectStatus: 413, expectCode: 'CONTENT_TOO_LARGE' }
+  { ...batch, name: '413 when the content would outgrow CONTENT_LIMIT', token: f => f.writeKey, body: { operations: [{ op: 'set', path: 'a', value: 'x'.repeat(3000) }, { op: 'set', path: 'b', value: 'x'.repeat(3000) }] }, expectStatus: 413, expectCode: 'CONTENT_TOO_LARGE', expectOperation: 1 }
 ]
 
 const PATCH: Row[] = [
