@@ -52,7 +52,7 @@ const PAGE_QUERY = [
   { name: 'cursor', description: 'The `nextCursor` of the previous page; absent for the first page.' }
 ]
 
-const IDEMPOTENCY_KEY = { name: 'Idempotency-Key', description: '1 to 255 visible ASCII characters. The first answer is kept (IDEMPOTENCY_TTL, default 24h) per project, caller and key: a retry of the same request gets it again with `Idempotent-Replayed: true` and changes nothing; another request under the key is 422, a retry while the first runs 409.' }
+const IDEMPOTENCY_KEY = { name: 'Idempotency-Key', description: '1 to 255 visible ASCII characters. The first answer is kept (IDEMPOTENCY_TTL, default 24h) per project, caller and key: a retry of the same request gets it again with `Idempotent-Replayed: true` and changes nothing; another request under the key is 422, a retry while the first runs 409. A user holds at most MAX_IDEMPOTENCY_KEYS_PER_USER live records (all sessions and keys); past it a new key is 429 RATE_LIMITED with Retry-After, not applied.' }
 const IDEMPOTENT: ErrorCode[] = ['INVALID_IDEMPOTENCY_KEY', 'IDEMPOTENCY_KEY_REUSED', 'IDEMPOTENCY_IN_PROGRESS']
 const IF_MATCH = { name: 'If-Match', description: 'Apply only when the content is at this version, e.g. "7" (several may be listed, or *); otherwise 412 and nothing changes.' }
 const CONTENT = '/api/{username}/{projectSlug}/content'
