@@ -1191,7 +1191,7 @@ describe.each(storeFactories)('store contract: $name', (factory) => {
 
     describe('Idempotency-Key records', () => {
       const at = (ms: number) => new Date(Date.UTC(2026, 0, 1) + ms).toISOString()
-      const claimOf = (projectId: string, key: string, nowMs = 0, fingerprint = 'f1') => ({ projectId, caller: 'user:u1', key, fingerprint, now: at(nowMs), expiresAt: at(nowMs + 1000) })
+      const claimOf = (projectId: string, key: string, nowMs = 0, fingerprint = 'f1') => ({ projectId, caller: 'user:u1', key, fingerprint, now: at(nowMs), expiresAt: at(nowMs + 1000), userId: 'u1' })
       const answer = { status: 200, body: '{"message":"ok"}', etag: '"1"' }
 
       it('claims once; then running, then done with the answer; released claims are free again', async () => {
@@ -1216,6 +1216,49 @@ describe.each(storeFactories)('store contract: $name', (factory) => {
         await store.claimIdempotencyKey(claimOf(project.id, 'stale', 0))
         expect(await store.deleteExpiredIdempotencyKeys(at(1500))).toBeGreaterThanOrEqual(1)
         expect(await store.claimIdempotencyKey(claimOf(project.id, 'stale', 0))).toEqual({ state: 'claimed' })
+      })
+
+      // docs/design.md §13b: MAX_IDEMPOTENCY_KEYS_PER_USER, over all the user's projects and callers.
+      describe('bounded per user (maxPerUser)', () => {
+        const bounded = (projectId: string, key: string, nowMs: number, userId: string, caller = `user:${userId}`) =>
+          ({ ...claimOf(projectId, key, nowMs), caller, userId, maxPerUser: 3 })
+
+        it('refuses a new key past the bound, recording nothing; stored keys still answer; a release or an expiry frees a slot', async () => {
+          const project = await newProject()
+          const other = await newProject()
+          const user = unique('bound')
+          expect(await store.claimIdempotencyKey(bounded(project.id, 'k1', 0, user))).toEqual({ state: 'claimed' })
+          expect(await store.claimIdempotencyKey(bounded(project.id, 'k2', 100, user))).toEqual({ state: 'claimed' })
+          // Another project and another caller (the user's API key) count against the same user.
+          expect(await store.claimIdempotencyKey(bounded(other.id, 'k3', 200, user, 'key:k-of-user'))).toEqual({ state: 'claimed' })
+          // Full: the oldest record (k1, expiring at 1000) frees a slot then.
+          expect(await store.claimIdempotencyKey(bounded(project.id, 'k4', 300, user))).toEqual({ state: 'full', retryAt: at(1000) })
+          expect(await store.claimIdempotencyKey(bounded(other.id, 'k4', 300, user, 'key:k-of-user'))).toEqual({ state: 'full', retryAt: at(1000) })
+          // Refused means not recorded: with the bound lifted, k4 is new.
+          expect(await store.claimIdempotencyKey({ ...bounded(project.id, 'k4', 300, user), maxPerUser: undefined, fingerprint: 'f9' })).toEqual({ state: 'claimed' })
+          await store.finishIdempotencyKey(bounded(project.id, 'k4', 300, user), null)
+          // A key already stored still answers: replayed when done, running while running.
+          await store.finishIdempotencyKey(bounded(project.id, 'k1', 0, user), answer)
+          expect(await store.claimIdempotencyKey(bounded(project.id, 'k1', 400, user))).toEqual({ state: 'done', fingerprint: 'f1', response: answer })
+          expect(await store.claimIdempotencyKey(bounded(project.id, 'k2', 400, user))).toEqual({ state: 'running', fingerprint: 'f1' })
+          // Another user is not held by this one's records.
+          expect(await store.claimIdempotencyKey(bounded(project.id, 'k4', 400, unique('other-user')))).toEqual({ state: 'claimed' })
+          // A released claim (its answer not kept) frees its slot.
+          await store.finishIdempotencyKey(bounded(other.id, 'k3', 200, user, 'key:k-of-user'), null)
+          expect(await store.claimIdempotencyKey(bounded(project.id, 'k5', 500, user))).toEqual({ state: 'claimed' })
+          expect(await store.claimIdempotencyKey(bounded(project.id, 'k6', 500, user))).toEqual({ state: 'full', retryAt: at(1000) })
+          // Once k1 has expired, a new key fits again.
+          expect(await store.claimIdempotencyKey(bounded(project.id, 'k6', 1000, user))).toEqual({ state: 'claimed' })
+          expect(await store.claimIdempotencyKey(bounded(project.id, 'k7', 1000, user))).toMatchObject({ state: 'full' })
+        })
+
+        it('lets exactly maxPerUser of 10 simultaneous new keys through', async () => {
+          const project = await newProject()
+          const user = unique('racer')
+          const states = await Promise.all(Array.from({ length: 10 }, (_, i) => store.claimIdempotencyKey(bounded(project.id, `r${i}`, 0, user))))
+          expect(states.filter(s => s.state === 'claimed')).toHaveLength(3)
+          expect(states.filter(s => s.state === 'full')).toHaveLength(7)
+        })
       })
 
       it('gives exactly one of 20 simultaneous claims of a key', async () => {

@@ -1,6 +1,7 @@
 // The Webhooks tab (owner; docs/webhooks.md): the project's webhooks with their filters, state
-// and cursor; adding one (its signing secret shown once); deleting; each one's last
-// deliveries, and a test ping.
+// and cursor (every page of the list: the SDK's webhooks() follows nextCursor); adding one
+// (its signing secret shown once; past MAX_WEBHOOKS_PER_PROJECT the form shows the 403);
+// deleting; each one's last deliveries, and a test ping.
 import { useCallback, useEffect, useMemo, useState } from 'preact/hooks'
 import { useApp } from '../app-context.js'
 import { Badge, ConfirmButton, EmptyState, ErrorText, Loading, SecretOnce, Time, valueOf } from '../ui.js'

@@ -6,6 +6,7 @@ import { ContentdError } from '../../shared/errors.js'
 import { splitProjectRef } from '../../shared/project-ref.js'
 import type { Config } from '../config.js'
 import { createLogger } from '../logger.js'
+import { readAll } from '../services/pagination.js'
 import type { Projects } from '../services/projects.js'
 import type { Store } from '../store/types.js'
 import { createWebhooks } from '../webhooks/index.js'
@@ -40,7 +41,7 @@ export class WebhookAdmin {
 
   async list (ref: string): Promise<string> {
     const project = await this.project(ref)
-    const hooks = await this.service.list(project)
+    const hooks = await readAll(query => this.service.list(project, query))
     if (hooks.length === 0) return `${ref} has no webhooks.`
     return hooks.map(h => [
       h.id, h.enabled ? 'enabled' : 'DISABLED', `cursor ${h.cursor}`, h.url, `paths ${h.paths?.join(',') ?? 'all'}`, `ops ${h.ops?.join(',') ?? 'all'}`,

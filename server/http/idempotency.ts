@@ -6,12 +6,15 @@
 // runs is 409. Only the write's own answers are kept (2xx, 400, 409, 412, 413, 422); for any
 // other (401, 403, 404, 429, 5xx) the claim is released and a retry runs again. A node that
 // dies while running a request leaves its claim `running` until IDEMPOTENCY_TTL: retries get
-// 409 rather than risk applying twice.
+// 409 rather than risk applying twice. A user (all its sessions and keys) holds at most
+// MAX_IDEMPOTENCY_KEYS_PER_USER live records (docs/design.md §13b): past it a new key is 429
+// RATE_LIMITED with Retry-After, not applied; a key already stored still answers.
 import { createHash } from 'node:crypto'
 import type { Request, RequestHandler, Response } from 'express'
 import { ContentdError } from '../../shared/errors.js'
 import { isPlainObject } from '../../shared/json.js'
 import { systemClock, type Clock } from '../clock.js'
+import { usageBucketMs } from '../store/idempotency-usage.js'
 import type { IdempotencyId, Store, StoredResponse } from '../store/types.js'
 import { identityOf } from './auth-middleware.js'
 import { projectOf } from './context.js'
@@ -70,8 +73,19 @@ function recordAnswer (req: Request, res: Response, store: Store, id: Idempotenc
   }) as Response['end']
 }
 
-/** The middleware, for every content write; after access and body parsing, before the write. */
-export function idempotency (store: Store, ttlMs: number, now: Clock = systemClock): RequestHandler {
+/**
+ * Seconds until `retryAt` (when the user's oldest record stops counting): at least 1, at most
+ * the longest a record counts (the TTL and one usage bucket).
+ */
+export function retryAfterSeconds (retryAt: string, now: number, ttlMs: number): number {
+  return Math.min(Math.max(1, Math.ceil((Date.parse(retryAt) - now) / 1000)), Math.ceil((ttlMs + usageBucketMs(ttlMs)) / 1000))
+}
+
+/**
+ * The middleware, for every content write; after access and body parsing, before the write.
+ * `maxPerUser` is MAX_IDEMPOTENCY_KEYS_PER_USER.
+ */
+export function idempotency (store: Store, ttlMs: number, maxPerUser: number, now: Clock = systemClock): RequestHandler {
   let lastSweep = 0
   return async (req, res, next) => {
     const key = req.headers['idempotency-key']
@@ -87,7 +101,13 @@ export function idempotency (store: Store, ttlMs: number, now: Clock = systemClo
       store.deleteExpiredIdempotencyKeys(new Date(time).toISOString())
         .catch((error: unknown) => { req.log.warn({ err: error }, 'could not delete expired Idempotency-Key records') })
     }
-    const found = await store.claimIdempotencyKey({ ...id, fingerprint, now: new Date(time).toISOString(), expiresAt: new Date(time + ttlMs).toISOString() })
+    const found = await store.claimIdempotencyKey({
+      ...id, fingerprint, now: new Date(time).toISOString(), expiresAt: new Date(time + ttlMs).toISOString(), userId: identity.user.id, maxPerUser
+    })
+    if (found.state === 'full') {
+      res.setHeader('Retry-After', String(retryAfterSeconds(found.retryAt, time, ttlMs)))
+      throw new ContentdError('RATE_LIMITED', `this user already holds ${maxPerUser} Idempotency-Key records (MAX_IDEMPOTENCY_KEYS_PER_USER); a new key is accepted once the oldest expires`)
+    }
     if (found.state !== 'claimed') {
       if (found.fingerprint !== fingerprint) throw new ContentdError('IDEMPOTENCY_KEY_REUSED')
       if (found.state === 'running') throw new ContentdError('IDEMPOTENCY_IN_PROGRESS')

@@ -106,7 +106,7 @@ export const RESPONSE_SCHEMAS = {
   Content: z.record(z.string(), z.unknown()).meta({ description: "The project's whole content: a JSON object" }),
   JsonValue: z.unknown().meta({ description: 'Any JSON value' }),
   NewWebhook: z.object({ ...webhookFields, secret: z.string().meta({ description: 'The signing secret (whsec_…), shown only in this response' }) }),
-  WebhookList: z.object({ webhooks: z.array(webhook) }),
+  WebhookList: z.object({ webhooks: z.array(webhook), nextCursor }),
   DeliveryList: z.object({ deliveries: z.array(delivery).meta({ description: 'The last 100 attempts, newest first' }) }),
   PingResult: z.object({ delivered: z.boolean(), status: z.number().int().nullable(), error: z.string().optional(), durationMs: z.number().int().min(0) })
 } satisfies Record<string, z.ZodType>

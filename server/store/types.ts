@@ -196,6 +196,13 @@ export interface IdempotencyClaim extends IdempotencyId {
   /** ISO times: a record whose expiresAt <= now is gone (claimed anew). */
   now: string
   expiresAt: string
+  /** The user the record counts against: the session's, or the API key's owner. */
+  userId: string
+  /**
+   * MAX_IDEMPOTENCY_KEYS_PER_USER (docs/design.md §13b): with this many of the user's records
+   * live, a new key is `full` (an existing one still answers). Without it, no limit.
+   */
+  maxPerUser?: number
 }
 
 /** The first answer, as it is replayed. */
@@ -210,6 +217,8 @@ export type IdempotencyState =
   | { state: 'claimed' }
   | { state: 'running', fingerprint: string }
   | { state: 'done', fingerprint: string, response: StoredResponse }
+  /** The user has maxPerUser live records; `retryAt` (ISO) is when the oldest stops counting. */
+  | { state: 'full', retryAt: string }
 
 export interface Store {
   readonly kind: 'sqlite' | 'mongodb'
@@ -318,8 +327,9 @@ export interface Store {
 
   /**
    * Idempotency-Key (docs/design.md §10). Atomically: when no unexpired record exists, records
-   * the claim (running) and answers `claimed`; otherwise answers the record. Works across
-   * nodes and restarts: the record is in the store.
+   * the claim (running) and answers `claimed` — or `full`, recording nothing, when the user
+   * has `maxPerUser` live records (server/store/idempotency-usage.ts); otherwise answers the
+   * record. Works across nodes and restarts: the record is in the store.
    */
   claimIdempotencyKey (claim: IdempotencyClaim): Promise<IdempotencyState>
   /** Records the answer of a claimed key; null releases the claim (the answer is not kept). */

@@ -6,6 +6,8 @@
 // already its own) before reading what to send, and every state change it records is fenced
 // by the lease, so a node that lost it (paused past its expiry) cannot move the cursor.
 
+import type { PageRequest } from './types.js'
+
 export interface WebhookRecord {
   id: string
   projectId: string
@@ -48,11 +50,20 @@ export interface WebhookProgress {
   disabledReason: string | null
 }
 
+/** Webhooks are listed oldest first: by creation time, then id (as keys are). */
+export interface WebhookPosition { createdAt: string, id: string }
+
 export interface WebhookStore {
-  create (webhook: WebhookRecord): Promise<void>
+  /**
+   * Adds the webhook unless its project already has `maxPerProject`: then QUOTA_EXCEEDED,
+   * nothing added. Counting and adding are one atomic step (as for createApiKey), so
+   * concurrent creates at the limit, from any number of processes, cannot both pass
+   * (MAX_WEBHOOKS_PER_PROJECT, docs/design.md §13b). Without it there is no limit.
+   */
+  create (webhook: WebhookRecord, maxPerProject?: number): Promise<void>
   find (id: string): Promise<WebhookRecord | null>
-  /** The project's webhooks, oldest first. */
-  list (projectId: string): Promise<WebhookRecord[]>
+  /** One page of the project's webhooks, oldest first, after `page.after`: one query. */
+  list (projectId: string, page: PageRequest<WebhookPosition>): Promise<WebhookRecord[]>
   /** Removes the webhook and its deliveries; false when the project has no webhook with that id. */
   delete (projectId: string, id: string): Promise<boolean>
   /**

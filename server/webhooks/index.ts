@@ -33,7 +33,7 @@ export function createWebhooks ({ config, store, logger, metrics, now, pollInter
   const webhookMetrics = metrics ? new WebhookMetrics(metrics.registry) : undefined
   const optional = { ...(now ? { now } : {}), ...(webhookMetrics ? { metrics: webhookMetrics } : {}), ...(resolve ? { resolve } : {}) }
   return {
-    service: new WebhookService({ store, secrets, allowPrivate, ...optional }),
+    service: new WebhookService({ store, secrets, allowPrivate, maxPerProject: config.quotas.webhooksPerProject, ...optional }),
     dispatcher: new WebhookDispatcher({ store, secrets, allowPrivate, logger, ...optional, ...(pollIntervalMs ? { pollIntervalMs } : {}) })
   }
 }

@@ -217,9 +217,9 @@ export class ProjectClient {
     await this.http.request('DELETE', this.schemaUrl)
   }
 
-  /** The project's webhooks, without their secrets (owner). */
+  /** The project's webhooks, without their secrets (owner): every page, oldest first. */
   async webhooks (): Promise<WebhookView[]> {
-    return (await this.http.request<{ webhooks: WebhookView[] }>('GET', `${this.projectBase}/webhooks`)).body.webhooks
+    return readAllPages<WebhookView, 'webhooks'>(this.http, `${this.projectBase}/webhooks`, 'webhooks')
   }
 
   /** Adds a webhook (owner); it receives the changes after the current version. */

@@ -1,5 +1,5 @@
-// The paginated lists (docs/api.md#lists-a-page-at-a-time): GET /api/keys, GET /api/projects
-// and GET …/members answer `{<items>, nextCursor}`, a page of at most `limit` (1–100, default
+// The paginated lists (docs/api.md#lists-a-page-at-a-time): GET /api/keys, GET /api/projects,
+// GET …/members and GET …/webhooks answer `{<items>, nextCursor}`, a page of at most `limit` (1–100, default
 // 100; keys: also at most KEY_PAGE_SCOPE_BUDGET scoped projects named), every item exactly
 // once across the pages, and 400 INVALID_QUERY for a bad limit or cursor.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
@@ -140,8 +140,24 @@ describe('GET /api/:username/:projectSlug/members', () => {
   })
 })
 
+describe('GET /api/:username/:projectSlug/webhooks (docs/design.md §13b)', () => {
+  it('pages through the webhooks oldest first, each once, without secrets', async () => {
+    const urls = ['c', 'a', 'e', 'b', 'd'].map(name => `https://93.184.215.14/${name}`)
+    for (const url of urls) expect((await call(app.url, 'POST', '/api/@pager/b/webhooks', { token: owner, body: { url } })).status).toBe(201)
+    const { items, sizes } = await pages('/api/@pager/b/webhooks', 'webhooks', owner, 2)
+    expect(sizes).toEqual([2, 2, 1])
+    // Each once, oldest first (two made in one millisecond are ordered by id).
+    expect(items.map(w => w.url).sort()).toEqual([...urls].sort())
+    expect(items.map(w => [w.createdAt, w.id])).toEqual(items.map(w => [w.createdAt, w.id]).sort())
+    expect(JSON.stringify(items)).not.toMatch(/secret/i)
+    const whole = await call(app.url, 'GET', '/api/@pager/b/webhooks', { token: owner })
+    expect(whole.body).toEqual({ webhooks: items, nextCursor: null })
+    expect((await pages('/api/@pager/b/webhooks', 'webhooks', owner, 5)).sizes).toEqual([5])
+  })
+})
+
 describe('bad page queries are 400 INVALID_QUERY', () => {
-  const lists = ['/api/keys', '/api/projects', '/api/@pager/a/members']
+  const lists = ['/api/keys', '/api/projects', '/api/@pager/a/members', '/api/@pager/a/webhooks']
 
   it.each([
     ['limit=0'], ['limit=101'], ['limit=-1'], ['limit=abc'], ['limit=1.5'], ['limit='], ['limit=1&limit=2'], ['limit=1e2'],

@@ -64,3 +64,23 @@ describe('webhooks through the SDK', () => {
     await expect(owner.project('@alice/demo').createWebhook({ url: 'not a url' })).rejects.toMatchObject({ status: 400 })
   })
 })
+
+// docs/design.md §13b: GET …/webhooks is paginated; webhooks() gathers every page.
+describe('webhooks() across pages', () => {
+  it('returns all 105 webhooks of a project, each once, oldest first', async () => {
+    const many = await startTestApp({ MAX_WEBHOOKS_PER_PROJECT: '110' })
+    const c = createClient({ baseUrl: many.url, token: (await ownerWithProject(many.url, 'pat')).session })
+    try {
+      const demo = c.project('@pat/demo')
+      const urls: string[] = []
+      for (let i = 0; i < 105; i++) urls.push((await demo.createWebhook({ url: `https://93.184.215.14/${i}` })).url)
+      const listed = await demo.webhooks()
+      // Each once (two made in one millisecond are ordered by id, not by making).
+      expect(listed.map(w => w.url).sort()).toEqual([...urls].sort())
+      expect(listed.map(w => w.createdAt)).toEqual(listed.map(w => w.createdAt).sort())
+    } finally {
+      c.close()
+      await many.close()
+    }
+  }, 60_000)
+})

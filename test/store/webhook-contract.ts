@@ -3,6 +3,7 @@
 // test/store-contract.test.ts inside its per-store describe, so every store runs it.
 import { randomUUID } from 'node:crypto'
 import { describe, expect, it } from 'vitest'
+import { ContentdError } from '../../shared/errors.js'
 import type { ProjectRecord, Store } from '../../server/store/types.js'
 import type { DeliveryRecord, WebhookProgress, WebhookRecord } from '../../server/store/webhook-types.js'
 
@@ -21,6 +22,9 @@ function webhookRecord (projectId: string, overrides: Partial<WebhookRecord> = {
     disabledAt: null, disabledReason: null, leaseOwner: null, leaseUntil: null, ...overrides
   }
 }
+
+/** A page big enough for every list of this suite. */
+const ALL = { after: null, limit: 1000 }
 
 const delivery = (version: number, overrides: Partial<DeliveryRecord> = {}): DeliveryRecord =>
   ({ version, status: 204, outcome: 'delivered', attempt: 1, error: null, at: at(version), durationMs: 3, ...overrides })
@@ -41,12 +45,56 @@ export function webhookContract ({ store, newProject }: WebhookContractContext):
       await hooks().create(second)
       await hooks().create(first)
       expect(await hooks().find(first.id)).toEqual(first)
-      expect(await hooks().list(project.id)).toEqual([first, second])
-      expect(await hooks().list(other.id)).toEqual([])
+      expect(await hooks().list(project.id, ALL)).toEqual([first, second])
+      expect(await hooks().list(other.id, ALL)).toEqual([])
       expect(await hooks().delete(other.id, first.id)).toBe(false)
       expect(await hooks().delete(project.id, first.id)).toBe(true)
       expect(await hooks().find(first.id)).toBeNull()
       expect(await hooks().delete(project.id, first.id)).toBe(false)
+    })
+
+    it('lists a page at a time, oldest first, by (createdAt, id), reading no more than the page', async () => {
+      const project = await newProject()
+      // Two share a creation time: the id breaks the tie.
+      const made = [at(3), at(1), at(2), at(2), at(5)].map(createdAt => webhookRecord(project.id, { createdAt }))
+      for (const w of made) await hooks().create(w)
+      const expected = [...made].sort((a, b) => a.createdAt.localeCompare(b.createdAt) || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0)).map(w => w.id)
+      const seen: string[] = []
+      let after: { createdAt: string, id: string } | null = null
+      for (let pages = 0; pages < 10; pages++) {
+        const page: WebhookRecord[] = await hooks().list(project.id, { after, limit: 2 })
+        expect(page.length).toBeLessThanOrEqual(2)
+        seen.push(...page.map(w => w.id))
+        if (page.length < 2) break
+        const last = page[page.length - 1] as WebhookRecord
+        after = { createdAt: last.createdAt, id: last.id }
+      }
+      expect(seen).toEqual(expected)
+    })
+
+    it('refuses a webhook beyond maxPerProject with QUOTA_EXCEEDED, adding nothing; a delete frees a slot', async () => {
+      const project = await newProject()
+      const other = await newProject()
+      const first = webhookRecord(project.id)
+      await hooks().create(first, 2)
+      await hooks().create(webhookRecord(project.id), 2)
+      const refused = webhookRecord(project.id)
+      await expect(hooks().create(refused, 2)).rejects.toSatisfy((e: unknown) => e instanceof ContentdError && e.code === 'QUOTA_EXCEEDED')
+      expect(await hooks().find(refused.id)).toBeNull()
+      expect(await hooks().list(project.id, ALL)).toHaveLength(2)
+      // Another project's quota is its own.
+      await hooks().create(webhookRecord(other.id), 2)
+      expect(await hooks().delete(project.id, first.id)).toBe(true)
+      await hooks().create(webhookRecord(project.id), 2)
+      await expect(hooks().create(webhookRecord(project.id), 2)).rejects.toSatisfy((e: unknown) => e instanceof ContentdError && e.code === 'QUOTA_EXCEEDED')
+    })
+
+    it('lets exactly maxPerProject of 12 simultaneous creates through', async () => {
+      const project = await newProject()
+      const outcomes = await Promise.allSettled(Array.from({ length: 12 }, () => hooks().create(webhookRecord(project.id), 5)))
+      expect(outcomes.filter(o => o.status === 'fulfilled')).toHaveLength(5)
+      for (const o of outcomes) if (o.status === 'rejected') expect((o.reason as ContentdError).code).toBe('QUOTA_EXCEEDED')
+      expect(await hooks().list(project.id, ALL)).toHaveLength(5)
     })
 
     it('deleting a project deletes its webhooks', async () => {
@@ -55,7 +103,7 @@ export function webhookContract ({ store, newProject }: WebhookContractContext):
       await hooks().create(hook)
       await store().deleteProject(project.id)
       expect(await hooks().find(hook.id)).toBeNull()
-      expect(await hooks().list(project.id)).toEqual([])
+      expect(await hooks().list(project.id, ALL)).toEqual([])
     })
 
     it('lists as due the enabled webhooks with changes pending, no retry in the future and no live lease', async () => {

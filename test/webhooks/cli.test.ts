@@ -2,10 +2,12 @@
 // DATA_DIR; a real server on the same directory delivers to a loopback receiver what the
 // CLI set up, signed with the secret the CLI printed.
 import { spawn } from 'node:child_process'
+import { randomUUID } from 'node:crypto'
 import { rmSync } from 'node:fs'
 import { join } from 'node:path'
 import { afterAll, describe, expect, it } from 'vitest'
 import { call, signup } from '../support/http.js'
+import { openSqliteStore } from '../support/stores.js'
 import { makeDataDir, PROJECT_ROOT, startServerProcess, type ServerProcess } from '../support/server-process.js'
 import { until } from '../support/wait.js'
 import { eventually, startReceiver, type Receiver } from './receiver.js'
@@ -84,4 +86,38 @@ describe('contentd webhook', () => {
     expect(run.stderr).toMatch(stderr)
     expect(run.stderr).not.toMatch(/\n\s+at /)
   }, 30_000)
+})
+
+// docs/design.md §13b: `webhook list` reads every page (here 103 webhooks, more than one page
+// of 100), and `webhook add` is held to MAX_WEBHOOKS_PER_PROJECT like the API.
+describe('contentd webhook with many webhooks', () => {
+  const manyDir = makeDataDir()
+  afterAll(() => { rmSync(manyDir, { recursive: true, force: true }) })
+  const run = (args: string[], extraEnv: Record<string, string>) => cli(args, { DATA_DIR: manyDir, ...extraEnv })
+
+  it('lists all 103 across pages, and refuses a 104th at a limit of 103', async () => {
+    const store = openSqliteStore({ dataDir: manyDir, contentLimitBytes: 1024 * 1024, cacheBytes: 0 })
+    await store.init()
+    const user = { id: randomUUID(), username: 'ned', passwordHash: 'x', createdAt: new Date().toISOString() }
+    await store.createUser(user)
+    const project = await store.createProject({ id: randomUUID(), ownerId: user.id, ownerName: 'ned', slug: 'site', name: 'site', createdAt: new Date().toISOString() })
+    const ids: string[] = []
+    for (let i = 0; i < 103; i++) {
+      const id = `whk_${String(i).padStart(3, '0')}`
+      ids.push(id)
+      await store.webhooks.create({
+        id, projectId: project.id, url: `https://93.184.215.14/${i}`, paths: null, ops: null, description: null, secretCiphertext: 'sealed',
+        createdAt: new Date(Date.UTC(2026, 0, 1, 0, 0, i)).toISOString(), cursor: 0, failures: 0, failingSince: null, nextAttemptAt: null,
+        disabledAt: null, disabledReason: null, leaseOwner: null, leaseUntil: null
+      })
+    }
+    await store.close()
+
+    const listed = await run(['webhook', 'list', '@ned/site'], {})
+    expect(listed.code, listed.stderr).toBe(0)
+    expect(listed.stdout.trim().split('\n').map(line => line.split('\t')[0])).toEqual(ids)
+    const refused = await run(['webhook', 'add', '@ned/site', 'https://93.184.215.14/more'], { MAX_WEBHOOKS_PER_PROJECT: '103' })
+    expect(refused.code).toBe(1)
+    expect(refused.stderr).toMatch(/QUOTA_EXCEEDED/)
+  }, 60_000)
 })

@@ -269,6 +269,18 @@ describe('no SSRF at delivery', () => {
     expect(r.received).toHaveLength(0)
   })
 
+  // docs/design.md §13b: the review's forms, as what a name resolves to at delivery time.
+  it.each(['::ffff:0:127.0.0.1', '64:ff9b:1::127.0.0.1', '203.0.113.7', '2001:db8::7'])('does not contact a name that resolves to %s at delivery', async (address) => {
+    const r = await receiver()
+    const result = await sendWebhook({
+      url: `https://rebind.example:${r.port}/hook`, secret: 'whsec_' + Buffer.alloc(32, 1).toString('base64'), messageId: 'msg_1', payload: '{}', now: Date.now(),
+      allowPrivate: false, resolve: async () => [address]
+    })
+    expect(result).toMatchObject({ ok: false, status: null })
+    expect(result.error).toMatch(new RegExp(`^not contacted: rebind\\.example resolves to ${address.replace(/\./g, '\\.')}, which is a`))
+    expect(r.received).toHaveLength(0)
+  })
+
   it('a dispatcher without WEBHOOK_ALLOW_PRIVATE records the refusal instead of sending', async () => {
     const r = await receiver()
     const p = await project(`https://localhost:${r.port}/hook`)

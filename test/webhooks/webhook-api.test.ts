@@ -1,8 +1,8 @@
 // The webhooks management API (docs/design.md §11), row by row with every status it answers,
 // on an app WITHOUT WEBHOOK_ALLOW_PRIVATE: refused targets are refused at creation, before
 // anything is sent. No row makes the server contact anything (successful creations name a
-// documentation address, TEST-NET-3, that nothing ever sends to here: this app delivers
-// nothing and no row pings it).
+// public address, example.com's, that nothing ever sends to here: this app delivers nothing
+// and no row pings it; the documentation ranges are refused since docs/design.md §13b).
 import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
@@ -13,7 +13,7 @@ import { manualClock } from '../support/clock.js'
 import { call } from '../support/http.js'
 import { startTestApp, type TestApp } from '../support/temp-app.js'
 
-const PUBLIC_URL = 'https://203.0.113.10/hook'
+const PUBLIC_URL = 'https://93.184.215.14/hook'
 const HOOKS = `${PROJECT}/webhooks`
 
 interface Fixture extends ContentFixture { hookId: string, strangerHookId: string }
@@ -38,8 +38,8 @@ const forbidden = (url: string, why: string): Row => create(`400 WEBHOOK_URL_FOR
 const CREATE: Row[] = [
   create('400 INVALID_BODY without url', {}, 400, 'INVALID_BODY'),
   create('400 INVALID_BODY for a url that is not a URL', { url: 'not a url' }, 400, 'INVALID_BODY'),
-  create('400 INVALID_BODY for ftp:', { url: 'ftp://203.0.113.10/x' }, 400, 'INVALID_BODY'),
-  create('400 INVALID_BODY for a url with credentials', { url: 'https://user:pw@203.0.113.10/x' }, 400, 'INVALID_BODY'),
+  create('400 INVALID_BODY for ftp:', { url: 'ftp://93.184.215.14/x' }, 400, 'INVALID_BODY'),
+  create('400 INVALID_BODY for a url with credentials', { url: 'https://user:pw@93.184.215.14/x' }, 400, 'INVALID_BODY'),
   create('400 INVALID_BODY for an unknown member', { url: PUBLIC_URL, path: 'a' }, 400, 'INVALID_BODY'),
   create('400 INVALID_BODY for paths that is not an array', { url: PUBLIC_URL, paths: 'site' }, 400, 'INVALID_BODY'),
   create('400 INVALID_BODY for an empty paths', { url: PUBLIC_URL, paths: [] }, 400, 'INVALID_BODY'),
@@ -48,7 +48,7 @@ const CREATE: Row[] = [
   create('400 INVALID_BODY for a 501-character description', { url: PUBLIC_URL, description: 'd'.repeat(501) }, 400, 'INVALID_BODY'),
   { name: '400 INVALID_JSON', method: 'POST', url: HOOKS, token: owner, raw: '{"url":', expectStatus: 400, expectCode: 'INVALID_JSON' },
   { name: '413 BODY_TOO_LARGE', method: 'POST', url: HOOKS, token: owner, raw: JSON.stringify({ url: PUBLIC_URL, description: 'x'.repeat(1_100_000) }), expectStatus: 413, expectCode: 'BODY_TOO_LARGE' },
-  forbidden('http://203.0.113.10/hook', 'plain http:'),
+  forbidden('http://93.184.215.14/hook', 'plain http:'),
   forbidden('https://127.0.0.1/hook', 'loopback'),
   forbidden('https://127.8.9.10/hook', 'loopback'),
   forbidden('https://0x7f000001/hook', 'loopback written in hex'),
@@ -68,6 +68,15 @@ const CREATE: Row[] = [
   forbidden('https://[fd00:ec2::254]/hook', 'AWS IPv6 metadata (unique-local)'),
   forbidden('https://[fc00::1]/hook', 'unique-local'),
   forbidden('https://[fe80::1]/hook', 'IPv6 link-local'),
+  // docs/design.md §13b: the review's forms, the documentation ranges, NAT64 local use.
+  forbidden('https://[::ffff:0:127.0.0.1]/hook', 'IPv4-translated loopback'),
+  forbidden('https://[64:ff9b:1::127.0.0.1]/hook', 'NAT64 local-use'),
+  forbidden('https://[::ffff:0:8.8.8.8]/hook', 'IPv4-translated form of a public address'),
+  forbidden('https://192.0.2.10/hook', 'TEST-NET-1'),
+  forbidden('https://198.51.100.10/hook', 'TEST-NET-2'),
+  forbidden('https://203.0.113.10/hook', 'TEST-NET-3'),
+  forbidden('https://[2001:db8::10]/hook', 'IPv6 documentation'),
+  forbidden('https://[2002:7f00:1::1]/hook', '6to4 of loopback'),
   forbidden('https://localhost/hook', 'localhost'),
   forbidden('https://api.localhost/hook', 'a .localhost name'),
   forbidden('https://metadata.google.internal/computeMetadata/v1/', 'the GCP metadata name'),
@@ -110,7 +119,7 @@ describe('webhooks API scenarios', () => {
   let app: TestApp
   let fixture: Fixture
   let projectId: string
-  const hooksNow = async () => (await app.store.webhooks.list(projectId)).map(w => w.id).sort()
+  const hooksNow = async () => (await app.store.webhooks.list(projectId, { after: null, limit: 1000 })).map(w => w.id).sort()
 
   beforeAll(async () => {
     const clock = manualClock()
@@ -174,9 +183,50 @@ describe('webhooks API scenarios', () => {
 
   it('deleting the project deletes its webhooks', async () => {
     const bob = (await app.store.findProject('bob', 'demo'))!
-    expect(await app.store.webhooks.list(bob.id)).toHaveLength(1)
+    expect(await app.store.webhooks.list(bob.id, { after: null, limit: 1000 })).toHaveLength(1)
     expect((await call(app.url, 'DELETE', '/api/@bob/demo', { token: fixture.strangerSession })).status).toBe(200)
-    expect(await app.store.webhooks.list(bob.id)).toHaveLength(0)
+    expect(await app.store.webhooks.list(bob.id, { after: null, limit: 1000 })).toHaveLength(0)
     expect(await app.store.webhooks.find(fixture.strangerHookId)).toBeNull()
+  })
+})
+
+// docs/design.md §13b: at most MAX_WEBHOOKS_PER_PROJECT per project (3 here), also when the
+// creates race; a delete frees a slot.
+describe('webhooks per project are limited (MAX_WEBHOOKS_PER_PROJECT)', () => {
+  let app: TestApp
+  let fixture: ContentFixture
+
+  beforeAll(async () => {
+    const clock = manualClock()
+    app = await startTestApp({ MAX_WEBHOOKS_PER_PROJECT: '3' }, { clock })
+    fixture = await makeContentFixture(app.url, clock)
+  })
+  afterAll(async () => { await app.close() })
+
+  const add = (token: string, project = HOOKS, url = PUBLIC_URL) => call(app.url, 'POST', project, { token, body: { url } })
+  const count = async (token: string, project = HOOKS) => (await call(app.url, 'GET', project, { token })).body.webhooks.length as number
+
+  it('403 QUOTA_EXCEEDED past the limit, adding nothing; a delete frees a slot', async () => {
+    const made = []
+    for (let i = 0; i < 3; i++) {
+      const r = await add(fixture.ownerSession)
+      expect(r.status, r.text).toBe(201)
+      made.push(r.body.id as string)
+    }
+    const refused = await add(fixture.ownerSession)
+    expect(refused.status).toBe(403)
+    expectErrorShape(refused, 'QUOTA_EXCEEDED')
+    expect(refused.body.message).toMatch(/at most 3 webhooks/)
+    expect(await count(fixture.ownerSession)).toBe(3)
+    expect((await call(app.url, 'DELETE', `${HOOKS}/${made[0]}`, { token: fixture.ownerSession })).status).toBe(200)
+    expect((await add(fixture.ownerSession)).status).toBe(201)
+    expect((await add(fixture.ownerSession)).status).toBe(403)
+  })
+
+  it('lets exactly 3 of 10 simultaneous creates through', async () => {
+    const bob = '/api/@bob/demo/webhooks'
+    const results = await Promise.all(Array.from({ length: 10 }, () => add(fixture.strangerSession, bob)))
+    expect(results.map(r => r.status).sort()).toEqual([201, 201, 201, 403, 403, 403, 403, 403, 403, 403])
+    expect(await count(fixture.strangerSession, bob)).toBe(3)
   })
 })

@@ -34,6 +34,8 @@ export interface TransactionOptions {
   batchLimit: number
   /** IDEMPOTENCY_TTL. */
   idempotencyTtlMs: number
+  /** MAX_IDEMPOTENCY_KEYS_PER_USER (docs/design.md §13b). */
+  idempotencyKeysPerUser: number
 }
 
 /** PATCH takes RFC 6902 only (docs/design.md §10): any other media type, application/json included, is 415. */
@@ -59,7 +61,7 @@ function notModified (req: Request, version: number): boolean {
 export function contentRoutes (api: RouteScope, store: Store, projects: Projects, bodyLimitBytes: number, transactions: TransactionOptions): void {
   const parseJson = jsonBody(bodyLimitBytes)
   const access = (needed: Access) => projectAccess(projects, needed)
-  const idempotent = idempotency(store, transactions.idempotencyTtlMs)
+  const idempotent = idempotency(store, transactions.idempotencyTtlMs, transactions.idempotencyKeysPerUser)
   // Every content write: the caller may write, the body is JSON, the key is honoured.
   const write = [access('write'), parseJson, idempotent]
   const content = '/:username/:projectSlug/content'

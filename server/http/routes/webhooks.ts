@@ -6,6 +6,7 @@ import type { WebhookService } from '../../webhooks/service.js'
 import { jsonBody } from '../body.js'
 import { projectOf } from '../context.js'
 import { ownerOnly } from '../owner-session.js'
+import { pageQuery } from '../page-query.js'
 import type { RouteScope } from '../route-table.js'
 
 export function webhookRoutes (api: RouteScope, webhooks: WebhookService, projects: Projects, bodyLimitBytes: number): void {
@@ -16,8 +17,10 @@ export function webhookRoutes (api: RouteScope, webhooks: WebhookService, projec
     res.status(201).json(await webhooks.create(projectOf(res), parseBody(webhookBody, req.body)))
   })
 
-  api.get(base, owner, async (_req, res) => {
-    res.json({ webhooks: await webhooks.list(projectOf(res)) })
+  // Paginated exactly as GET /api/keys (docs/design.md §13b).
+  api.get(base, owner, async (req, res) => {
+    const page = await webhooks.list(projectOf(res), pageQuery(req))
+    res.json({ webhooks: page.items, nextCursor: page.nextCursor })
   })
 
   api.delete(`${base}/:id`, owner, async (req, res) => {

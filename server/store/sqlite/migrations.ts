@@ -192,5 +192,22 @@ export const MIGRATIONS: readonly Migration[] = [
   ) WITHOUT ROWID;
   ALTER TABLE api_keys ADD COLUMN paths TEXT;
   ALTER TABLE api_keys ADD COLUMN ops TEXT;
+  `,
+  // Bounded work (docs/design.md §13b). Webhooks are listed a page at a time by (created_at,
+  // id). Idempotency-Key records name the user they count against (NULL for the records of
+  // before: they are not counted, and are gone within IDEMPOTENCY_TTL) and the usage bucket
+  // they were counted in; idempotency_usage holds the per-user counts (idempotency.ts).
+  `
+  DROP INDEX webhooks_by_project;
+  CREATE INDEX webhooks_by_project_age ON webhooks(project_id, created_at, id);
+  ALTER TABLE idempotency_keys ADD COLUMN user_id TEXT;
+  ALTER TABLE idempotency_keys ADD COLUMN usage_bucket INTEGER;
+  CREATE TABLE idempotency_usage (
+    user_id TEXT NOT NULL,
+    bucket_end INTEGER NOT NULL,
+    records INTEGER NOT NULL,
+    PRIMARY KEY (user_id, bucket_end)
+  ) WITHOUT ROWID;
+  CREATE INDEX idempotency_usage_by_end ON idempotency_usage(bucket_end);
   `
 ]

@@ -4,7 +4,9 @@
 // ../webhook-types.ts for the lease's rules).
 import type Database from 'better-sqlite3'
 import { DELIVERIES_KEPT } from '../../../shared/webhooks.js'
-import type { DeliveryRecord, WebhookProgress, WebhookRecord, WebhookStore } from '../webhook-types.js'
+import { quotaExceeded } from '../quota-exceeded.js'
+import type { PageRequest } from '../types.js'
+import type { DeliveryRecord, WebhookPosition, WebhookProgress, WebhookRecord, WebhookStore } from '../webhook-types.js'
 
 type Row = Record<string, unknown>
 
@@ -30,7 +32,9 @@ function prepareStatements (db: Database.Database) {
       VALUES (@id, @projectId, @url, @paths, @ops, @description, @secretCiphertext, @createdAt, @cursor,
         @failures, @failingSince, @nextAttemptAt, @disabledAt, @disabledReason, @leaseOwner, @leaseUntil)`),
     byId: db.prepare('SELECT * FROM webhooks WHERE id = ?'),
-    byProject: db.prepare('SELECT * FROM webhooks WHERE project_id = ? ORDER BY created_at, id'),
+    countOfProject: db.prepare('SELECT count(*) FROM webhooks WHERE project_id = ?').pluck(),
+    // One page through the (project_id, created_at, id) index.
+    pageOfProject: db.prepare('SELECT * FROM webhooks WHERE project_id = ? AND (created_at, id) > (?, ?) ORDER BY created_at, id LIMIT ?'),
     delete: db.prepare('DELETE FROM webhooks WHERE project_id = ? AND id = ?'),
     claim: db.prepare(`UPDATE webhooks SET lease_owner = @owner, lease_until = @until
       WHERE id = @id AND disabled_at IS NULL AND (lease_owner IS NULL OR lease_until <= @now OR lease_owner = @owner)
@@ -54,6 +58,7 @@ export class SqliteWebhooks implements WebhookStore {
   /** dueSql's statement per limit asked for (the dispatcher always asks the same one). */
   private readonly dueByLimit = new Map<number, Database.Statement>()
   private readonly recordTransaction: (id: string, owner: string, progress: WebhookProgress, deliveries: DeliveryRecord[], until: string) => boolean
+  private readonly insertWithinQuota: (row: Row, max: number) => void
 
   constructor (private readonly db: Database.Database) {
     const s = this.statements = prepareStatements(db)
@@ -69,18 +74,26 @@ export class SqliteWebhooks implements WebhookStore {
     })
     // IMMEDIATE: another process may write the file at the same time.
     this.recordTransaction = (...args) => record.immediate(...args)
+    // Count and insert in one IMMEDIATE transaction: a second process's create waits for it,
+    // so concurrent creates at the limit cannot both pass (docs/design.md §13b).
+    const insert = db.transaction((row: Row, max: number) => {
+      if ((s.countOfProject.get(row.projectId) as number) >= max) throw quotaExceeded(max, 'webhook')
+      s.insert.run(row)
+    })
+    this.insertWithinQuota = (row, max) => insert.immediate(row, max)
   }
 
-  async create (w: WebhookRecord): Promise<void> {
-    this.statements.insert.run({ ...w, paths: jsonOrNull(w.paths), ops: jsonOrNull(w.ops) })
+  async create (w: WebhookRecord, maxPerProject = Number.POSITIVE_INFINITY): Promise<void> {
+    this.insertWithinQuota({ ...w, paths: jsonOrNull(w.paths), ops: jsonOrNull(w.ops) }, maxPerProject)
   }
 
   async find (id: string): Promise<WebhookRecord | null> {
     return toWebhook(this.statements.byId.get(id) as Row | undefined)
   }
 
-  async list (projectId: string): Promise<WebhookRecord[]> {
-    return (this.statements.byProject.all(projectId) as Row[]).map(row => toWebhook(row) as WebhookRecord)
+  async list (projectId: string, page: PageRequest<WebhookPosition>): Promise<WebhookRecord[]> {
+    const after = page.after ?? { createdAt: '', id: '' }
+    return (this.statements.pageOfProject.all(projectId, after.createdAt, after.id, page.limit) as Row[]).map(row => toWebhook(row) as WebhookRecord)
   }
 
   async delete (projectId: string, id: string): Promise<boolean> {
