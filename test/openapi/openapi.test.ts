@@ -2,6 +2,8 @@
 // registered routes are the ones Express serves (each path answers its methods, and 405 with
 // the table's Allow to others), request bodies are the very schemas the routes validate with,
 // error responses use the catalogue, and the /docs page loads without inline scripts.
+import { readFileSync } from 'node:fs'
+import { createRequire } from 'node:module'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { z } from 'zod'
 import { allowHeader, RouteTable } from '../../server/http/route-table.js'
@@ -32,7 +34,7 @@ const documented = (): string[] => Object.entries(spec.paths as Record<string, R
 const registeredOf = (test: TestApp): string[] => RouteTable.of(test.app).routes.map(r => `${r.method.toUpperCase()} ${toOpenApiPath(r.path)}`).sort()
 
 /** A URL for a route path: parameters filled with plausible values. */
-const urlFor = (path: string) => path.replace(':username', '@nobody').replace(/:[A-Za-z]+/g, 'x')
+const urlFor = (path: string) => path.replace(':username', '@nobody').replace(':file', 'swagger-ui.css').replace(/:[A-Za-z]+/g, 'x')
 
 describe('GET /openapi.json', () => {
   it('documents exactly the routes the app registers', () => {
@@ -154,7 +156,7 @@ describe('GET /openapi.json', () => {
 })
 
 describe('GET /docs', () => {
-  it('serves a page whose only script is /docs/reference.js, under a CSP without inline scripts', async () => {
+  it('serves Swagger UI from the installed package: only script files, under a CSP without inline scripts, nothing from another origin', async () => {
     const page = await fetch(`${app.url}/docs`)
     expect(page.status).toBe(200)
     expect(page.headers.get('content-type')).toMatch(/^text\/html/)
@@ -163,15 +165,29 @@ describe('GET /docs', () => {
     expect(csp).not.toMatch(/script-src[^;]*unsafe-inline/)
     const html = await page.text()
     const scripts = [...html.matchAll(/<script([^>]*)>([\s\S]*?)<\/script>/g)]
-    expect(scripts.map(s => [s[1]?.trim(), s[2]?.trim()])).toEqual([['src="/docs/reference.js"', '']])
+    expect(scripts.map(s => [s[1]?.trim(), s[2]?.trim()])).toEqual([['src="/docs/assets/swagger-ui-bundle.js"', ''], ['src="/docs/assets/contentd-docs.js"', '']])
     expect(html).not.toMatch(/https?:\/\//)
 
-    const script = await fetch(`${app.url}/docs/reference.js`)
-    expect(script.status).toBe(200)
-    expect(script.headers.get('content-type')).toMatch(/javascript/)
-    const code = await script.text()
+    const bundle = await fetch(`${app.url}/docs/assets/swagger-ui-bundle.js`)
+    expect(bundle.status).toBe(200)
+    expect(bundle.headers.get('content-type')).toMatch(/javascript/)
+    expect(await bundle.text()).toBe(readFileSync(createRequire(import.meta.url).resolve('swagger-ui-dist/swagger-ui-bundle.js'), 'utf8'))
+    expect((await fetch(`${app.url}/docs/assets/swagger-ui.css`)).headers.get('content-type')).toMatch(/^text\/css/)
+
+    const init = await fetch(`${app.url}/docs/assets/contentd-docs.js`)
+    expect(init.headers.get('content-type')).toMatch(/javascript/)
+    const code = await init.text()
     expect(() => new Function(code)).not.toThrow() // valid JavaScript
-    expect(code).toContain("fetch('/openapi.json')")
-    expect(code).not.toMatch(/https?:\/\//)
+    expect(code).toContain("url: '/openapi.json'")
+    // Swagger UI would otherwise send the document to its online validator.
+    expect(code).toContain('validatorUrl: null')
+  })
+
+  it('answers 404 NOT_FOUND for a file that is not one of its assets', async () => {
+    for (const name of ['package.json', '..%2Fpackage.json', 'index.html', 'constructor']) {
+      const r = await fetch(`${app.url}/docs/assets/${name}`)
+      expect(r.status, name).toBe(404)
+      expect(await r.json()).toMatchObject({ code: 'NOT_FOUND' })
+    }
   })
 })
