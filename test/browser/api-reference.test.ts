@@ -60,10 +60,11 @@ describe.skipIf(!hasChromium)('the API reference at /docs in chromium', () => {
 
   it('sends a request from the page: "Authorize" with the token, then "Try it out" and "Execute" an increment', async () => {
     await page.locator('button.authorize').first().click()
-    const dialog = page.locator('.dialog-ux')
-    await dialog.locator('input').first().fill(owner.key)
-    await dialog.locator('button.modal-btn.authorize').click()
-    await dialog.locator('button.modal-btn.btn-done').click()
+    // The document's two schemes: the bearer token, and ?access_token= (the event stream only).
+    const bearer = page.locator('.dialog-ux .auth-container').filter({ hasText: 'bearerAuth' })
+    await bearer.locator('input').fill(owner.key)
+    await bearer.locator('button.modal-btn.authorize').click()
+    await bearer.locator('button.modal-btn.btn-done').click()
 
     const operation = page.locator('.opblock').filter({ has: page.locator('.opblock-summary-path[data-path="/api/{username}/{projectSlug}/content/increment"]') })
     await operation.locator('.opblock-summary').first().click()

@@ -13,6 +13,7 @@ import { ERRORS } from '../../shared/errors.js'
 import { PATH_OPERATION_NAMES, PATH_OPERATIONS } from '../../shared/operation-table.js'
 import { apiKeyBody } from '../../shared/schemas.js'
 import { startTestApp, type TestApp } from '../support/temp-app.js'
+import { matchPath, openApiProblems } from '../api/openapi-check.js'
 
 const METHODS = ['get', 'post', 'put', 'delete', 'patch']
 let app: TestApp
@@ -126,8 +127,9 @@ describe('GET /openapi.json', () => {
         const where = `${method} ${path}`
         expect(op.responses['500'], where).toBeDefined()
         if (op['x-contentd-auth'] !== 'none') expect(op.responses['401'], where).toBeDefined()
+        expect(op.responses['405'], where).toEqual({ $ref: '#/components/responses/MethodNotAllowed' })
         for (const [status, response] of Object.entries(op.responses) as Array<[string, any]>) {
-          if (Number(status) < 400) continue
+          if (Number(status) < 400 || status === '405') continue
           const codes: string[] = response.content['application/json'].schema.allOf[1].properties.code.enum
           // The one documented exception (docs/design.md §12): setting a schema the content breaks is 409, not 422.
           const statusOf = (code: string) => where === 'put /api/{username}/{projectSlug}/schema' && code === 'SCHEMA_VIOLATION' ? 409 : ERRORS[code as keyof typeof ERRORS].status
@@ -189,5 +191,91 @@ describe('GET /docs', () => {
       expect(r.status, name).toBe(404)
       expect(await r.json()).toMatchObject({ code: 'NOT_FOUND' })
     }
+  })
+})
+
+describe('the document agrees with what the server answers (issue 34, S1-S10)', () => {
+  const op = (path: string, method = 'get') => spec.paths[path][method]
+  const param = (path: string, name: string, method = 'get') => op(path, method).parameters.find((p: any) => p.name === name)
+  const codesOf = (path: string, status: string, method = 'post') => op(path, method).responses[status].content['application/json'].schema.allOf[1].properties.code.enum
+
+  it('lists INDEX_OUT_OF_RANGE for increment, decrement and push, and INVALID_PATH for POST /api/keys', () => {
+    for (const name of ['increment', 'decrement', 'push']) expect(codesOf(`/api/{username}/{projectSlug}/content/${name}`, '400'), name).toContain('INDEX_OUT_OF_RANGE')
+    expect(codesOf('/api/keys', '400')).toContain('INVALID_PATH')
+  })
+
+  it('types GET /openapi.json as a JSON object, and says which id {id} is', () => {
+    const ok = op('/openapi.json').responses['200'].content['application/json'].schema
+    expect(spec.components.schemas[ok.$ref.split('/').pop()]).toMatchObject({ type: 'object', required: expect.arrayContaining(['openapi', 'paths']) })
+    expect(param('/api/{username}/{projectSlug}/webhooks/{id}', 'id', 'delete').description).toMatch(/webhook id \(`whk_/)
+    expect(param('/api/keys/{id}', 'id', 'delete').description).toMatch(/key id \(`key_/)
+  })
+
+  it('gives {username} a pattern with "@", so /api/auth/signup and /api/keys/x match no project path', () => {
+    const pattern = new RegExp(param('/api/{username}/{projectSlug}', 'username').schema.pattern)
+    expect(pattern.test('@alice')).toBe(true)
+    for (const literal of ['api', 'auth', 'keys', 'projects', 'alice']) expect(pattern.test(literal), literal).toBe(false)
+    expect(new RegExp(param('/api/{username}/{projectSlug}', 'projectSlug').schema.pattern).test('demo')).toBe(true)
+  })
+
+  it('types limit, since and version as integers', () => {
+    const content = '/api/{username}/{projectSlug}/content'
+    for (const [path, name] of [[content, 'version'], [`${content}/changes`, 'since'], [`${content}/changes`, 'limit'], [`${content}/events`, 'since'], ['/api/keys', 'limit'], ['/api/projects', 'limit']] as const) {
+      expect(param(path, name).schema.type, `${path} ${name}`).toBe('integer')
+    }
+  })
+
+  it('makes ?access_token= a security scheme of the event stream, not a parameter', () => {
+    expect(spec.components.securitySchemes.accessToken).toEqual(expect.objectContaining({ type: 'apiKey', in: 'query', name: 'access_token' }))
+    const events = op('/api/{username}/{projectSlug}/content/events')
+    expect(events.security).toEqual([{ bearerAuth: [] }, { accessToken: [] }])
+    expect(events.parameters.map((p: any) => p.name)).not.toContain('access_token')
+    expect(op('/api/{username}/{projectSlug}/content').security).toEqual([{ bearerAuth: [] }])
+  })
+
+  it('declares X-Request-Id on every response, ETag on 304, Idempotent-Replayed on idempotent writes, Last-Modified on the schema', () => {
+    for (const [path, item] of Object.entries(spec.paths) as Array<[string, any]>) {
+      for (const [method, operation] of Object.entries(item) as Array<[string, any]>) {
+        for (const [status, response] of Object.entries(operation.responses) as Array<[string, any]>) {
+          if (response.$ref) continue
+          expect(response.headers['X-Request-Id'], `${method} ${path} ${status}`).toEqual({ $ref: '#/components/headers/XRequestId' })
+        }
+      }
+    }
+    expect(spec.components.responses.MethodNotAllowed.headers['X-Request-Id']).toBeDefined()
+    const read = op('/api/{username}/{projectSlug}/content')
+    expect(read.responses['304'].headers.ETag).toEqual({ $ref: '#/components/headers/ETag' })
+    expect(op('/api/{username}/{projectSlug}/content/increment', 'post').responses['200'].headers['Idempotent-Replayed']).toBeDefined()
+    expect(op('/api/{username}/{projectSlug}/content/increment', 'post').responses['400'].headers['Idempotent-Replayed']).toBeDefined()
+    expect(op('/api/{username}/{projectSlug}/schema').responses['200'].headers['Last-Modified']).toBeDefined()
+  })
+})
+
+describe('the response check of the API tests (test/api/openapi-check.ts)', () => {
+  const answer = (status: number, body: unknown, headers: Record<string, string> = {}) => {
+    const text = body === undefined ? '' : JSON.stringify(body)
+    return { status, body, text, headers: new Headers({ ...(text ? { 'content-type': 'application/json; charset=utf-8' } : {}), ...headers }) }
+  }
+
+  it('accepts an answer the document describes', async () => {
+    expect(await openApiProblems(app.url, 'GET', '/api/me', answer(200, { username: '@ada', createdAt: new Date().toISOString() }, { 'x-request-id': 'r1' }))).toEqual([])
+    expect(await openApiProblems(app.url, 'POST', '/api/auth/signup', answer(400, { message: 'bad', code: 'INVALID_BODY' }))).toEqual([])
+    expect(await openApiProblems(app.url, 'PUT', '/api/me', answer(405, { message: 'no', code: 'METHOD_NOT_ALLOWED' }, { allow: 'GET, HEAD' }))).toEqual([])
+  })
+
+  it('reports a status the operation does not list, a code outside its list, a body that breaks its schema, an undeclared header', async () => {
+    expect(await openApiProblems(app.url, 'GET', '/api/me', answer(418, { message: 'x', code: 'NOT_FOUND' }))).toEqual([expect.stringContaining('status 418 is not listed')])
+    expect(await openApiProblems(app.url, 'POST', '/api/auth/signup', answer(400, { message: 'x', code: 'NOT_A_NUMBER' }))).toEqual([expect.stringContaining('breaks the schema')])
+    expect(await openApiProblems(app.url, 'GET', '/api/me', answer(200, { username: 'ada' }))).toEqual([expect.stringContaining('breaks the schema')])
+    expect(await openApiProblems(app.url, 'GET', '/api/me', answer(200, { username: '@ada', createdAt: new Date().toISOString() }, { etag: '"1"' }))).toEqual([expect.stringContaining('header etag is sent but not declared')])
+    expect(await openApiProblems(app.url, 'GET', '/api/@ada/demo/content', answer(304, undefined, { etag: 'seven' }))).toEqual([expect.stringContaining('header etag: seven breaks its schema')])
+  })
+
+  it('matches literal segments before parameters, as OpenAPI does', () => {
+    const templates = ['/api/{username}/{projectSlug}', '/api/auth/signup', '/api/keys/{id}']
+    expect(matchPath(templates, '/api/auth/signup')).toBe('/api/auth/signup')
+    expect(matchPath(templates, '/api/@ada/demo')).toBe('/api/{username}/{projectSlug}')
+    expect(matchPath(templates, '/api/keys/key_1')).toBe('/api/keys/{id}')
+    expect(matchPath(templates, '/api/keys/%ZZ')).toBeUndefined()
   })
 })
