@@ -1,5 +1,5 @@
 // The one human line printed when the server listens (docs/design.md §13), e.g.
-//   contentd listening on http://localhost:3000 — dashboard /, API docs /docs — data in ./data (sqlite)
+//   contentd listening on http://127.0.0.1:3000 — dashboard /, API docs /docs — data in ./data (sqlite)
 // A URL one can open (a wildcard address shows as localhost) and where the data lives,
 // without the credentials a MONGODB_URI may hold.
 import type { Config } from './config.js'
