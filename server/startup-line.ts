@@ -17,7 +17,8 @@ function baseUrl (host: string, port: number): string {
   return host.includes(':') && !host.startsWith('[') ? `http://[${host}]:${port}` : `http://${host}:${port}`
 }
 
-function dataLocation (config: Pick<Config, 'store' | 'dataDir' | 'mongodbUri'>): string {
+/** Where the data lives, e.g. "./data (sqlite)"; also what the CLI prints (server/cli/main.ts). */
+export function dataLocation (config: Pick<Config, 'store' | 'dataDir' | 'mongodbUri'>): string {
   if (config.store === 'mongodb') {
     const uri = config.mongodbUri ?? ''
     const { hosts } = uriParts(uri)
