@@ -86,6 +86,10 @@ describe.skipIf(!hasChromium)('the console in chromium', () => {
     await page.locator('form').getByRole('button', { name: 'Create account' }).click()
     await page.getByRole('heading', { name: 'Projects' }).waitFor()
     await page.getByText('Create your first project').waitFor()
+    // The tab has an icon of its own, served by the console.
+    const icon = await page.locator('link[rel="icon"]').getAttribute('href') as string
+    const iconResponse = await fetch(new URL(icon, app.url))
+    expect([iconResponse.status, iconResponse.headers.get('content-type')]).toEqual([200, expect.stringMatching(/^image\/svg\+xml/)])
     session = await page.evaluate(() => JSON.parse(sessionStorage.getItem('contentd.session') ?? '{}').token as string)
     expect(session).toMatch(/^cds_/)
     await checkScreen('projects, empty')
