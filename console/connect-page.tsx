@@ -1,9 +1,9 @@
 // The Connect tab: how an app reaches this project — the REST base URL, curl, the SDK and a
 // page without a bundler — filled in with a key the user picks or makes here.
-import { useId, useMemo, useState } from 'preact/hooks'
+import { useEffect, useId, useMemo, useState } from 'preact/hooks'
 import type { CreatedApiKey, KeyPermission, ProjectRole } from '../shared/client/index.js'
 import { useApp } from './app-context.js'
-import { inScope, PLACEHOLDER, snippetsFor } from './snippets.js'
+import { PLACEHOLDER, snippetsFor, usableKeys } from './snippets.js'
 import { CopyButton, ErrorText, SecretOnce, valueOf } from './ui.js'
 
 function Snippet ({ title, code, note }: { title: string, code: string, note?: string }) {
@@ -22,13 +22,22 @@ function Snippet ({ title, code, note }: { title: string, code: string, note?: s
 
 export function ConnectPage ({ project, role, events }: { project: string, role: ProjectRole, events: boolean }) {
   const { session, createdKeys, rememberKey, failure, announce } = useApp()
-  const usable = useMemo(() => createdKeys.filter(k => inScope(k, project)), [createdKeys, project])
-  const [chosen, setChosen] = useState<string>(usable[0]?.id ?? '')
+  // The ids of the keys the server still has: revoked keys (here, on the Keys page, from the
+  // CLI or another tab) are not offered.
+  const [listed, setListed] = useState<ReadonlySet<string> | null>(null)
+  useEffect(() => {
+    let current = true
+    session.client.keys().then(keys => { if (current) setListed(new Set(keys.map(k => k.id))) }, (e: unknown) => { if (current) setError(failure(e)) })
+    return () => { current = false }
+  }, [session, createdKeys])
+  const usable = useMemo(() => usableKeys(createdKeys, project, listed), [createdKeys, project, listed])
+  // null: the first usable key, once they are known; '': the placeholder.
+  const [chosen, setChosen] = useState<string | null>(null)
   const [fresh, setFresh] = useState<CreatedApiKey | null>(null)
   const [busy, setBusy] = useState(false)
   const [error, setError] = useState<string | null>(null)
-  const key = usable.find(k => k.id === chosen)?.key ?? PLACEHOLDER
-  const snippets = snippetsFor(location.origin, project, key)
+  const selected = usable.find(k => k.id === (chosen ?? usable[0]?.id))
+  const snippets = snippetsFor(location.origin, project, selected?.key ?? PLACEHOLDER, selected?.permission ?? null)
 
   const create = async (permission: KeyPermission) => {
     setBusy(true)
@@ -50,10 +59,10 @@ export function ConnectPage ({ project, role, events }: { project: string, role:
     <div class="connect">
       <section class="panel" aria-labelledby="connect-key">
         <h2 id="connect-key">Key for these examples</h2>
-        <p class="hint">Apps use an API key, not your password. A key's secret is shown once, so the examples can only include keys made in this tab; any other key works the same.</p>
+        <p class="hint">Apps use an API key, not your password. A key's secret is shown once, so the examples can only include live keys made in this tab; any other key works the same.{selected?.permission === 'read' && ' This key is read-only: the examples only read.'}</p>
         <div class="input-row">
           <label for="connect-key-choice" class="visually-hidden">Key used in the examples</label>
-          <select id="connect-key-choice" value={chosen} onChange={e => setChosen(valueOf(e))}>
+          <select id="connect-key-choice" value={selected?.id ?? ''} onChange={e => setChosen(valueOf(e))}>
             <option value="">A placeholder: {PLACEHOLDER}</option>
             {usable.map(k => <option key={k.id} value={k.id}>{k.name} ({k.permission}, {k.prefix}…)</option>)}
           </select>
@@ -77,7 +86,8 @@ export function ConnectPage ({ project, role, events }: { project: string, role:
 
       <section class="panel" aria-labelledby="connect-js">
         <h2 id="connect-js">JavaScript</h2>
-        <Snippet title="Node or a bundler (npm install contentd)" code={snippets.sdk} />
+        <Snippet title="Install the SDK into your app" code={snippets.install} note="From a clone of contentd or from its git repository, as in the README." />
+        <Snippet title="Node or a bundler" code={snippets.sdk} />
         <Snippet title="A web page without a bundler" code={snippets.page} note="Use a read-only key limited to this project: code in a page is public." />
         {events && <Snippet title="Server-Sent Events (EventSource, no library)" code={snippets.events} note="The key is in the URL: use a read-only key limited to this project." />}
       </section>

@@ -34,7 +34,8 @@ const url = (protocols: string[]) => z.string().trim().refine(value => {
 
 const schema = z.object({
   PORT: integer(0, 65535).default(3000),
-  HOST: z.string().trim().min(1).default('0.0.0.0'),
+  // Loopback unless told: signup is open by default (docs/design.md §8); the Procfile listens on all interfaces.
+  HOST: z.string().trim().min(1).default('127.0.0.1'),
   DATA_DIR: z.string().trim().min(1).default('./data'),
   STORE: z.enum(['sqlite', 'mongodb']).default('sqlite'),
   MONGODB_URI: url(['mongodb:', 'mongodb+srv:']).optional(),

@@ -1,5 +1,5 @@
 // The one human line printed when the server listens (docs/design.md §13), e.g.
-//   contentd listening on http://localhost:3000 — dashboard /, API docs /docs — data in ./data (sqlite)
+//   contentd listening on http://127.0.0.1:3000 — dashboard /, API docs /docs — data in ./data (sqlite)
 // A URL one can open (a wildcard address shows as localhost) and where the data lives,
 // without the credentials a MONGODB_URI may hold.
 import type { Config } from './config.js'
@@ -17,7 +17,8 @@ function baseUrl (host: string, port: number): string {
   return host.includes(':') && !host.startsWith('[') ? `http://[${host}]:${port}` : `http://${host}:${port}`
 }
 
-function dataLocation (config: Pick<Config, 'store' | 'dataDir' | 'mongodbUri'>): string {
+/** Where the data lives, e.g. "./data (sqlite)"; also what the CLI prints (server/cli/main.ts). */
+export function dataLocation (config: Pick<Config, 'store' | 'dataDir' | 'mongodbUri'>): string {
   if (config.store === 'mongodb') {
     const uri = config.mongodbUri ?? ''
     const { hosts } = uriParts(uri)

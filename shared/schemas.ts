@@ -51,7 +51,8 @@ export const versionField = z.number({ error: 'version is required and must be a
 
 export const revertBody = z.strictObject({ version: versionField })
 
-const USERNAME = /^@?[a-zA-Z0-9](?:[a-zA-Z0-9-]{0,37}[a-zA-Z0-9])?$/
+/** A username, with or without its "@" (docs/design.md §5). */
+export const USERNAME = /^@?[a-zA-Z0-9](?:[a-zA-Z0-9-]{0,37}[a-zA-Z0-9])?$/
 export const usernameField = z.string({ error: 'username is required' })
   .regex(USERNAME, { error: 'username must be 1-39 letters, digits or "-", not starting or ending with "-"' })
   .transform(name => name.replace(/^@/, '').toLowerCase())

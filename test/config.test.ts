@@ -22,7 +22,7 @@ describe('loadConfig', () => {
   it('has the documented defaults for an empty environment', () => {
     expect(loadConfig({})).toMatchObject({
       port: 3000,
-      host: '0.0.0.0',
+      host: '127.0.0.1',
       dataDir: './data',
       store: 'sqlite',
       mongodbUri: undefined,

@@ -3,10 +3,13 @@
 // environment configures (server/config.ts), with the same services as the HTTP API.
 // Errors end with one line on stderr and a non-zero exit, never a stack trace:
 // 2 for a wrong command or argument (with its usage line), 1 for a refused action.
+import { existsSync } from 'node:fs'
 import { readFile } from 'node:fs/promises'
 import { parseArgs, type ParseArgsConfig } from 'node:util'
 import { ContentdError } from '../../shared/errors.js'
 import { ConfigError, loadConfig, type Config } from '../config.js'
+import { dataLocation } from '../startup-line.js'
+import { sqliteFile } from '../store/sqlite/file.js'
 import type { Store } from '../store/types.js'
 import type { Admin } from './admin.js'
 import { commandHelp, COMMAND_USAGE, MAIN_USAGE, UsageError } from './usage.js'
@@ -128,8 +131,21 @@ async function passwordFromStdin (): Promise<string> {
   return text.split(/\r?\n/)[0] ?? ''
 }
 
-async function withStore<T> (work: (store: Store, config: Config) => Promise<T>): Promise<T> {
+/** A refusal that is not a catalogue error: one line on stderr, exit 1. */
+class CliError extends Error {}
+
+/**
+ * Opens the configured store, saying on stderr which one (stdout stays the command's output).
+ * A new embedded store is made only with --init: run in the wrong folder, the CLI would
+ * otherwise create ./data there, and a user made in it is unknown to the running server.
+ * MongoDB is named explicitly by MONGODB_URI, so it is opened as configured.
+ */
+async function withStore<T> (init: boolean, work: (store: Store, config: Config) => Promise<T>): Promise<T> {
   const config = loadConfig()
+  if (config.store === 'sqlite' && !init && !existsSync(sqliteFile(config.dataDir))) {
+    throw new CliError(`no store in ${dataLocation(config)}; set DATA_DIR to the server's data directory, or add --init to create a new store there`)
+  }
+  process.stderr.write(`contentd: data in ${dataLocation(config)}\n`)
   const { createStore } = await import('../store/index.js')
   const store = await createStore(config)
   try {
@@ -161,7 +177,9 @@ async function main (argv: string[]): Promise<number> {
     throw new UsageError(`unknown command "${argv[0]}"`)
   }
   const command = COMMANDS[name] as Command
-  const rest = argv.slice(name.split(' ').length)
+  const afterName = argv.slice(name.split(' ').length)
+  const init = afterName.includes('--init')
+  const rest = afterName.filter(arg => arg !== '--init')
   if (rest.includes('--help') || rest.includes('-h')) { process.stdout.write(commandHelp(name) + '\n'); return 0 }
   let parsed: ReturnType<typeof parseArgs>
   try {
@@ -176,7 +194,7 @@ async function main (argv: string[]): Promise<number> {
   }
   // Loaded only to act: help and usage errors need no native module (argon2, SQLite).
   const { Admin } = await import('./admin.js')
-  const output = await withStore((store, config) => command.run(new Admin(store, config), parsed.positionals, parsed.values))
+  const output = await withStore(init, (store, config) => command.run(new Admin(store, config), parsed.positionals, parsed.values))
   // '' when the command printed as it went (log).
   if (output !== '') process.stdout.write(output.endsWith('\n') ? output : output + '\n')
   return 0
@@ -197,7 +215,7 @@ main(process.argv.slice(2)).then(code => {
   } else if (e instanceof ContentdError) {
     process.stderr.write(`contentd: ${e.message} (${e.code})\n`)
     process.exitCode = 1
-  } else if (e instanceof ConfigError) {
+  } else if (e instanceof ConfigError || e instanceof CliError) {
     process.stderr.write(`contentd: ${e.message}\n`)
     process.exitCode = 1
   } else {

@@ -49,7 +49,9 @@ Commands:
 ${Object.values(COMMAND_USAGE).map(line => `  ${line}`).join('\n')}
 
 The commands act directly on the configured store, configured by the same environment
-variables as the server (DATA_DIR, STORE, MONGODB_URI, ...).`
+variables as the server (DATA_DIR, STORE, MONGODB_URI, ...), and say on stderr which one
+("contentd: data in ./data (sqlite)"). They refuse to create a new embedded store: add
+--init to any command to create one in DATA_DIR.`
 
 export function commandHelp (name: string): string {
   return `usage: ${COMMAND_USAGE[name]}\n\n${COMMAND_HELP[name]}`

@@ -108,6 +108,7 @@ export const RESPONSE_SCHEMAS = {
   NewWebhook: z.object({ ...webhookFields, secret: z.string().meta({ description: 'The signing secret (whsec_…), shown only in this response' }) }),
   WebhookList: z.object({ webhooks: z.array(webhook), nextCursor }),
   DeliveryList: z.object({ deliveries: z.array(delivery).meta({ description: 'The last 100 attempts, newest first' }) }),
+  OpenApiDocument: z.looseObject({ openapi: z.string(), info: z.record(z.string(), z.unknown()), paths: z.record(z.string(), z.unknown()) }).meta({ description: 'An OpenAPI 3.1 document (this one)' }),
   PingResult: z.object({ delivered: z.boolean(), status: z.number().int().nullable(), error: z.string().optional(), durationMs: z.number().int().min(0) })
 } satisfies Record<string, z.ZodType>
 

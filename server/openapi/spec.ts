@@ -4,6 +4,7 @@
 // is written by hand twice: change a route, a schema or a code and the reference follows.
 import { z } from 'zod'
 import { ERRORS, type ErrorCode } from '../../shared/errors.js'
+import { SLUG, USERNAME } from '../../shared/schemas.js'
 import type { RegisteredRoute } from '../http/route-table.js'
 import { API_OPERATIONS, type ApiOperation } from './operations.js'
 import { RESPONSE_SCHEMAS } from './response-schemas.js'
@@ -11,12 +12,36 @@ import { RESPONSE_SCHEMAS } from './response-schemas.js'
 type JsonSchema = Record<string, unknown>
 const ref = (name: string): JsonSchema => ({ $ref: `#/components/schemas/${name}` })
 
-const PARAMETER_DESCRIPTIONS: Record<string, string> = {
-  username: 'The owner, with "@": `@alice` (400 INVALID_USERNAME without it)',
-  projectSlug: 'The project slug: `^[a-z0-9][a-z0-9_-]{0,63}$`',
-  member: 'The member\'s username, with or without "@"',
-  id: 'The key id (`key_…`) from GET /api/keys'
+/**
+ * A path parameter's description and schema. The username's pattern requires the "@", so
+ * no tool matches /api/auth/signup to /api/{username}/{projectSlug} (400 INVALID_USERNAME
+ * is still listed: the server answers it for a username without "@").
+ */
+function pathParameter (name: string, path: string): { description: string, schema: JsonSchema } {
+  switch (name) {
+    case 'username': return { description: 'The owner, with "@": `@alice` (400 INVALID_USERNAME without it)', schema: { type: 'string', pattern: USERNAME.source.replace('^@?', '^@') } }
+    case 'projectSlug': return { description: `The project slug: \`${SLUG.source}\``, schema: { type: 'string', pattern: SLUG.source } }
+    case 'member': return { description: 'The member\'s username, with or without "@"', schema: { type: 'string', pattern: USERNAME.source } }
+    case 'id': return path.includes('/webhooks/')
+      ? { description: 'The webhook id (`whk_…`) from GET /api/{username}/{projectSlug}/webhooks', schema: { type: 'string' } }
+      : { description: 'The key id (`key_…`) from GET /api/keys', schema: { type: 'string' } }
+    default: return { description: name, schema: { type: 'string' } }
+  }
 }
+
+// Response headers, declared once under components.headers and referenced where they are sent.
+const HEADERS = {
+  XRequestId: { description: 'The request\'s id, as in the server log: the caller\'s own X-Request-Id when it is a sane token, otherwise a new one.', schema: { type: 'string' } },
+  ETag: { description: 'The content version, e.g. "7"', schema: { type: 'string', pattern: '^"[0-9]+"$' } },
+  IdempotentReplayed: { description: '`true` when this is the kept answer of an earlier request with the same Idempotency-Key: nothing was applied again.', schema: { type: 'string', enum: ['true'] } },
+  LastModified: { description: 'When the schema was set (HTTP date)', schema: { type: 'string' } }
+}
+const header = (name: keyof typeof HEADERS) => ({ $ref: `#/components/headers/${name}` })
+/** Every response carries X-Request-Id; an idempotent operation's may be a replay. */
+const commonHeaders = (op: ApiOperation): Record<string, unknown> => ({
+  'X-Request-Id': header('XRequestId'),
+  ...(op.headers?.some(h => h.name === 'Idempotency-Key') ? { 'Idempotent-Replayed': header('IdempotentReplayed') } : {})
+})
 
 const DESCRIPTION = `contentd stores one JSON document per project and changes values inside it with dot-path operations; changes are broadcast over Socket.IO (see the realtime protocol in the docs).
 
@@ -64,12 +89,12 @@ function errorResponses (op: ApiOperation): Record<string, unknown> {
   }
   const responses: Record<string, unknown> = {}
   for (const [status, codes] of [...byStatus].sort((a, b) => a[0] - b[0])) {
-    const headers: Record<string, unknown> = {}
+    const headers: Record<string, unknown> = commonHeaders(op)
     if (status === 401) headers['WWW-Authenticate'] = { description: 'Bearer', schema: { type: 'string' } }
     if (status === 429) headers['Retry-After'] = { description: 'Seconds to wait', schema: { type: 'integer' } }
     responses[String(status)] = {
       description: codes.map(code => `\`${code}\`: ${ERRORS[code].message}`).join('; '),
-      ...(Object.keys(headers).length > 0 ? { headers } : {}),
+      headers,
       content: { 'application/json': { schema: { allOf: [ref('Error'), { properties: { code: { enum: codes } } }] } } }
     }
   }
@@ -79,25 +104,29 @@ function errorResponses (op: ApiOperation): Record<string, unknown> {
 function operationObject (op: ApiOperation): Record<string, unknown> {
   const parameters: unknown[] = []
   for (const [, name] of op.path.matchAll(/\{([^}]+)\}/g)) {
-    parameters.push({ name, in: 'path', required: true, description: PARAMETER_DESCRIPTIONS[name as string] ?? name, schema: { type: 'string' } })
+    parameters.push({ name, in: 'path', required: true, ...pathParameter(name as string, op.path) })
   }
-  for (const q of op.query ?? []) parameters.push({ name: q.name, in: 'query', required: q.required ?? false, description: q.description, schema: { type: 'string' } })
+  for (const q of op.query ?? []) parameters.push({ name: q.name, in: 'query', required: q.required ?? false, description: q.description, schema: q.schema ?? { type: 'string' } })
   for (const h of op.headers ?? []) parameters.push({ name: h.name, in: 'header', required: false, description: h.description, schema: { type: 'string' } })
 
-  const success: Record<string, unknown> = { description: op.success.description }
-  if (op.success.etag) success.headers = { ETag: { description: 'The content version, e.g. "7"', schema: { type: 'string' } } }
+  const success: Record<string, unknown> = {
+    description: op.success.description,
+    headers: { ...commonHeaders(op), ...(op.success.etag ? { ETag: header('ETag') } : {}), ...(op.success.lastModified ? { 'Last-Modified': header('LastModified') } : {}) }
+  }
   if (op.success.schema) success.content = { 'application/json': { schema: ref(op.success.schema) } }
-  else if (op.success.contentType) success.content = { [op.success.contentType]: { schema: { type: 'string' } } }
+  else if (op.success.contentType) success.content = Object.fromEntries([op.success.contentType].flat().map(type => [type, { schema: { type: 'string' } }]))
   const responses: Record<string, unknown> = { [String(op.success.status)]: success }
-  if (op.notModified) responses['304'] = { description: 'Not modified: the content is still at the If-None-Match version.' }
+  if (op.notModified) responses['304'] = { description: 'Not modified: the content is still at the If-None-Match version.', headers: { ...commonHeaders(op), ETag: header('ETag') } }
   Object.assign(responses, errorResponses(op))
+  // A method a path does not list is 405 (the path's other methods' operations say so too).
+  responses['405'] = { $ref: '#/components/responses/MethodNotAllowed' }
 
   return {
     operationId: operationId(op),
     tags: [op.tag],
     summary: op.summary,
     ...(op.description ? { description: op.description } : {}),
-    security: op.auth === 'none' ? [] : [{ bearerAuth: [] }],
+    security: op.auth === 'none' ? [] : [{ bearerAuth: [] }, ...(op.tokenInQuery ? [{ accessToken: [] }] : [])],
     'x-contentd-auth': op.auth,
     ...(parameters.length > 0 ? { parameters } : {}),
     ...(op.body
@@ -133,7 +162,7 @@ export function documentedOperations (registered: readonly RegisteredRoute[]): A
 /** The answer to a method a path does not serve; every path can give it. */
 const METHOD_NOT_ALLOWED_RESPONSE = {
   description: `\`METHOD_NOT_ALLOWED\`: ${ERRORS.METHOD_NOT_ALLOWED.message}. Answered for any method the path does not list, before authentication.`,
-  headers: { Allow: { description: 'The methods the path serves, e.g. "GET, HEAD, POST"', schema: { type: 'string' } } },
+  headers: { Allow: { description: 'The methods the path serves, e.g. "GET, HEAD, POST"', schema: { type: 'string' } }, 'X-Request-Id': header('XRequestId') },
   content: { 'application/json': { schema: { allOf: [ref('Error'), { properties: { code: { enum: ['METHOD_NOT_ALLOWED'] } } }] } } }
 }
 
@@ -153,7 +182,11 @@ export function buildOpenApiDocument (registered: readonly RegisteredRoute[]): R
     components: {
       schemas: componentSchemas(operations),
       responses: { MethodNotAllowed: METHOD_NOT_ALLOWED_RESPONSE },
-      securitySchemes: { bearerAuth: { type: 'http', scheme: 'bearer', description: 'Session token (cds_…) or API key (cdk_…)' } }
+      headers: HEADERS,
+      securitySchemes: {
+        bearerAuth: { type: 'http', scheme: 'bearer', description: 'Session token (cds_…) or API key (cdk_…)' },
+        accessToken: { type: 'apiKey', in: 'query', name: 'access_token', description: 'The session token or API key as ?access_token=, for browsers\' EventSource, which cannot send an Authorization header (never written to logs; the header wins when both are sent). Only where an operation lists it.' }
+      }
     }
   }
 }

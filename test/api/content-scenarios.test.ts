@@ -8,6 +8,9 @@ import { SUCCESS_MESSAGES } from '../../shared/operation-table.js'
 import { startTestApp, type TestApp } from '../support/temp-app.js'
 import { makeContentFixture, PROJECT, type ContentFixture } from './fixture.js'
 import { runScenario, type Scenario } from './scenario.js'
+import { checkEveryResponseAgainstOpenApi } from './openapi-check.js'
+
+checkEveryResponseAgainstOpenApi()
 
 type Row = Scenario<ContentFixture>
 type Op = 'increment' | 'decrement' | 'set' | 'delete' | 'push'
@@ -96,7 +99,11 @@ const SPECIFIC: Record<Op, Row[]> = {
     ...NOT_A_NUMBER.map(path => post('decrement', `400 when the target (${path}) is not a number`, { path, value: 1 }, { expectStatus: 400, expectCode: 'NOT_A_NUMBER' })),
     post('decrement', 'subtracts 1 when value is omitted', { path: 'data.count' }, { expectStatus: 200, expectContent: withData({ count: 4 }) }),
     post('decrement', 'creates a missing target as -value', { path: 'stats.left', value: 3 }, { expectStatus: 200, expectContent: { ...BASE, stats: { left: -3 } } }),
-    post('decrement', '400 when value is a boolean', { path: 'data.count', value: true }, { expectStatus: 400, expectCode: 'INVALID_VALUE' })
+    post('decrement', '400 when value is a boolean', { path: 'data.count', value: true }, { expectStatus: 400, expectCode: 'INVALID_VALUE' }),
+    // A missing target past the end of an array cannot be created (as for set; the reference lists it).
+    post('increment', '400 past the end of an array', { path: 'data.list.5', value: 1 }, { expectStatus: 400, expectCode: 'INDEX_OUT_OF_RANGE' }),
+    post('decrement', '400 past the end of an array', { path: 'data.list.5', value: 1 }, { expectStatus: 400, expectCode: 'INDEX_OUT_OF_RANGE' }),
+    post('push', '400 past the end of an array', { path: 'data.list.5', value: 1 }, { expectStatus: 400, expectCode: 'INDEX_OUT_OF_RANGE' })
   ],
   set: [
     post('set', 'creates a missing path', { path: 'a.b.c', value: { d: [1] } }, { expectStatus: 200, expectContent: { ...BASE, a: { b: { c: { d: [1] } } } } }),

@@ -7,6 +7,9 @@ import { PATH_OPERATION_NAMES, type PathOperationName } from '../../shared/opera
 import { call, ownerWithProject, type CallResult } from '../support/http.js'
 import { startTestApp, type TestApp } from '../support/temp-app.js'
 import { expectErrorShape } from './scenario.js'
+import { checkEveryResponseAgainstOpenApi } from './openapi-check.js'
+
+checkEveryResponseAgainstOpenApi()
 
 const OPS = PATH_OPERATION_NAMES
 

@@ -6,6 +6,9 @@ import { manualClock } from '../support/clock.js'
 import { call, createKey, createProject, PASSWORD, signup } from '../support/http.js'
 import { startTestApp, type TestApp } from '../support/temp-app.js'
 import { expectErrorShape } from './scenario.js'
+import { checkEveryResponseAgainstOpenApi } from './openapi-check.js'
+
+checkEveryResponseAgainstOpenApi()
 
 const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?Z$/
 

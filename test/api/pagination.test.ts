@@ -7,6 +7,9 @@ import { KEY_PAGE_SCOPE_BUDGET } from '../../server/services/keys.js'
 import { call, createKey, createProject, signup, type CallResult } from '../support/http.js'
 import { startTestApp, type TestApp } from '../support/temp-app.js'
 import { expectErrorShape } from './scenario.js'
+import { checkEveryResponseAgainstOpenApi } from './openapi-check.js'
+
+checkEveryResponseAgainstOpenApi()
 
 let app: TestApp
 let owner: string

@@ -11,6 +11,9 @@ import { startTestApp, type TestApp } from '../support/temp-app.js'
 import { connect, subscribe } from '../realtime/client.js'
 import { makeContentFixture, PROJECT, type ContentFixture } from './fixture.js'
 import { runScenario, type Scenario } from './scenario.js'
+import { checkEveryResponseAgainstOpenApi } from './openapi-check.js'
+
+checkEveryResponseAgainstOpenApi()
 
 interface Fixture extends ContentFixture {
   /** increment only, at or below votes. */

@@ -5,6 +5,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { call, ownerWithProject } from '../support/http.js'
 import { startTestApp, type TestApp } from '../support/temp-app.js'
 import { expectErrorShape } from './scenario.js'
+import { checkEveryResponseAgainstOpenApi } from './openapi-check.js'
+
+checkEveryResponseAgainstOpenApi()
 
 describe('when the store fails underneath the app', () => {
   let app: TestApp

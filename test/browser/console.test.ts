@@ -86,6 +86,10 @@ describe.skipIf(!hasChromium)('the console in chromium', () => {
     await page.locator('form').getByRole('button', { name: 'Create account' }).click()
     await page.getByRole('heading', { name: 'Projects' }).waitFor()
     await page.getByText('Create your first project').waitFor()
+    // The tab has an icon of its own, served by the console.
+    const icon = await page.locator('link[rel="icon"]').getAttribute('href') as string
+    const iconResponse = await fetch(new URL(icon, app.url))
+    expect([iconResponse.status, iconResponse.headers.get('content-type')]).toEqual([200, expect.stringMatching(/^image\/svg\+xml/)])
     session = await page.evaluate(() => JSON.parse(sessionStorage.getItem('contentd.session') ?? '{}').token as string)
     expect(session).toMatch(/^cds_/)
     await checkScreen('projects, empty')
@@ -290,13 +294,12 @@ describe.skipIf(!hasChromium)('the console in chromium', () => {
     await checkScreen('connect')
     await screenshot(page, 'console-connect', { docName: 'console-connect' })
 
-    // The snippet, run by a shell: the read works, the write is refused (a read-only key).
-    // (Asynchronously: the server runs in this process.)
+    // A read-only key gets only the read (a write would answer 403), and the install line is the README's.
+    expect(curl).not.toContain('/content/increment')
+    expect(await page.locator('pre', { hasText: 'npm install' }).textContent()).toContain('npm install /path/to/contentd')
+    // The snippet, run by a shell, answers the content. (Asynchronously: the server runs in this process.)
     const run = await promisify(execFile)('bash', ['-c', curl], { encoding: 'utf8', timeout: 10_000 })
-    // curl -s adds no newline: the read's JSON, then the refusal's.
-    const refusal = run.stdout.indexOf('{"message"')
-    expect(JSON.parse(run.stdout.slice(0, refusal))).toEqual(await stored())
-    expect(JSON.parse(run.stdout.slice(refusal))).toMatchObject({ code: 'KEY_PERMISSION_DENIED' })
+    expect(JSON.parse(run.stdout)).toEqual(await stored())
     // The key reaches this project only.
     const keys = (await call(app.url, 'GET', '/api/keys', { token: session })).body.keys
     expect(keys).toEqual([expect.objectContaining({ permission: 'read', projects: [PROJECT] })])
@@ -330,6 +333,11 @@ describe.skipIf(!hasChromium)('the console in chromium', () => {
     await page.getByRole('group', { name: /^Revoke deploy/ }).getByRole('button', { name: 'Revoke', exact: true }).click()
     await expect.poll(() => page.locator('.key-name').allTextContents()).not.toContain('deploy')
     expect((await call(app.url, 'GET', `${API}/content`, { token: secret })).status).toBe(401)
+    // The Connect tab offers the live key made there, never the revoked one.
+    await page.goto(`${app.url}/#/${PROJECT}/connect`)
+    const choice = page.getByLabel('Key used in the examples')
+    await expect.poll(() => choice.locator('option').allTextContents()).toEqual([expect.stringContaining('A placeholder'), expect.stringMatching(/read-only \(read,/)])
+    expect(await page.locator('pre').first().textContent()).not.toContain(secret)
   })
 
   it('adds a member, changes the role, and removes them', async () => {

@@ -1,6 +1,7 @@
 // `contentd patch @name/slug file.json` (docs/design.md §10), as built: an RFC 6902 patch from a
 // file or stdin applied as one change by the operator; a bad or inapplicable patch changes
 // nothing and ends with one line and exit 1.
+import { withoutStoreLine } from '../support/cli-output.js'
 import { spawn } from 'node:child_process'
 import { rmSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
@@ -18,7 +19,7 @@ function cli (args: string[], input = ''): Promise<{ code: number | null, stdout
     child.stdout.on('data', (c: Buffer) => { stdout += c.toString() })
     child.stderr.on('data', (c: Buffer) => { stderr += c.toString() })
     child.on('error', reject)
-    child.on('close', code => resolve({ code, stdout, stderr }))
+    child.on('close', code => resolve({ code, stdout, stderr: withoutStoreLine(stderr, dataDir) }))
     child.stdin.end(input)
   })
 }
@@ -28,7 +29,7 @@ afterAll(() => { rmSync(dataDir, { recursive: true, force: true }) })
 
 describe('contentd patch', { timeout: 120_000 }, () => {
   it('applies a patch file atomically as one version; refuses a failing one, changing nothing', async () => {
-    expect((await cli(['user', 'create', '@pat', '--password', 'pat password 123'])).code).toBe(0)
+    expect((await cli(['user', 'create', '@pat', '--password', 'pat password 123', '--init'])).code).toBe(0)
     expect((await cli(['project', 'create', '@pat/demo'])).code).toBe(0)
     expect((await cli(['import', '@pat/demo'], JSON.stringify({ price: 10, tags: ['a'] }))).code).toBe(0)
     const file = join(dataDir, 'patch.json')

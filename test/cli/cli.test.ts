@@ -1,10 +1,11 @@
 // The admin CLI, as built (dist/server/cli/main.js), on a temp DATA_DIR; every effect is
 // then checked over HTTP by a real server process on the same directory with signup closed.
-import { spawn } from 'node:child_process'
-import { rmSync, writeFileSync } from 'node:fs'
+import { spawn, spawnSync } from 'node:child_process'
+import { readdirSync, rmSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { COMMAND_USAGE } from '../../server/cli/usage.js'
+import { storeLine, withoutStoreLine } from '../support/cli-output.js'
 import { call } from '../support/http.js'
 import { freePort, makeDataDir, PROJECT_ROOT, startServerProcess, type ServerProcess } from '../support/server-process.js'
 
@@ -29,7 +30,7 @@ function cli (args: string[], options: { input?: string, env?: Record<string, st
     child.stdout.on('data', (c: Buffer) => { stdout += c.toString() })
     child.stderr.on('data', (c: Buffer) => { stderr += c.toString() })
     child.on('error', reject)
-    child.on('close', code => resolve({ code, stdout, stderr }))
+    child.on('close', code => resolve({ code, stdout, stderr: withoutStoreLine(stderr, dataDir) }))
     child.stdin.end(options.input ?? '')
   })
 }
@@ -44,11 +45,37 @@ afterAll(async () => {
 
 // Each CLI run is a Node start (plus argon2 for users): generous per-test timeouts on 2 shared cores.
 describe('contentd admin CLI', { timeout: 120_000 }, () => {
+  it('refuses to create a store unless asked (--init): one line, exit 1, nothing written', async () => {
+    const empty = makeDataDir()
+    try {
+      const run = await cli(['user', 'create', '@stray', '--password', ALICE_PASSWORD], { env: { DATA_DIR: empty } })
+      expect(run).toEqual({ code: 1, stdout: '', stderr: `contentd: no store in ${empty} (sqlite); set DATA_DIR to the server's data directory, or add --init to create a new store there\n` })
+      expect(readdirSync(empty)).toEqual([])
+    } finally {
+      rmSync(empty, { recursive: true, force: true })
+    }
+  })
+
+  it('says on stderr which store it opened, so stdout is only the output', async () => {
+    const own = makeDataDir()
+    const run = (...args: string[]) => spawnSync(process.execPath, [CLI, ...args], { cwd: PROJECT_ROOT, env: { ...process.env, DATA_DIR: own, LOG_LEVEL: 'silent' }, encoding: 'utf8' })
+    try {
+      const created = run('user', 'create', '@first', '--password', ALICE_PASSWORD, '--init')
+      expect([created.status, created.stdout, created.stderr]).toEqual([0, 'Created user @first\n', storeLine(own)])
+      const list = run('user', 'list')
+      expect([list.status, list.stderr]).toEqual([0, storeLine(own)])
+      expect(list.stdout).toMatch(/^@first\t\S+\n$/)
+      expect(run('user', 'list', '--help').stderr).toBe('')
+    } finally {
+      rmSync(own, { recursive: true, force: true })
+    }
+  })
+
   let keyId = ''
   let key = ''
 
   it('creates users (password by flag or stdin), a project, a scoped key, and imports content', async () => {
-    expect(await cli(['user', 'create', '@alice', '--password', ALICE_PASSWORD])).toMatchObject({ code: 0, stdout: 'Created user @alice\n' })
+    expect(await cli(['user', 'create', '@alice', '--password', ALICE_PASSWORD, '--init'])).toMatchObject({ code: 0, stdout: 'Created user @alice\n' })
     expect(await cli(['user', 'create', 'Bob'], { input: `${BOB_PASSWORD}\n` })).toMatchObject({ code: 0, stdout: 'Created user @bob\n' })
     const list = await cli(['user', 'list'])
     expect(list.code).toBe(0)

@@ -1,5 +1,6 @@
 // `contentd log` (docs/cli.md) as built, on the data directory of a real server process that
 // the test writes through over HTTP: lines, --json, --since, --follow until SIGINT, errors.
+import { withoutStoreLine } from '../support/cli-output.js'
 import { spawn } from 'node:child_process'
 import { rmSync } from 'node:fs'
 import { join } from 'node:path'
@@ -18,7 +19,7 @@ function start (args: string[]) {
   const run: Run = { code: null, stdout: '', stderr: '' }
   child.stdout.on('data', (c: Buffer) => { run.stdout += c.toString() })
   child.stderr.on('data', (c: Buffer) => { run.stderr += c.toString() })
-  const done = new Promise<Run>(resolve => child.on('close', code => { run.code = code; resolve(run) }))
+  const done = new Promise<Run>(resolve => child.on('close', code => { run.code = code; run.stderr = withoutStoreLine(run.stderr, server.dataDir); resolve(run) }))
   return { child, run, done }
 }
 const cli = (args: string[]) => start(args).done

@@ -1,6 +1,8 @@
 // The console's pure modules: routes, search, typed value input, edit helpers, the tree's
 // open state, key expiry, the Connect snippets, JSON text and the schema editor's text. (The pages themselves run in Chromium:
 // test/browser/console.test.ts.)
+import { readFileSync } from 'node:fs'
+import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
 import type { Json } from '../../shared/json.js'
 import { childPath, describeEdit, newKeyProblem, segmentsOf, valueAt } from '../../console/content/edits.js'
@@ -15,7 +17,7 @@ import { parsePathList, WEBHOOK_OP_CHOICES } from '../../console/panels/webhook-
 import { parseSchemaText, SCHEMA_DIALECT, starterSchema } from '../../console/panels/schema-text.js'
 import { locate, parseJsonText, pretty } from '../../console/json-text.js'
 import { hrefOf, parseRoute, titleOf, visibleTabs, type Route } from '../../console/route.js'
-import { inScope, snippetsFor } from '../../console/snippets.js'
+import { INSTALL, inScope, snippetsFor, usableKeys } from '../../console/snippets.js'
 
 describe('routes', () => {
   it('parses every place and formats it back', () => {
@@ -218,6 +220,37 @@ describe('connect snippets', () => {
     expect(placeholder.sdk).toContain('token: process.env.CONTENTD_KEY')
     expect(s.events).toContain("new EventSource('https://c.example.com/api/@alice/demo/content/events?access_token=cdk_secret')")
     expect(placeholder.events).not.toContain('$CONTENTD_KEY')
+  })
+
+  it('give a read-only key no write example (it would answer 403), a read-write key both', () => {
+    const read = snippetsFor('https://c.example.com', '@alice/demo', 'cdk_r', 'read')
+    expect(read.curl).toBe("# read the whole content\ncurl -s https://c.example.com/api/@alice/demo/content -H 'authorization: Bearer cdk_r'")
+    expect(read.sdk).not.toMatch(/increment|set\(|push\(/)
+    expect(read.sdk).toContain('await project.get()')
+    const write = snippetsFor('https://c.example.com', '@alice/demo', 'cdk_w', 'write')
+    expect(write.curl).toContain('/content/increment')
+    expect(write.sdk).toContain("await project.increment('data.visits')")
+    expect(snippetsFor('https://c.example.com', '@alice/demo', '$CONTENTD_KEY').curl).toContain('/content/increment')
+  })
+
+  it('install the SDK the way the README does, not from a registry name nobody here owns', () => {
+    const readme = readFileSync(join(import.meta.dirname, '../../README.md'), 'utf8')
+    for (const line of INSTALL.split('\n')) {
+      const command = (line.split('#')[0] as string).trim()
+      expect(readme, command).toContain(`\`${command}\``)
+    }
+    expect(snippetsFor('https://c.example.com', '@alice/demo', 'cdk_x').install).toBe(INSTALL)
+    expect(INSTALL).not.toMatch(/npm install contentd\b/)
+  })
+
+  it('offer only live keys: listed by the server (not revoked), not expired, reaching the project', () => {
+    const now = Date.parse('2026-06-01T00:00:00Z')
+    const key = (id: string, extra: Partial<{ projects: string[] | null, expiresAt: string | null }> = {}) => ({ id, key: `cdk_${id}`, name: id, prefix: 'cdk_', permission: 'read' as const, projects: null, expiresAt: null, createdAt: '', ...extra })
+    const created = [key('live'), key('revoked'), key('expired', { expiresAt: '2026-05-31T23:59:59Z' }), key('later', { expiresAt: '2026-06-02T00:00:00Z' }), key('elsewhere', { projects: ['@alice/other'] })]
+    const listed = new Set(['live', 'expired', 'later', 'elsewhere'])
+    expect(usableKeys(created, '@alice/demo', listed, now).map(k => k.id)).toEqual(['live', 'later'])
+    // Until the server has answered, no key is offered (a revoked one would be preselected).
+    expect(usableKeys(created, '@alice/demo', null, now)).toEqual([])
   })
 
   it('offer only keys that reach the project', () => {

@@ -2,6 +2,8 @@
 // registered routes are the ones Express serves (each path answers its methods, and 405 with
 // the table's Allow to others), request bodies are the very schemas the routes validate with,
 // error responses use the catalogue, and the /docs page loads without inline scripts.
+import { readFileSync } from 'node:fs'
+import { createRequire } from 'node:module'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { z } from 'zod'
 import { allowHeader, RouteTable } from '../../server/http/route-table.js'
@@ -11,6 +13,7 @@ import { ERRORS } from '../../shared/errors.js'
 import { PATH_OPERATION_NAMES, PATH_OPERATIONS } from '../../shared/operation-table.js'
 import { apiKeyBody } from '../../shared/schemas.js'
 import { startTestApp, type TestApp } from '../support/temp-app.js'
+import { matchPath, openApiProblems } from '../api/openapi-check.js'
 
 const METHODS = ['get', 'post', 'put', 'delete', 'patch']
 let app: TestApp
@@ -32,7 +35,7 @@ const documented = (): string[] => Object.entries(spec.paths as Record<string, R
 const registeredOf = (test: TestApp): string[] => RouteTable.of(test.app).routes.map(r => `${r.method.toUpperCase()} ${toOpenApiPath(r.path)}`).sort()
 
 /** A URL for a route path: parameters filled with plausible values. */
-const urlFor = (path: string) => path.replace(':username', '@nobody').replace(/:[A-Za-z]+/g, 'x')
+const urlFor = (path: string) => path.replace(':username', '@nobody').replace(':file', 'swagger-ui.css').replace(/:[A-Za-z]+/g, 'x')
 
 describe('GET /openapi.json', () => {
   it('documents exactly the routes the app registers', () => {
@@ -124,8 +127,9 @@ describe('GET /openapi.json', () => {
         const where = `${method} ${path}`
         expect(op.responses['500'], where).toBeDefined()
         if (op['x-contentd-auth'] !== 'none') expect(op.responses['401'], where).toBeDefined()
+        expect(op.responses['405'], where).toEqual({ $ref: '#/components/responses/MethodNotAllowed' })
         for (const [status, response] of Object.entries(op.responses) as Array<[string, any]>) {
-          if (Number(status) < 400) continue
+          if (Number(status) < 400 || status === '405') continue
           const codes: string[] = response.content['application/json'].schema.allOf[1].properties.code.enum
           // The one documented exception (docs/design.md §12): setting a schema the content breaks is 409, not 422.
           const statusOf = (code: string) => where === 'put /api/{username}/{projectSlug}/schema' && code === 'SCHEMA_VIOLATION' ? 409 : ERRORS[code as keyof typeof ERRORS].status
@@ -154,7 +158,7 @@ describe('GET /openapi.json', () => {
 })
 
 describe('GET /docs', () => {
-  it('serves a page whose only script is /docs/reference.js, under a CSP without inline scripts', async () => {
+  it('serves Swagger UI from the installed package: only script files, under a CSP without inline scripts, nothing from another origin', async () => {
     const page = await fetch(`${app.url}/docs`)
     expect(page.status).toBe(200)
     expect(page.headers.get('content-type')).toMatch(/^text\/html/)
@@ -163,15 +167,115 @@ describe('GET /docs', () => {
     expect(csp).not.toMatch(/script-src[^;]*unsafe-inline/)
     const html = await page.text()
     const scripts = [...html.matchAll(/<script([^>]*)>([\s\S]*?)<\/script>/g)]
-    expect(scripts.map(s => [s[1]?.trim(), s[2]?.trim()])).toEqual([['src="/docs/reference.js"', '']])
+    expect(scripts.map(s => [s[1]?.trim(), s[2]?.trim()])).toEqual([['src="/docs/assets/swagger-ui-bundle.js"', ''], ['src="/docs/assets/contentd-docs.js"', '']])
     expect(html).not.toMatch(/https?:\/\//)
 
-    const script = await fetch(`${app.url}/docs/reference.js`)
-    expect(script.status).toBe(200)
-    expect(script.headers.get('content-type')).toMatch(/javascript/)
-    const code = await script.text()
+    const bundle = await fetch(`${app.url}/docs/assets/swagger-ui-bundle.js`)
+    expect(bundle.status).toBe(200)
+    expect(bundle.headers.get('content-type')).toMatch(/javascript/)
+    expect(await bundle.text()).toBe(readFileSync(createRequire(import.meta.url).resolve('swagger-ui-dist/swagger-ui-bundle.js'), 'utf8'))
+    expect((await fetch(`${app.url}/docs/assets/swagger-ui.css`)).headers.get('content-type')).toMatch(/^text\/css/)
+
+    const init = await fetch(`${app.url}/docs/assets/contentd-docs.js`)
+    expect(init.headers.get('content-type')).toMatch(/javascript/)
+    const code = await init.text()
     expect(() => new Function(code)).not.toThrow() // valid JavaScript
-    expect(code).toContain("fetch('/openapi.json')")
-    expect(code).not.toMatch(/https?:\/\//)
+    expect(code).toContain("url: '/openapi.json'")
+    // Swagger UI would otherwise send the document to its online validator.
+    expect(code).toContain('validatorUrl: null')
+  })
+
+  it('answers 404 NOT_FOUND for a file that is not one of its assets', async () => {
+    for (const name of ['package.json', '..%2Fpackage.json', 'index.html', 'constructor']) {
+      const r = await fetch(`${app.url}/docs/assets/${name}`)
+      expect(r.status, name).toBe(404)
+      expect(await r.json()).toMatchObject({ code: 'NOT_FOUND' })
+    }
+  })
+})
+
+describe('the document agrees with what the server answers (issue 34, S1-S10)', () => {
+  const op = (path: string, method = 'get') => spec.paths[path][method]
+  const param = (path: string, name: string, method = 'get') => op(path, method).parameters.find((p: any) => p.name === name)
+  const codesOf = (path: string, status: string, method = 'post') => op(path, method).responses[status].content['application/json'].schema.allOf[1].properties.code.enum
+
+  it('lists INDEX_OUT_OF_RANGE for increment, decrement and push, and INVALID_PATH for POST /api/keys', () => {
+    for (const name of ['increment', 'decrement', 'push']) expect(codesOf(`/api/{username}/{projectSlug}/content/${name}`, '400'), name).toContain('INDEX_OUT_OF_RANGE')
+    expect(codesOf('/api/keys', '400')).toContain('INVALID_PATH')
+  })
+
+  it('types GET /openapi.json as a JSON object, and says which id {id} is', () => {
+    const ok = op('/openapi.json').responses['200'].content['application/json'].schema
+    expect(spec.components.schemas[ok.$ref.split('/').pop()]).toMatchObject({ type: 'object', required: expect.arrayContaining(['openapi', 'paths']) })
+    expect(param('/api/{username}/{projectSlug}/webhooks/{id}', 'id', 'delete').description).toMatch(/webhook id \(`whk_/)
+    expect(param('/api/keys/{id}', 'id', 'delete').description).toMatch(/key id \(`key_/)
+  })
+
+  it('gives {username} a pattern with "@", so /api/auth/signup and /api/keys/x match no project path', () => {
+    const pattern = new RegExp(param('/api/{username}/{projectSlug}', 'username').schema.pattern)
+    expect(pattern.test('@alice')).toBe(true)
+    for (const literal of ['api', 'auth', 'keys', 'projects', 'alice']) expect(pattern.test(literal), literal).toBe(false)
+    expect(new RegExp(param('/api/{username}/{projectSlug}', 'projectSlug').schema.pattern).test('demo')).toBe(true)
+  })
+
+  it('types limit, since and version as integers', () => {
+    const content = '/api/{username}/{projectSlug}/content'
+    for (const [path, name] of [[content, 'version'], [`${content}/changes`, 'since'], [`${content}/changes`, 'limit'], [`${content}/events`, 'since'], ['/api/keys', 'limit'], ['/api/projects', 'limit']] as const) {
+      expect(param(path, name).schema.type, `${path} ${name}`).toBe('integer')
+    }
+  })
+
+  it('makes ?access_token= a security scheme of the event stream, not a parameter', () => {
+    expect(spec.components.securitySchemes.accessToken).toEqual(expect.objectContaining({ type: 'apiKey', in: 'query', name: 'access_token' }))
+    const events = op('/api/{username}/{projectSlug}/content/events')
+    expect(events.security).toEqual([{ bearerAuth: [] }, { accessToken: [] }])
+    expect(events.parameters.map((p: any) => p.name)).not.toContain('access_token')
+    expect(op('/api/{username}/{projectSlug}/content').security).toEqual([{ bearerAuth: [] }])
+  })
+
+  it('declares X-Request-Id on every response, ETag on 304, Idempotent-Replayed on idempotent writes, Last-Modified on the schema', () => {
+    for (const [path, item] of Object.entries(spec.paths) as Array<[string, any]>) {
+      for (const [method, operation] of Object.entries(item) as Array<[string, any]>) {
+        for (const [status, response] of Object.entries(operation.responses) as Array<[string, any]>) {
+          if (response.$ref) continue
+          expect(response.headers['X-Request-Id'], `${method} ${path} ${status}`).toEqual({ $ref: '#/components/headers/XRequestId' })
+        }
+      }
+    }
+    expect(spec.components.responses.MethodNotAllowed.headers['X-Request-Id']).toBeDefined()
+    const read = op('/api/{username}/{projectSlug}/content')
+    expect(read.responses['304'].headers.ETag).toEqual({ $ref: '#/components/headers/ETag' })
+    expect(op('/api/{username}/{projectSlug}/content/increment', 'post').responses['200'].headers['Idempotent-Replayed']).toBeDefined()
+    expect(op('/api/{username}/{projectSlug}/content/increment', 'post').responses['400'].headers['Idempotent-Replayed']).toBeDefined()
+    expect(op('/api/{username}/{projectSlug}/schema').responses['200'].headers['Last-Modified']).toBeDefined()
+  })
+})
+
+describe('the response check of the API tests (test/api/openapi-check.ts)', () => {
+  const answer = (status: number, body: unknown, headers: Record<string, string> = {}) => {
+    const text = body === undefined ? '' : JSON.stringify(body)
+    return { status, body, text, headers: new Headers({ ...(text ? { 'content-type': 'application/json; charset=utf-8' } : {}), ...headers }) }
+  }
+
+  it('accepts an answer the document describes', async () => {
+    expect(await openApiProblems(app.url, 'GET', '/api/me', answer(200, { username: '@ada', createdAt: new Date().toISOString() }, { 'x-request-id': 'r1' }))).toEqual([])
+    expect(await openApiProblems(app.url, 'POST', '/api/auth/signup', answer(400, { message: 'bad', code: 'INVALID_BODY' }))).toEqual([])
+    expect(await openApiProblems(app.url, 'PUT', '/api/me', answer(405, { message: 'no', code: 'METHOD_NOT_ALLOWED' }, { allow: 'GET, HEAD' }))).toEqual([])
+  })
+
+  it('reports a status the operation does not list, a code outside its list, a body that breaks its schema, an undeclared header', async () => {
+    expect(await openApiProblems(app.url, 'GET', '/api/me', answer(418, { message: 'x', code: 'NOT_FOUND' }))).toEqual([expect.stringContaining('status 418 is not listed')])
+    expect(await openApiProblems(app.url, 'POST', '/api/auth/signup', answer(400, { message: 'x', code: 'NOT_A_NUMBER' }))).toEqual([expect.stringContaining('breaks the schema')])
+    expect(await openApiProblems(app.url, 'GET', '/api/me', answer(200, { username: 'ada' }))).toEqual([expect.stringContaining('breaks the schema')])
+    expect(await openApiProblems(app.url, 'GET', '/api/me', answer(200, { username: '@ada', createdAt: new Date().toISOString() }, { etag: '"1"' }))).toEqual([expect.stringContaining('header etag is sent but not declared')])
+    expect(await openApiProblems(app.url, 'GET', '/api/@ada/demo/content', answer(304, undefined, { etag: 'seven' }))).toEqual([expect.stringContaining('header etag: seven breaks its schema')])
+  })
+
+  it('matches literal segments before parameters, as OpenAPI does', () => {
+    const templates = ['/api/{username}/{projectSlug}', '/api/auth/signup', '/api/keys/{id}']
+    expect(matchPath(templates, '/api/auth/signup')).toBe('/api/auth/signup')
+    expect(matchPath(templates, '/api/@ada/demo')).toBe('/api/{username}/{projectSlug}')
+    expect(matchPath(templates, '/api/keys/key_1')).toBe('/api/keys/{id}')
+    expect(matchPath(templates, '/api/keys/%ZZ')).toBeUndefined()
   })
 })

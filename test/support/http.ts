@@ -14,6 +14,16 @@ export interface CallResult<T = any> {
   headers: Headers
 }
 
+/** Sees every answer `call` gets, after it is read (test/api/openapi-check.ts checks each against /openapi.json). */
+export type ResponseObserver = (request: { base: string, method: string, path: string }, response: CallResult) => void | Promise<void>
+const observers = new Set<ResponseObserver>()
+
+/** Adds an observer; the function returned removes it. */
+export function observeResponses (observer: ResponseObserver): () => void {
+  observers.add(observer)
+  return () => { observers.delete(observer) }
+}
+
 export async function call<T = any> (base: string, method: string, path: string, options: CallOptions = {}): Promise<CallResult<T>> {
   const headers: Record<string, string> = { ...options.headers }
   if (options.token) headers.authorization = `Bearer ${options.token}`
@@ -27,7 +37,9 @@ export async function call<T = any> (base: string, method: string, path: string,
   const text = await response.text()
   let body: any
   try { body = text ? JSON.parse(text) : undefined } catch { body = undefined }
-  return { status: response.status, body, text, headers: response.headers }
+  const result = { status: response.status, body, text, headers: response.headers }
+  for (const observer of observers) await observer({ base, method, path }, result)
+  return result
 }
 
 export const PASSWORD = 'correct horse battery staple'

@@ -1,6 +1,7 @@
 // `contentd webhook add|list|rm|deliveries` as built (dist/server/cli/main.js), on a temp
 // DATA_DIR; a real server on the same directory delivers to a loopback receiver what the
 // CLI set up, signed with the secret the CLI printed.
+import { withoutStoreLine } from '../support/cli-output.js'
 import { spawn } from 'node:child_process'
 import { randomUUID } from 'node:crypto'
 import { rmSync } from 'node:fs'
@@ -34,7 +35,7 @@ function cli (args: string[], extraEnv: Record<string, string> = env): Promise<R
     child.stdout.on('data', (c: Buffer) => { stdout += c.toString() })
     child.stderr.on('data', (c: Buffer) => { stderr += c.toString() })
     child.on('error', reject)
-    child.on('close', code => resolve({ code, stdout, stderr }))
+    child.on('close', code => resolve({ code, stdout, stderr: withoutStoreLine(stderr, dataDir) }))
   })
 }
 

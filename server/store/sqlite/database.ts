@@ -5,12 +5,12 @@
 // change log and checkpoints), migrations applied.
 import Database from 'better-sqlite3'
 import { mkdirSync } from 'node:fs'
-import { join } from 'node:path'
+import { sqliteFile } from './file.js'
 import { MIGRATIONS } from './migrations.js'
 
 export function openDatabase (dataDir: string, busyTimeoutMs: number): Database.Database {
   mkdirSync(dataDir, { recursive: true })
-  const db = new Database(join(dataDir, 'contentd.sqlite'))
+  const db = new Database(sqliteFile(dataDir))
   db.pragma('journal_mode = WAL')
   db.pragma('synchronous = FULL')
   db.pragma(`busy_timeout = ${busyTimeoutMs}`)
