@@ -19,7 +19,7 @@ import { MAX_VALUE_DEPTH } from '../../shared/json.js'
 import { baseOf, eachSubschema, escapeSegment, hasOwn, isSchemaObject, resolveLocalRef, type SchemaObject } from './schema-refs.js'
 
 /** Subschemas (schema objects, the root and every `properties` member included) one schema may have. */
-export const MAX_SUBSCHEMAS = 1000
+export const MAX_SUBSCHEMAS = 500
 /** Work units (below) one value may cost below the root: a document may hold many such values. */
 export const WORK_PER_VALUE = 128
 /** The root is one value per document: it may cost more (a top-level object with many properties). */
