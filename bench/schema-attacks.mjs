@@ -51,6 +51,7 @@ const attacks = [
   { name: 'format "url", 59 KiB string', schema: { type: 'object', properties: { u: { type: 'string', format: 'url' } } }, writes: [['set', { path: 'u', value: `http://a@${'::'.repeat(30_000)}\u0000` }]] },
   { name: 'uniqueItems, 15,000 objects, then a push', schema: { type: 'object', properties: { l: { type: 'array', uniqueItems: true } } }, writes: [['set', { path: 'l', value: objects(15_000) }], ['push', { path: 'l', value: { id: -1 } }]] },
   { name: '2,000 patternProperties (56 KiB schema)', schema: { type: 'object', patternProperties: patterns(2000) }, writes: [] },
+  { name: 'pattern of 100 alternatives, 100,000-character string', schema: { type: 'object', properties: { t: { type: 'string', pattern: `^(?:${Array.from({ length: 100 }, (_, i) => `a${i}`).join('|')}|a)*$` } } }, writes: [['set', { path: 't', value: 'a'.repeat(100_000) }]] },
   { name: 'largest accepted: 499 properties at the root', schema: { type: 'object', properties: properties(499) }, writes: [] },
   { name: 'largest accepted per value: 120 properties on 300,000 items', schema: { type: 'object', properties: { l: { type: 'array', items: { type: 'object', properties: properties(120) } } } }, writes: [['set', { path: 'l', value: Array.from({ length: 300_000 }, () => ({})) }]] }
 ]

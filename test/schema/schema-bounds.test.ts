@@ -5,6 +5,7 @@
 import { describe, expect, it } from 'vitest'
 import { ContentdError } from '../../shared/errors.js'
 import { ContentSchema } from '../../server/schema/content-schema.js'
+import { PATTERN_BUDGET } from '../../server/schema/linear-regexp.js'
 import { MAX_SUBSCHEMAS, WORK_PER_VALUE } from '../../server/schema/schema-cost.js'
 import { canonicalKey } from '../../server/schema/unique-items.js'
 
@@ -180,5 +181,32 @@ describe('compile and validation cost', () => {
     expect(compiled.validate({ name: 'a', children: [{ name: 'b', children: [{ name: 'c' } as never] }] } as never)).toEqual([])
     expect(compiled.validate({ name: 'a', children: [{ children: [] }] } as never)).toHaveLength(1)
     expect(() => ContentSchema.compile({ anyOf: [{ type: 'object', patternProperties: { '^x-': { type: 'string' } } }, { required: ['id'] }], if: { required: ['a'] }, then: { required: ['b'] } })).not.toThrow()
+  })
+
+  it('checks a short pattern on a 1 MiB string, and refuses a write whose pattern tests would pass the budget', () => {
+    const plain = ContentSchema.compile({ type: 'object', properties: { v: { type: 'string', pattern: '^[^<>]*$' } } })
+    expect(valid(plain, 'a'.repeat(MiB))).toBe(true)
+    expect(valid(plain, `${'a'.repeat(MiB)}<`)).toBe(false)
+    // 100 alternatives: V8's linear engine steps through each for every character.
+    const pattern = `^(?:${Array.from({ length: 100 }, (_, i) => `a${i}`).join('|')}|a)*$`
+    const wide = ContentSchema.compile({ type: 'object', properties: { v: { type: 'string', pattern } } })
+    expect(valid(wide, 'a'.repeat(1000))).toBe(true)
+    const length = Math.ceil(PATTERN_BUDGET / pattern.length) + 1
+    const violations = wide.validate({ v: 'a'.repeat(length) } as never)
+    expect(violations).toHaveLength(1)
+    expect(violations[0]?.message).toContain('testing patterns on this content needs more than')
+    // The budget is per check: the next write starts afresh.
+    expect(valid(wide, 'a'.repeat(1000))).toBe(true)
+  })
+
+  it('shares the pattern budget among all the keys one check tests (patternProperties)', () => {
+    const pattern = `^(?:${Array.from({ length: 20 }, (_, i) => `k${i}`).join('|')}|k|[0-9])*$`
+    const schema = ContentSchema.compile({ type: 'object', patternProperties: { [pattern]: { type: 'integer' } } })
+    const key = (i: number) => `k${String(i).padStart(700, '0')}`
+    const few = Object.fromEntries(Array.from({ length: 10 }, (_, i) => [key(i), 1]))
+    expect(schema.validate(few as never)).toEqual([])
+    const keys = Math.ceil(PATTERN_BUDGET / (pattern.length * key(0).length)) + 1
+    const many = Object.fromEntries(Array.from({ length: keys }, (_, i) => [key(i), 1]))
+    expect(schema.validate(many as never)[0]?.message).toContain('testing patterns on this content needs more than')
   })
 })
