@@ -27,7 +27,7 @@ export class Admin {
 
   /** The operator is held to the same quotas as users (MAX_KEYS_PER_USER, MAX_PROJECTS_PER_USER). */
   constructor (private readonly store: Store, config: Config) {
-    this.services = createServices({ store, sessionTtlMs: config.sessionTtlMs, quotas: config.quotas })
+    this.services = createServices({ store, sessionTtlMs: config.sessionTtlMs, quotas: config.quotas, schemaLimitBytes: config.schemaLimitBytes })
     this.webhooks = new WebhookAdmin(store, this.services.projects, config)
     this.batchLimit = config.batchLimit
   }

@@ -5,8 +5,11 @@
 import { Ajv2020, type AnySchema, type ValidateFunction } from 'ajv/dist/2020.js'
 import formats from 'ajv-formats'
 import { ContentdError } from '../../shared/errors.js'
+import { LINEAR_FORMATS, refusedFormat } from './formats.js'
 import { ajvLinearRegExp } from './linear-regexp.js'
+import { costProblem } from './schema-cost.js'
 import { baseOf, inPlaceLoop } from './schema-refs.js'
+import { uniqueItemsKeyword } from './unique-items.js'
 
 // ajv-formats is CommonJS with `exports.default`: under NodeNext the default import is the module.
 const addFormats = formats.default
@@ -94,10 +97,15 @@ function newAjv (): Ajv2020 {
     // The first violation only: Ajv's allErrors mode has thrown TypeErrors on some valid
     // schemas (dependentSchemas with recursive $refs), and one violation is enough to fix a write.
     allErrors: false,
-    // Patterns in linear time, never backtracking (linear-regexp.ts).
-    code: { regExp: ajvLinearRegExp }
+    // Patterns in linear time, never backtracking (linear-regexp.ts). No optimization pass:
+    // Ajv's walks the generated code once per nesting level, and each keyword nests the next,
+    // which made compiling quadratic in a schema object's keywords (docs/design.md §13b).
+    code: { regExp: ajvLinearRegExp, optimize: false }
   })
-  addFormats(ajv)
+  // Only formats checked in linear time (formats.ts); `uniqueItems` by hashing, not pairs.
+  addFormats(ajv, LINEAR_FORMATS)
+  ajv.removeKeyword('uniqueItems')
+  ajv.addKeyword(uniqueItemsKeyword)
   return ajv
 }
 
@@ -141,6 +149,9 @@ export function compileSchema (schema: unknown): CompiledSchema {
     if (problem) throw new ContentdError('INVALID_SCHEMA', cap(problem))
     const loop = inPlaceLoop(root)
     if (loop) throw new ContentdError('INVALID_SCHEMA', `the schema applies itself to the same value without end: ${loop.map(p => `"#${p}"`).join(' → ')}`)
+    // Bounded work (docs/design.md §13b): before Ajv compiles anything.
+    const refused = refusedFormat(root) ?? costProblem(root)
+    if (refused) throw new ContentdError('INVALID_SCHEMA', refused)
     return new CompiledSchema(newAjv(), root, base)
   } catch (error) {
     if (error instanceof ContentdError) throw error

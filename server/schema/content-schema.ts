@@ -21,6 +21,7 @@ import { isCompound, type ContentOperation } from '../../shared/compound.js'
 import type { Operation } from '../../shared/operations.js'
 import { isCanonicalIndex } from '../../shared/path.js'
 import { compileSchema, type CompiledSchema, type JsonSchema } from './compile.js'
+import { resetPatternBudget } from './linear-regexp.js'
 import { SchemaWalk, type Applied } from './schema-walk.js'
 import { MAX_REPORTED_ERRORS, Violations } from './violations.js'
 
@@ -160,16 +161,25 @@ export class ContentSchema {
   }
 }
 
+/** True while a check runs (guarded nests when a local check falls back to the whole document). */
+let validating = false
+
 /**
  * Runs a validation. Should Ajv itself fail on some schema and value (it has had bugs), the
  * value counts as breaking the schema: the write is refused and nothing changes, instead of
  * an unexpected error failing every write committed with it.
  */
 function guarded (validation: () => SchemaError[]): SchemaError[] {
+  // One pattern budget per check, also when the check falls back to the whole document.
+  const outermost = !validating
+  if (outermost) resetPatternBudget()
+  validating = true
   try {
     return validation()
   } catch (error) {
     return [{ path: '', message: `the schema could not be evaluated on this content (${error instanceof Error ? error.message : String(error)})` }]
+  } finally {
+    if (outermost) validating = false
   }
 }
 

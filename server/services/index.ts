@@ -30,11 +30,13 @@ export interface ServiceOptions {
   sessionTtlMs: number
   /** MAX_KEYS_PER_USER and MAX_PROJECTS_PER_USER. */
   quotas: Quotas
+  /** SCHEMA_LIMIT: the largest content schema, in bytes of its JSON. */
+  schemaLimitBytes: number
   /** Tests pass a clock they move; the process uses the system's. */
   now?: Clock
 }
 
-export function createServices ({ store, sessionTtlMs, quotas, now = systemClock }: ServiceOptions): Services {
+export function createServices ({ store, sessionTtlMs, quotas, schemaLimitBytes, now = systemClock }: ServiceOptions): Services {
   const accessEvents = new AccessEvents()
   const projects = new Projects(store, accessEvents, now, quotas.projectsPerUser)
   return {
@@ -43,7 +45,7 @@ export function createServices ({ store, sessionTtlMs, quotas, now = systemClock
     identities: new Identities(store, now),
     keys: new Keys(store, projects, accessEvents, now, quotas.keysPerUser),
     projects,
-    schemas: new ProjectSchemas(store, now),
+    schemas: new ProjectSchemas(store, now, schemaLimitBytes),
     liveFeed: new LiveFeed(store, accessEvents)
   }
 }

@@ -26,7 +26,7 @@ export async function startNode (env: Record<string, string>, redisUrl?: string,
   const store = openSqliteStore({ dataDir: dir, contentLimitBytes: config.contentLimitBytes, cacheBytes: config.cacheBytes })
   await store.init()
   const redis = redisUrl ? await connectRedis(redisUrl, logger) : undefined
-  const server = createServer(createApp({ config, store, logger, redis, services: createServices({ store, sessionTtlMs: config.sessionTtlMs, quotas: config.quotas }) }))
+  const server = createServer(createApp({ config, store, logger, redis, services: createServices({ store, sessionTtlMs: config.sessionTtlMs, quotas: config.quotas, schemaLimitBytes: config.schemaLimitBytes }) }))
   await new Promise<void>(resolve => server.listen(0, '127.0.0.1', resolve))
   const { port } = server.address() as AddressInfo
   return {
