@@ -9,6 +9,8 @@ import { createLimits, type Limits } from '../http/rate-limit.js'
 import type { Logger } from '../logger.js'
 import type { Metrics } from '../observability/metrics.js'
 import type { RedisConnection } from '../redis-connection.js'
+import { systemClock } from '../clock.js'
+import { AccessRecheck } from '../services/access-recheck.js'
 import type { Services } from '../services/index.js'
 import type { Store } from '../store/types.js'
 import { ConnectionSlots } from './connection-slots.js'
@@ -98,6 +100,12 @@ export async function attachRealtime (deps: RealtimeDependencies): Promise<Realt
   })
   await redisShare?.start()
   subscriptions.observe(presence)
+  // Revocations reach live streams even when their one message was lost (Redis down) or
+  // never sent here (the CLI): every node re-checks its streams against the store.
+  const recheck = new AccessRecheck(store, services.accessEvents, systemClock, logger)
+  recheck.addSource(subscriptions)
+  recheck.addSource(services.liveFeed)
+  recheck.start()
   const slots = new ConnectionSlots(config.socketConnectionsPerIdentity, held => metrics?.connectionSlots.set(held))
   const handlers = {
     [EVENTS.subscribe]: subscriptions.subscribe.bind(subscriptions),
@@ -156,6 +164,7 @@ export async function attachRealtime (deps: RealtimeDependencies): Promise<Realt
     io,
     async close () {
       closed = true
+      await recheck.stop()
       // Not io.close(): that would also close the HTTP server, which the caller owns.
       await closeConnections(io, SHUTDOWN_FLUSH_GRACE_MS)
       subscriptions.close()

@@ -66,7 +66,7 @@ export function eventRoutes (scope: RouteScope, options: EventRouteOptions): voi
       },
       onEnd: () => stopAll()
     }, since ?? 0, since !== null)
-    const untrack = options.liveFeed.track(stream, identity.user.id, options.streamsPerUser)
+    const untrack = options.liveFeed.track(stream, { identity, projectId: project.id }, options.streamsPerUser)
     if (!untrack) { stream.abandon(); throw new ContentdError('TOO_MANY_CONNECTIONS', `at most ${options.streamsPerUser} open streams per user`) }
     // Listening before anything is read: a change committed meanwhile is not missed.
     stops.push(
