@@ -38,20 +38,25 @@ function frameOf (change: ChangeEntry): string {
 }
 
 /**
- * Live changes reach every stream of the project as the same entry object, so each is framed
- * once, into one Buffer that every stream's socket writes from (and holds, while its client
- * does not read, by reference: a shared Buffer is not copied per stream, a string is).
- * docs/design.md §13b: each change is serialized once for all streams.
+ * The live feed hands a change to every stream of the project in one loop, as the same entry
+ * object, so it is framed once, into one Buffer that every stream's socket writes from (and
+ * holds by reference while its client does not read: a shared Buffer is not copied per
+ * stream, a string is). docs/design.md §13b: each change is serialized once for all streams.
+ * One frame is kept, until the end of the turn: not a map of them, which would keep a
+ * serialized copy of every entry something else still holds (the Socket.IO feed's history).
  */
-const liveFrames = new WeakMap<ChangeEntry, Buffer>()
+let lastLive: { change: ChangeEntry, frame: Buffer } | null = null
+let forgetting = false
 
 export function liveFrameOf (change: ChangeEntry): Buffer {
-  let frame = liveFrames.get(change)
-  if (!frame) {
-    frame = Buffer.from(frameOf(change))
-    liveFrames.set(change, frame)
+  if (lastLive?.change !== change) {
+    lastLive = { change, frame: Buffer.from(frameOf(change)) }
+    if (!forgetting) {
+      forgetting = true
+      setImmediate(() => { forgetting = false; lastLive = null })
+    }
   }
-  return frame
+  return lastLive.frame
 }
 
 export interface ChangeStreamOptions {
