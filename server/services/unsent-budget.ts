@@ -7,10 +7,12 @@
 // A per-stream cap alone (SOCKET_SEND_BUFFER) does not bound memory: one user's thousand
 // streams that never read could each hold up to it.
 //
-// Streams report after each write; the budget keeps the last count each reported. A count
-// may be stale-high (a stream that drained without writing again), never stale-low, so
-// before closing anything the budget counts every stream concerned afresh: nothing is
-// closed for bytes that were already sent.
+// Streams report after each write; the budget counts them at the end of the turn (Node
+// corks an HTTP response's socket until then, so right after a write every stream would
+// show all it was just given, however fast its client reads) and keeps the last count of
+// each. A count may be stale-high (a stream that drained without writing again), never
+// stale-low, so before closing anything the budget counts every stream concerned afresh:
+// nothing is closed for bytes that were already sent.
 
 /** One SSE stream or Socket.IO connection, as the budget sees it. */
 export interface UnsentHolder {
@@ -35,6 +37,9 @@ export class UnsentBudget {
   private readonly byUser = new Map<string, Set<UnsentHolder>>()
   private readonly userTotals = new Map<string, number>()
   private total = 0
+  /** Streams that wrote in this turn, counted at its end (settle). */
+  private readonly dirty = new Set<UnsentHolder>()
+  private settling = false
 
   constructor (private readonly limits: UnsentLimits) {}
 
@@ -48,11 +53,27 @@ export class UnsentBudget {
     return () => this.remove(holder)
   }
 
-  /** The holder wrote (or drained): counts it again; past a budget, closes the largest. */
+  /** The holder wrote (or drained): it is counted again at the end of this turn (settle). */
   noted (holder: UnsentHolder): void {
     if (!this.counted.has(holder)) return
-    this.recount(holder)
-    if ((this.userTotals.get(holder.userId) ?? 0) > this.limits.perUser) this.enforce(this.byUser.get(holder.userId) ?? new Set(), this.limits.perUser, 'user')
+    this.dirty.add(holder)
+    if (this.settling) return
+    this.settling = true
+    setImmediate(() => this.settle())
+  }
+
+  /** Counts the holders that wrote since the last settle; past a budget, closes the largest. */
+  settle (): void {
+    this.settling = false
+    const users = new Set<string>()
+    for (const holder of this.dirty) {
+      this.recount(holder)
+      users.add(holder.userId)
+    }
+    this.dirty.clear()
+    for (const user of users) {
+      if ((this.userTotals.get(user) ?? 0) > this.limits.perUser) this.enforce(this.byUser.get(user) ?? [], this.limits.perUser, 'user')
+    }
     if (this.total > this.limits.perProcess) this.enforce(this.counted.keys(), this.limits.perProcess, 'process')
   }
 
@@ -96,6 +117,7 @@ export class UnsentBudget {
     const bytes = this.counted.get(holder)
     if (bytes === undefined) return
     this.counted.delete(holder)
+    this.dirty.delete(holder)
     this.total -= bytes
     const left = (this.userTotals.get(holder.userId) ?? 0) - bytes
     const mine = this.byUser.get(holder.userId)

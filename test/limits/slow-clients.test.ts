@@ -25,7 +25,7 @@ let server: ServerProcess
 
 beforeAll(async () => {
   server = await startServerProcess({
-    env: { CONTENT_LIMIT: '1048576', SOCKET_SEND_BUFFER: String(256 * 1024 * 1024), SLOW_CLIENT_BYTES_PER_USER: String(2 * 1024 * 1024), METRICS: 'open' }
+    env: { CONTENT_LIMIT: '1048576', SOCKET_SEND_BUFFER: String(256 * 1024 * 1024), SLOW_CLIENT_BYTES_PER_USER: String(2 * 1024 * 1024), METRICS: 'open', SSE_HEARTBEAT: '10m' }
   })
 })
 afterAll(async () => {
@@ -56,6 +56,22 @@ describe('the unsent budget of one user (SLOW_CLIENT_BYTES_PER_USER)', { timeout
   const readers: Array<Socket | SseStream> = []
   afterAll(() => { for (const reader of readers) { if ('disconnect' in reader) reader.disconnect(); else reader.close() } })
 
+  it('many streams of one user that read are never closed, though each change gives them more than the budget together', async () => {
+    const fan = await ownerWithProject(server.url, 'fan')
+    const streams = await Promise.all(Array.from({ length: 12 }, () => openEvents(server.url, `${fan.path}/content/events`, { token: fan.key })))
+    readers.push(...streams)
+    const before = await metric('contentd_realtime_slow_consumers_total')
+    const big = 'z'.repeat(UPDATE_BYTES)
+    // 12 x 300 KB per change: 3.6 MB handed out at once, against a budget of 2 MiB.
+    for (let i = 1; i <= 5; i++) expect((await call(server.url, 'POST', `${fan.path}/content`, { token: fan.key, body: { big, i } })).status).toBe(200)
+    for (const stream of streams) {
+      await stream.until(() => stream.changes().some(c => c.version === 5), 'version 5', 30_000)
+      expect(stream.changes().map(c => c.version)).toEqual([1, 2, 3, 4, 5])
+      expect(stream.ended).toBe(false)
+    }
+    expect(await metric('contentd_realtime_slow_consumers_total')).toBe(before)
+  })
+
   it('closes the streams of a user that does not read, Socket.IO and SSE alike; another user\'s reading streams get every change', async () => {
     const hog = await ownerWithProject(server.url, 'hog')
     const calm = await signup(server.url, 'calm')
@@ -80,13 +96,14 @@ describe('the unsent budget of one user (SLOW_CLIENT_BYTES_PER_USER)', { timeout
     expect(await subscribe(calmSocket, '@hog/demo')).toMatchObject({ ok: true })
 
     const big = 'x'.repeat(UPDATE_BYTES)
+    const before = await metric('contentd_realtime_slow_consumers_total')
     let version = 0
-    for (let i = 0; i < MAX_UPDATES && await metric('contentd_realtime_slow_consumers_total') < SSE_STREAMS + SOCKETS; i++) {
+    for (let i = 0; i < MAX_UPDATES && await metric('contentd_realtime_slow_consumers_total') < before + SSE_STREAMS + SOCKETS; i++) {
       const r = await call(server.url, 'POST', `${hog.path}/content`, { token: hog.key, body: { big, i } })
       expect(r.status).toBe(200)
       version = Number(JSON.parse(r.headers.get('etag') ?? '0'))
     }
-    expect(await metric('contentd_realtime_slow_consumers_total')).toBe(SSE_STREAMS + SOCKETS)
+    expect(await metric('contentd_realtime_slow_consumers_total')).toBe(before + SSE_STREAMS + SOCKETS)
     // Every stalled connection was ended by the server: reading again, each gets what its
     // kernel buffers held, then the end.
     for (const { socket, closed } of stalledSse) {

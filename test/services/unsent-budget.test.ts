@@ -19,7 +19,8 @@ function setUp (perUser: number, perProcess: number, streams: Array<[string, str
   const budget = new UnsentBudget({ perUser, perProcess })
   const all = streams.map(([user, name]) => new FakeStream(user, name))
   for (const stream of all) budget.add(stream)
-  const write = (stream: FakeStream, bytes: number) => { stream.bytes += bytes; budget.noted(stream) }
+  // As the end of the turn would (the budget counts then): settle at once.
+  const write = (stream: FakeStream, bytes: number) => { stream.bytes += bytes; budget.noted(stream); budget.settle() }
   return { budget, all, write }
 }
 
@@ -57,6 +58,21 @@ describe('UnsentBudget', () => {
     expect([a1!.closed, c1!.closed]).toEqual([null, null])
   })
 
+  it('counts at the end of the turn, not at the write: bytes a stream hands on within the turn are not held against it', async () => {
+    const budget = new UnsentBudget({ perUser: 100 * KIB, perProcess: 1 << 30 })
+    const streams = Array.from({ length: 5 }, (_, i) => new FakeStream('alice', `a${i}`))
+    for (const stream of streams) budget.add(stream)
+    // Each is given 60 KiB, as one change to five fast readers; the kernel takes it before the turn ends.
+    for (const stream of streams) { stream.bytes = 60 * KIB; budget.noted(stream) }
+    for (const stream of streams) stream.bytes = 0
+    await new Promise(resolve => setImmediate(resolve))
+    expect(streams.map(s => s.closed)).toEqual([null, null, null, null, null])
+    // Five that keep it: closed down to the budget at the end of the turn, largest first.
+    streams.forEach((stream, i) => { stream.bytes = (40 + i) * KIB; budget.noted(stream) })
+    await new Promise(resolve => setImmediate(resolve))
+    expect(streams.map(s => s.closed !== null)).toEqual([false, false, true, true, true])
+  })
+
   it('a stream that stops being counted gives its bytes back', () => {
     const budget = new UnsentBudget({ perUser: 100 * KIB, perProcess: 1 << 30 })
     const a1 = new FakeStream('alice', 'a1')
@@ -65,10 +81,12 @@ describe('UnsentBudget', () => {
     budget.add(a2)
     a1.bytes = 90 * KIB
     budget.noted(a1)
+    budget.settle()
     stop()
     expect(budget.unsentBytes).toBe(0)
     a2.bytes = 90 * KIB
     budget.noted(a2)
+    budget.settle()
     expect(a2.closed).toBeNull()
   })
 })

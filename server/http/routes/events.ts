@@ -103,12 +103,15 @@ export function eventRoutes (scope: RouteScope, options: EventRouteOptions): voi
         // Written at once: the snapshot may be the store's live cached document.
         const json = first.json ?? JSON.stringify(first.content)
         res.write(`id: ${first.version}\nevent: snapshot\ndata: {"version":${first.version},"content":${json}}\n\n`)
+        options.unsentBudget.noted(holder)
         snapshotVersion = first.version
       }
     } catch (e) {
       stream.abandon()
       throw e
     }
+    // Dropped already (the snapshot put the user's streams past their unsent budget).
+    if (stream.isEnded) return
     const expiresAt = identity.session?.expiresAt ?? identity.key?.expiresAt ?? null
     if (expiresAt !== null) stops.push(atTime(Date.parse(expiresAt), () => stream.revoke(new ContentdError('INVALID_TOKEN').toBody())))
     const heartbeat = setInterval(() => stream.heartbeat(), options.heartbeatMs)
