@@ -77,7 +77,7 @@ export class UnsentBudget {
     if (this.total > this.limits.perProcess) this.enforce(this.counted.keys(), this.limits.perProcess, 'process')
   }
 
-  /** Unsent bytes as last counted, all streams together (for /metrics). */
+  /** Unsent bytes as last counted, all streams together (tests, diagnostics). */
   get unsentBytes (): number {
     return this.total
   }
