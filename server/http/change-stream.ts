@@ -16,7 +16,9 @@
 // up (beyond that they are dropped and read from the log later); the backlog is written a
 // page at a time, the next once the client has taken the last; and a client that does not
 // read live changes is disconnected once its response buffers pass `bufferBytes`
-// (SOCKET_SEND_BUFFER); it resumes with Last-Event-ID.
+// (SOCKET_SEND_BUFFER), or when the user's or the process's streams together hold too much
+// (`onWritten` reports to the budget, services/unsent-budget.ts, which may `drop` it); it
+// resumes with Last-Event-ID. A live change is framed once for every stream (liveFrameOf).
 import type { Response } from 'express'
 import type { ChangeEntry } from '../../shared/events.js'
 import type { ErrorBody } from '../../shared/errors.js'
@@ -35,6 +37,28 @@ function frameOf (change: ChangeEntry): string {
   return `id: ${change.version}\nevent: change\ndata: ${JSON.stringify(change)}\n\n`
 }
 
+/**
+ * The live feed hands a change to every stream of the project in one loop, as the same entry
+ * object, so it is framed once, into one Buffer that every stream's socket writes from (and
+ * holds by reference while its client does not read: a shared Buffer is not copied per
+ * stream, a string is). docs/design.md §13b: each change is serialized once for all streams.
+ * One frame is kept, until the end of the turn: not a map of them, which would keep a
+ * serialized copy of every entry something else still holds (the Socket.IO feed's history).
+ */
+let lastLive: { change: ChangeEntry, frame: Buffer } | null = null
+let forgetting = false
+
+export function liveFrameOf (change: ChangeEntry): Buffer {
+  if (lastLive?.change !== change) {
+    lastLive = { change, frame: Buffer.from(frameOf(change)) }
+    if (!forgetting) {
+      forgetting = true
+      setImmediate(() => { forgetting = false; lastLive = null })
+    }
+  }
+  return lastLive.frame
+}
+
 export interface ChangeStreamOptions {
   store: Store
   project: ProjectRecord
@@ -44,6 +68,8 @@ export interface ChangeStreamOptions {
   onSlowConsumer (bufferedBytes: number): void
   /** Told once when the stream ends, however it ends. */
   onEnd (): void
+  /** After each write, and when the client has taken what was written (the unsent budget). */
+  onWritten? (): void
 }
 
 export class ChangeStream {
@@ -60,6 +86,7 @@ export class ChangeStream {
     this.lastSent = from
     this.behind = behind
     options.res.on('close', () => this.finish())
+    options.res.on('drain', () => { if (!this.ended) options.onWritten?.() })
   }
 
   get isEnded (): boolean { return this.ended }
@@ -104,6 +131,16 @@ export class ChangeStream {
     if (this.ended) return
     this.write(`event: revoked\ndata: ${JSON.stringify(reason)}\n\n`)
     this.close()
+  }
+
+  /**
+   * Ends the stream at once, for a client that does not read: destroy, not end, since ending
+   * would wait for the client to read what is buffered. It resumes with Last-Event-ID.
+   */
+  drop (): void {
+    if (this.ended) return
+    this.options.res.destroy()
+    this.finish()
   }
 
   /** Ends the response (shutdown, or a failure the client recovers from by reconnecting). */
@@ -169,25 +206,26 @@ export class ChangeStream {
 
   private send (change: ChangeEntry): void {
     this.lastSent = change.version
-    this.write(frameOf(change))
+    this.write(liveFrameOf(change))
   }
 
-  private write (frame: string): void {
+  private write (frame: string | Buffer): void {
     if (this.ended) return
     const { res } = this.options
     res.write(frame)
     if (res.writableLength > this.options.bufferBytes) {
-      const buffered = res.writableLength
-      this.options.onSlowConsumer(buffered)
-      // destroy, not end: ending would wait for the client to read what is buffered.
-      res.destroy()
-      this.finish()
+      this.options.onSlowConsumer(res.writableLength)
+      this.drop()
+      return
     }
+    this.options.onWritten?.()
   }
 
   /** While catching up, goes at the client's pace instead of buffering the whole backlog. */
   private async drained (): Promise<void> {
     const { res } = this.options
+    // What a backlog page holds until the client takes it counts in the budget too.
+    if (!this.ended) this.options.onWritten?.()
     if (this.ended || !res.writableNeedDrain) return
     await new Promise<void>(resolve => {
       const done = () => { res.off('drain', done); res.off('close', done); resolve() }

@@ -9,7 +9,10 @@ import { createLimits, type Limits } from '../http/rate-limit.js'
 import type { Logger } from '../logger.js'
 import type { Metrics } from '../observability/metrics.js'
 import type { RedisConnection } from '../redis-connection.js'
+import { systemClock } from '../clock.js'
+import { AccessRecheck } from '../services/access-recheck.js'
 import type { Services } from '../services/index.js'
+import type { UnsentBudget, UnsentHolder } from '../services/unsent-budget.js'
 import type { Store } from '../store/types.js'
 import { ConnectionSlots } from './connection-slots.js'
 import { engineGate } from './engine-gate.js'
@@ -21,11 +24,11 @@ import { Presence } from './presence.js'
 import { RedisPresenceShare } from './presence-redis.js'
 import { LocalPresenceShare, type PresenceShare } from './presence-share.js'
 import { connectRedisAdapter, type RedisAdapter } from './redis-adapter.js'
-import { capSendBuffer } from './send-buffer.js'
+import { capSendBuffer, type SendBuffer } from './send-buffer.js'
 import { batchWebSocketWrites } from './write-batching.js'
 import { closeConnections } from './shutdown.js'
 import { Subscriptions } from './subscriptions.js'
-import type { RealtimeServer } from './types.js'
+import type { RealtimeServer, RealtimeSocket } from './types.js'
 
 export interface RealtimeDependencies {
   httpServer: HttpServer
@@ -69,12 +72,14 @@ export async function attachRealtime (deps: RealtimeDependencies): Promise<Realt
   })
   // Origin and the per-IP handshake budget, before Engine.IO allocates a session.
   io.engine.use(engineGate({ corsOrigins: config.corsOrigins, limiter: limits.api, trustProxy: config.trustProxy, logger }))
+  // Each connection's backlog, counted in the unsent budget once its user is known (below).
+  const sendBuffers = new WeakMap<object, SendBuffer>()
   io.engine.on('connection', (connection: Parameters<typeof capSendBuffer>[0]) => {
     batchWebSocketWrites(connection)
-    capSendBuffer(connection, config.socketSendBufferBytes, queuedBytes => {
+    sendBuffers.set(connection, capSendBuffer(connection, config.socketSendBufferBytes, queuedBytes => {
       metrics?.slowConsumers.inc()
       logger.warn({ queuedBytes, limit: config.socketSendBufferBytes }, 'dropping a Socket.IO connection that does not read what it is sent')
-    })
+    }))
   })
   let redisAdapter: RedisAdapter | null = null
   if (deps.redis) {
@@ -98,6 +103,12 @@ export async function attachRealtime (deps: RealtimeDependencies): Promise<Realt
   })
   await redisShare?.start()
   subscriptions.observe(presence)
+  // Revocations reach live streams even when their one message was lost (Redis down) or
+  // never sent here (the CLI): every node re-checks its streams against the store.
+  const recheck = new AccessRecheck(store, services.accessEvents, systemClock, logger)
+  recheck.addSource(subscriptions)
+  recheck.addSource(services.liveFeed)
+  recheck.start()
   const slots = new ConnectionSlots(config.socketConnectionsPerIdentity, held => metrics?.connectionSlots.set(held))
   const handlers = {
     [EVENTS.subscribe]: subscriptions.subscribe.bind(subscriptions),
@@ -111,6 +122,7 @@ export async function attachRealtime (deps: RealtimeDependencies): Promise<Realt
     const { session, key } = socket.data.identity
     const expiresAt = session?.expiresAt ?? key?.expiresAt ?? null
     const cancelExpiry = expiresAt === null ? null : atTime(Date.parse(expiresAt), () => subscriptions.revokeSocket(socket, 'INVALID_TOKEN'))
+    const stopCounting = countUnsent(socket, sendBuffers.get(socket.conn), services.unsentBudget, logger, metrics)
     routeEvents(socket, handlers, { limiter: limits.api, logger, metrics })
     // A packet the parser rejects closes the connection; without a listener Socket.IO would
     // also print the client's garbage to stderr.
@@ -118,6 +130,7 @@ export async function attachRealtime (deps: RealtimeDependencies): Promise<Realt
     socket.on('disconnect', () => {
       metrics?.activeSockets.dec()
       cancelExpiry?.()
+      stopCounting()
       subscriptions.forget(socket)
       presence.forget(socket)
     })
@@ -156,6 +169,7 @@ export async function attachRealtime (deps: RealtimeDependencies): Promise<Realt
     io,
     async close () {
       closed = true
+      await recheck.stop()
       // Not io.close(): that would also close the HTTP server, which the caller owns.
       await closeConnections(io, SHUTDOWN_FLUSH_GRACE_MS)
       subscriptions.close()
@@ -164,4 +178,24 @@ export async function attachRealtime (deps: RealtimeDependencies): Promise<Realt
       await redisAdapter?.close()
     }
   }
+}
+
+/**
+ * Counts the connection's backlog in the budget SSE streams share (docs/design.md §13b); the
+ * budget drops the connection when the user's or the process's streams hold too much.
+ */
+function countUnsent (socket: RealtimeSocket, buffer: SendBuffer | undefined, budget: UnsentBudget, logger: Logger, metrics: Metrics | undefined): () => void {
+  if (!buffer) return () => {}
+  const holder: UnsentHolder = {
+    userId: socket.data.identity.user.id,
+    unsent: () => buffer.unsent(),
+    close: (unsentBytes, scope) => {
+      metrics?.slowConsumers.inc()
+      logger.warn({ unsentBytes, scope }, `dropping a Socket.IO connection: the ${scope}'s streams hold too much unsent data`)
+      buffer.drop()
+    }
+  }
+  const stop = budget.add(holder)
+  buffer.onChange = () => budget.noted(holder)
+  return () => { buffer.onChange = null; stop() }
 }

@@ -7,6 +7,7 @@
 //   (presence-member.ts).
 // - `presence:list { project }` answers every live member on every node; read access is
 //   enough, with or without a subscription.
+// - Both need an unnarrowed key (KEY_SCOPE_DENIED before any other check, §13b).
 // - `presence:leave { project }` takes the member out and keeps the subscription.
 // - A member also leaves when its subscription ends (unsubscribe, access revoked, the
 //   connection closed) and when its node dies (presence-redis.ts).
@@ -19,6 +20,7 @@ import { EVENTS } from '../../shared/events.js'
 import { ContentdError, isContentdError, type ErrorBody } from '../../shared/errors.js'
 import { isPlainObject, type JsonObject } from '../../shared/json.js'
 import { checkPresenceState, compareMembers, type PresenceChangeType, type PresenceEvent, type PresenceListAck } from '../../shared/presence.js'
+import { requireKeyScope } from '../auth/rights.js'
 import type { Logger } from '../logger.js'
 import { actorOf } from '../services/actor.js'
 import type { Identities } from '../services/identity.js'
@@ -134,6 +136,7 @@ export class Presence implements SubscriptionObserver {
   }
 
   private async set (socket: RealtimeSocket, payload: unknown, reply: Reply): Promise<void> {
+    requireUnnarrowedKey(socket)
     const request = readRequest(payload, EVENTS.presenceSet, ['project', 'state'])
     const existing = this.sockets.get(socket)?.members.get(request.key)
     const projectId = existing ? existing.entry.projectId : this.deps.subscriptions.activeProjectId(socket, request.key)
@@ -159,6 +162,7 @@ export class Presence implements SubscriptionObserver {
   }
 
   private async list (socket: RealtimeSocket, payload: unknown, reply: Reply): Promise<void> {
+    requireUnnarrowedKey(socket)
     const request = readRequest(payload, EVENTS.presenceList, ['project'])
     const projectId = this.deps.subscriptions.activeProjectId(socket, request.key) ?? await this.readAccess(socket, request, reply)
     if (projectId === null) return
@@ -255,6 +259,15 @@ export class Presence implements SubscriptionObserver {
       reply(failureOf(e.toBody()))
     }
   }
+}
+
+/**
+ * Presence shows who watches the whole project and their shared state: a key narrowed to
+ * paths or operations may not see or join it, as it may not subscribe to the whole project.
+ * Checked before anything else, the payload included (docs/design.md §13b "Presence").
+ */
+function requireUnnarrowedKey (socket: RealtimeSocket): void {
+  requireKeyScope(socket.data.identity.key, { kind: 'whole' })
 }
 
 /** `{ project, state? }` with nothing else; the same project rules as subscribe. */

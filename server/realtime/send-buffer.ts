@@ -19,27 +19,44 @@ function sizeOf (data: unknown): number {
   return 0
 }
 
+/** One connection's backlog, for the budget of all streams (services/unsent-budget.ts). */
+export interface SendBuffer {
+  /** Bytes queued for the connection that its client has not taken yet. */
+  unsent (): number
+  /** Drops the connection right after the current emit (the client reconnects and resumes). */
+  drop (): void
+  /** Called after each packet queued and each flush to the transport. */
+  onChange: (() => void) | null
+}
+
 /** Watches one connection; `onOverflow` is told once, right before the connection is dropped. */
-export function capSendBuffer (connection: EngineConnection, capBytes: number, onOverflow: (queuedBytes: number) => void): void {
+export function capSendBuffer (connection: EngineConnection, capBytes: number, onOverflow: (queuedBytes: number) => void): SendBuffer {
   // Bytes in writeBuffer: packets created since the last flush handed them to the transport.
   let queued = 0
   let dropping = false
-  connection.on('flush', () => { queued = 0 })
-  connection.on('packetCreate', (packet: { data?: unknown }) => {
-    queued += sizeOf(packet.data)
+  const drop = () => {
     if (dropping) return
-    const backlog = queued + transportBacklog(connection)
-    if (backlog <= capBytes) return
     dropping = true
     // Not from inside the emit that queued the packet (it may be in the middle of a
     // broadcast loop): right after it.
     process.nextTick(() => {
-      onOverflow(backlog)
       const ws = (connection.transport as unknown as { socket?: { terminate?: unknown } }).socket
       connection.close(true)
       // close() would start a WebSocket closing handshake that a peer that does not read
       // never completes (ws then waits 30 s); end the TCP connection now.
       if (typeof ws?.terminate === 'function') (ws.terminate as () => void).call(ws)
     })
+  }
+  const buffer: SendBuffer = { unsent: () => queued + transportBacklog(connection), drop, onChange: null }
+  connection.on('flush', () => { queued = 0 })
+  connection.on('drain', () => { if (!dropping) buffer.onChange?.() })
+  connection.on('packetCreate', (packet: { data?: unknown }) => {
+    queued += sizeOf(packet.data)
+    if (dropping) return
+    const backlog = buffer.unsent()
+    if (backlog <= capBytes) { buffer.onChange?.(); return }
+    onOverflow(backlog)
+    drop()
   })
+  return buffer
 }

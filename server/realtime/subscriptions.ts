@@ -14,6 +14,7 @@ import { userSubject } from '../http/rate-limit.js'
 import type { Tarpit } from '../http/tarpit.js'
 import type { Logger } from '../logger.js'
 import type { AccessEvent } from '../services/access-events.js'
+import type { GrantSource, LiveGrant } from '../services/access-recheck.js'
 import type { Identities } from '../services/identity.js'
 import type { Projects } from '../services/projects.js'
 import type { ContentSnapshot, ProjectRecord, Store } from '../store/types.js'
@@ -78,7 +79,7 @@ interface ConnectionState {
 
 const CANCELLED = new ContentdError('SUBSCRIPTION_CANCELLED').toBody()
 
-export class Subscriptions {
+export class Subscriptions implements GrantSource {
   private readonly projects = new Map<string, ProjectEntry>()
   private readonly connections = new Map<RealtimeSocket, ConnectionState>()
   private observer: SubscriptionObserver | null = null
@@ -152,6 +153,18 @@ export class Subscriptions {
   forget (socket: RealtimeSocket): void {
     for (const subscription of [...this.connections.get(socket)?.subscriptions.values() ?? []]) this.end(subscription, CANCELLED, false)
     this.connections.delete(socket)
+  }
+
+  /** Every connection on this node and each of its subscriptions, for access-recheck.ts. */
+  * grants (): Iterable<LiveGrant> {
+    for (const socket of this.io.of('/').sockets.values()) {
+      const identity = socket.data.identity
+      if (!identity) continue
+      yield { identity, projectId: null }
+      for (const subscription of this.connections.get(socket)?.subscriptions.values() ?? []) {
+        if (subscription.projectId !== null) yield { identity, projectId: subscription.projectId }
+      }
+    }
   }
 
   /** Ends what an access event takes away, on this node. */

@@ -12,6 +12,7 @@ import { Keys } from './keys.js'
 import { LiveFeed } from './live-feed.js'
 import { Projects } from './projects.js'
 import { ProjectSchemas } from './schemas.js'
+import { UnsentBudget, type UnsentLimits } from './unsent-budget.js'
 
 export interface Services {
   /** Revocations, removed members and deleted projects, for the realtime layer to act on. */
@@ -23,6 +24,8 @@ export interface Services {
   schemas: ProjectSchemas
   /** Changes and access events for Server-Sent Events streams (fed by the store, the services and other nodes). */
   liveFeed: LiveFeed
+  /** What SSE streams and Socket.IO connections together may hold unsent (docs/design.md §13b). */
+  unsentBudget: UnsentBudget
 }
 
 export interface ServiceOptions {
@@ -34,9 +37,16 @@ export interface ServiceOptions {
   schemaLimitBytes: number
   /** Tests pass a clock they move; the process uses the system's. */
   now?: Clock
+  /**
+   * SLOW_CLIENT_BYTES_PER_USER and SLOW_CLIENT_BYTES (config.slowClientBytes). The server
+   * passes them; without them (the CLI, which streams nothing) nothing is bounded.
+   */
+  slowClientBytes?: UnsentLimits
 }
 
-export function createServices ({ store, sessionTtlMs, quotas, schemaLimitBytes, now = systemClock }: ServiceOptions): Services {
+const UNBOUNDED: UnsentLimits = { perUser: Number.POSITIVE_INFINITY, perProcess: Number.POSITIVE_INFINITY }
+
+export function createServices ({ store, sessionTtlMs, quotas, schemaLimitBytes, now = systemClock, slowClientBytes = UNBOUNDED }: ServiceOptions): Services {
   const accessEvents = new AccessEvents()
   const projects = new Projects(store, accessEvents, now, quotas.projectsPerUser)
   return {
@@ -46,6 +56,7 @@ export function createServices ({ store, sessionTtlMs, quotas, schemaLimitBytes,
     keys: new Keys(store, projects, accessEvents, now, quotas.keysPerUser),
     projects,
     schemas: new ProjectSchemas(store, now, schemaLimitBytes),
-    liveFeed: new LiveFeed(store, accessEvents)
+    liveFeed: new LiveFeed(store, accessEvents),
+    unsentBudget: new UnsentBudget(slowClientBytes)
   }
 }

@@ -5,6 +5,7 @@
 import type { ChangeEntry } from '../../shared/events.js'
 import type { Store } from '../store/types.js'
 import type { AccessEvent, AccessEvents } from './access-events.js'
+import type { GrantSource, LiveGrant } from './access-recheck.js'
 
 export type ChangeListener = (change: ChangeEntry) => void
 export type AccessListener = (event: AccessEvent) => void
@@ -12,10 +13,11 @@ export type AccessListener = (event: AccessEvent) => void
 /** Something that can be told to stop at shutdown (an open stream). */
 export interface Closable { close (): void }
 
-export class LiveFeed {
+export class LiveFeed implements GrantSource {
   private readonly byProject = new Map<string, Set<ChangeListener>>()
   private readonly accessListeners = new Set<AccessListener>()
-  private readonly open = new Set<Closable>()
+  /** Open streams, with what each rests on (re-checked by access-recheck.ts). */
+  private readonly open = new Map<Closable, LiveGrant>()
   private readonly perUser = new Map<string, number>()
 
   constructor (store: Store, accessEvents: AccessEvents) {
@@ -55,15 +57,16 @@ export class LiveFeed {
   }
 
   /**
-   * Registers an open stream of `userId` so that shutdown can end it (it holds its
-   * connection open); null, registering nothing, when the user already has `limit` open on
-   * this node.
+   * Registers an open stream so that shutdown can end it (it holds its connection open) and
+   * its access is re-checked; null, registering nothing, when the user already has `limit`
+   * open on this node.
    */
-  track (stream: Closable, userId: string, limit: number): (() => void) | null {
+  track (stream: Closable, grant: LiveGrant, limit: number): (() => void) | null {
+    const userId = grant.identity.user.id
     const held = this.perUser.get(userId) ?? 0
     if (held >= limit) return null
     this.perUser.set(userId, held + 1)
-    this.open.add(stream)
+    this.open.set(stream, grant)
     return () => {
       if (!this.open.delete(stream)) return
       const left = (this.perUser.get(userId) ?? 1) - 1
@@ -74,7 +77,11 @@ export class LiveFeed {
 
   /** Shutdown: ends every open stream (clients reconnect, elsewhere, with Last-Event-ID). */
   closeAll (): void {
-    for (const stream of [...this.open]) stream.close()
+    for (const stream of [...this.open.keys()]) stream.close()
+  }
+
+  grants (): Iterable<LiveGrant> {
+    return this.open.values()
   }
 
   get openStreams (): number {

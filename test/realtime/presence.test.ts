@@ -167,6 +167,23 @@ describe('errors, as for subscribe', () => {
     expect(await presenceList(mine.socket, '@preserr/demo')).toEqual({ ok: true, members: [] })
   })
 
+  it('a narrowed key gets KEY_SCOPE_DENIED on presence:set and presence:list, before any other check (issue 26)', async () => {
+    const { session } = await ownerWithProject(server.url, 'presnarrow')
+    const watching = await watcher(session, '@presnarrow/demo')
+    expect(await presenceSet(watching.socket, '@presnarrow/demo', { name: 'secret plan' })).toEqual({ ok: true })
+    const votes = await createKey(server.url, session, { name: 'votes', permission: 'write', paths: ['votes'] })
+    const onlyIncrement = await createKey(server.url, session, { name: 'inc', permission: 'write', ops: ['increment'] })
+    for (const narrowed of [votes.key, onlyIncrement.key]) {
+      const socket = (await open(narrowed)).socket
+      expect(await presenceList(socket, '@presnarrow/demo')).toEqual(refusal('KEY_SCOPE_DENIED'))
+      expect(await presenceSet(socket, '@presnarrow/demo', { a: 1 })).toEqual(refusal('KEY_SCOPE_DENIED'))
+      // Before any other check: a project that does not exist, a malformed payload.
+      expect(await presenceList(socket, '@presnarrow/nope')).toEqual(refusal('KEY_SCOPE_DENIED'))
+      expect(await socket.timeout(10_000).emitWithAck('presence:set', 'text')).toEqual(refusal('KEY_SCOPE_DENIED'))
+    }
+    expect(await presenceList(watching.socket, '@presnarrow/demo')).toMatchObject({ ok: true, members: [{ state: { name: 'secret plan' } }] })
+  })
+
   it('malformed payloads and states are refused with {ok: false, code, message} and change nothing', async () => {
     const { key } = await ownerWithProject(server.url, 'presbad')
     const a = await watcher(key, '@presbad/demo')

@@ -112,6 +112,11 @@ export class RawWebSocket {
     this.socket.pause()
   }
 
+  /** Reads again (what piled up arrives; a connection the server ended then closes). */
+  resume (): void {
+    this.socket.resume()
+  }
+
   destroy (): void {
     this.socket.destroy()
   }

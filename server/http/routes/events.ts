@@ -16,6 +16,7 @@ import type { AccessEvent } from '../../services/access-events.js'
 import type { Identity } from '../../services/identity.js'
 import type { LiveFeed } from '../../services/live-feed.js'
 import type { Projects } from '../../services/projects.js'
+import type { UnsentBudget, UnsentHolder } from '../../services/unsent-budget.js'
 import type { ProjectRecord, Store } from '../../store/types.js'
 import { identityOf } from '../auth-middleware.js'
 import { projectOf } from '../context.js'
@@ -28,6 +29,8 @@ export interface EventRouteOptions {
   store: Store
   projects: Projects
   liveFeed: LiveFeed
+  /** SLOW_CLIENT_BYTES_PER_USER / SLOW_CLIENT_BYTES: shared with the Socket.IO connections. */
+  unsentBudget: UnsentBudget
   heartbeatMs: number
   /** SOCKET_SEND_BUFFER: what one stream may hold for a client that does not read. */
   bufferBytes: number
@@ -64,13 +67,24 @@ export function eventRoutes (scope: RouteScope, options: EventRouteOptions): voi
         options.metrics?.slowConsumers.inc()
         options.logger.warn({ bufferedBytes: buffered, limit: options.bufferBytes }, 'dropping a Server-Sent Events stream that does not read what it is sent')
       },
-      onEnd: () => stopAll()
+      onEnd: () => stopAll(),
+      onWritten: () => options.unsentBudget.noted(holder)
     }, since ?? 0, since !== null)
-    const untrack = options.liveFeed.track(stream, identity.user.id, options.streamsPerUser)
+    const holder: UnsentHolder = {
+      userId: identity.user.id,
+      unsent: () => res.writableLength,
+      close: (unsentBytes, scope) => {
+        options.metrics?.slowConsumers.inc()
+        options.logger.warn({ unsentBytes, scope }, `closing a Server-Sent Events stream: the ${scope}'s streams hold too much unsent data`)
+        stream.drop()
+      }
+    }
+    const untrack = options.liveFeed.track(stream, { identity, projectId: project.id }, options.streamsPerUser)
     if (!untrack) { stream.abandon(); throw new ContentdError('TOO_MANY_CONNECTIONS', `at most ${options.streamsPerUser} open streams per user`) }
     // Listening before anything is read: a change committed meanwhile is not missed.
     stops.push(
       untrack,
+      options.unsentBudget.add(holder),
       options.liveFeed.onChange(project.id, change => stream.receive(change)),
       options.liveFeed.onAccess(event => { if (endsAccess(event, identity, project)) stream.revoke(reasonOf(event)) })
     )
@@ -89,12 +103,15 @@ export function eventRoutes (scope: RouteScope, options: EventRouteOptions): voi
         // Written at once: the snapshot may be the store's live cached document.
         const json = first.json ?? JSON.stringify(first.content)
         res.write(`id: ${first.version}\nevent: snapshot\ndata: {"version":${first.version},"content":${json}}\n\n`)
+        options.unsentBudget.noted(holder)
         snapshotVersion = first.version
       }
     } catch (e) {
       stream.abandon()
       throw e
     }
+    // Dropped already (the snapshot put the user's streams past their unsent budget).
+    if (stream.isEnded) return
     const expiresAt = identity.session?.expiresAt ?? identity.key?.expiresAt ?? null
     if (expiresAt !== null) stops.push(atTime(Date.parse(expiresAt), () => stream.revoke(new ContentdError('INVALID_TOKEN').toBody())))
     const heartbeat = setInterval(() => stream.heartbeat(), options.heartbeatMs)
