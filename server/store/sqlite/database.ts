@@ -8,9 +8,14 @@ import { mkdirSync } from 'node:fs'
 import { join } from 'node:path'
 import { MIGRATIONS } from './migrations.js'
 
+/** The store's one file in DATA_DIR (backups and restores name it too: server/backup/). */
+export function storeFile (dataDir: string): string {
+  return join(dataDir, 'contentd.sqlite')
+}
+
 export function openDatabase (dataDir: string, busyTimeoutMs: number): Database.Database {
   mkdirSync(dataDir, { recursive: true })
-  const db = new Database(join(dataDir, 'contentd.sqlite'))
+  const db = new Database(storeFile(dataDir))
   db.pragma('journal_mode = WAL')
   db.pragma('synchronous = FULL')
   db.pragma(`busy_timeout = ${busyTimeoutMs}`)
