@@ -4,7 +4,7 @@
 // has the store open, over existing data without --force, and for a missing, truncated,
 // corrupted or foreign file.
 import { createHash } from 'node:crypto'
-import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, truncateSync, writeFileSync } from 'node:fs'
+import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, truncateSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import Database from 'better-sqlite3'
 import { afterAll, describe, expect, it } from 'vitest'
@@ -193,6 +193,57 @@ describe('contentd restore', { timeout: 120_000 }, () => {
     // And the good one goes in.
     expect((await runCli(['restore', good, '--force'], { DATA_DIR: dir })).code).toBe(0)
     expect((await runCli(['export', '@src/big'], { DATA_DIR: dir })).stdout.trim()).toBe(big)
+  })
+
+  it('refuses over a store that cannot be read, saying to move it aside; restored into its place, never replays a WAL left beside it', async () => {
+    const source = dataDir()
+    expect((await runCli(['user', 'create', '@saved', '--password', 'saved password 1'], { DATA_DIR: source })).code).toBe(0)
+    const backupFile = join(dataDir(), 'saved.sqlite')
+    expect((await runCli(['backup', '--out', backupFile], { DATA_DIR: source })).code).toBe(0)
+
+    /** A DATA_DIR with data whose server was stopped, or killed (its WAL then full of committed pages). */
+    const usedStore = async (signal: 'SIGTERM' | 'SIGKILL'): Promise<string> => {
+      const dir = dataDir()
+      const used = await start(dir)
+      const { key, path } = await ownerWithProject(used.url, 'lost')
+      for (let i = 0; i < 50; i++) expect((await call(used.url, 'POST', `${path}/content/push`, { token: key, body: { path: 'log', value: 'x'.repeat(2000) } })).status).toBe(200)
+      await used.stop(signal)
+      expect(existsSync(join(dir, 'contentd.sqlite-wal'))).toBe(signal === 'SIGKILL')
+      return dir
+    }
+    const expectRestored = async (dir: string): Promise<void> => {
+      const storePath = join(dir, 'contentd.sqlite')
+      expect(readdirSync(dir).filter(name => name.startsWith('contentd.sqlite-')), 'no -wal or -shm left').toEqual([])
+      const after = await start(dir)
+      expect((await call(after.url, 'POST', '/api/auth/login', { body: { username: 'saved', password: 'saved password 1' } })).status).toBe(200)
+      expect((await call(after.url, 'POST', '/api/auth/login', { body: { username: 'lost', password: 'correct horse battery staple' } })).status).toBe(401)
+      expect(await after.stop('SIGTERM')).toBe(0)
+      const check = new Database(storePath, { readonly: true })
+      expect(check.pragma('integrity_check', { simple: true })).toBe('ok')
+      expect(check.prepare('SELECT username FROM users').pluck().all()).toEqual(['saved'])
+      check.close()
+    }
+
+    // A bad deploy writes over the store: refused even with --force (nobody can tell whether a
+    // process has garbage open), saying what to do; nothing changed.
+    const overwritten = await usedStore('SIGTERM')
+    const storePath = join(overwritten, 'contentd.sqlite')
+    writeFileSync(storePath, Buffer.alloc(8192, 0x41))
+    const before = digest(storePath)
+    expectRefusal(await runCli(['restore', backupFile, '--force'], { DATA_DIR: overwritten }),
+      /the store at (.*contentd\.sqlite) cannot be read \(file is not a database\), so whether a process has it open cannot be told: stop the servers, move it aside \(mv \1 \1\.damaged\) and restore again; nothing changed\n$/)
+    expect(digest(storePath)).toBe(before)
+    renameSync(storePath, `${storePath}.damaged`)
+    const replaced = await runCli(['restore', backupFile], { DATA_DIR: overwritten })
+    expect(replaced.code, replaced.stderr).toBe(0)
+    await expectRestored(overwritten)
+
+    // After a crash, the store moved aside, its WAL left behind: a restore into the empty place.
+    const movedAside = await usedStore('SIGKILL')
+    renameSync(join(movedAside, 'contentd.sqlite'), join(movedAside, 'damaged.sqlite'))
+    const restored = await runCli(['restore', backupFile], { DATA_DIR: movedAside })
+    expect(restored.code, restored.stderr).toBe(0)
+    await expectRestored(movedAside)
   })
 
   it('is refused with STORE=mongodb, pointing at MongoDB\'s own tools', async () => {
