@@ -19,6 +19,7 @@ import { projectRoutes } from './http/routes/projects.js'
 import { schemaRoutes } from './http/routes/schema.js'
 import { webhookRoutes } from './http/routes/webhooks.js'
 import type { Logger } from './logger.js'
+import type { BackupStatus } from './backup/schedule.js'
 import { Metrics } from './observability/metrics.js'
 import { openApiRoutes } from './openapi/routes.js'
 import { observabilityRoutes } from './observability/routes.js'
@@ -41,9 +42,11 @@ export interface AppDependencies {
   limits?: Limits
   /** The webhooks' management, shared with the process's dispatcher; made here when absent. */
   webhooks?: WebhookService
+  /** Scheduled backups (BACKUP_DIR), whose last good one /readyz reports. */
+  backups?: BackupStatus
 }
 
-export function createApp ({ config, store, logger, redis, metrics = new Metrics(), services, limits = createLimits(config, redis, { onHeld: held => metrics.heldRefusals.set(held) }), webhooks }: AppDependencies): Express {
+export function createApp ({ config, store, logger, redis, metrics = new Metrics(), services, limits = createLimits(config, redis, { onHeld: held => metrics.heldRefusals.set(held) }), webhooks, backups }: AppDependencies): Express {
   const { projects, accounts, keys } = services
   const limit = config.bodyLimitBytes
 
@@ -81,7 +84,7 @@ export function createApp ({ config, store, logger, redis, metrics = new Metrics
     }
     res.json({ status: 'ok' })
   })
-  observabilityRoutes(outside, config, store, metrics, redis)
+  observabilityRoutes(outside, config, store, metrics, redis, backups)
   accountRoutes(api, accounts, config.signup === 'open', limit, authRateLimit(limits.auth), loginThrottle(limits.login))
   keyRoutes(api, keys, limit)
   projectRoutes(api, projects, limit)

@@ -115,6 +115,11 @@ const schema = z.object({
   SCHEMA_LIMIT: integer(1024).default(65_536),
   SLOW_CLIENT_BYTES_PER_USER: integer(1024).default(64 * 1024 * 1024),
   SLOW_CLIENT_BYTES: integer(1024).default(256 * 1024 * 1024),
+  // Scheduled backups of the embedded store (docs/design.md §18): on when BACKUP_DIR is set;
+  // `contentd backup` writes there too (else in DATA_DIR/backups).
+  BACKUP_DIR: z.string().trim().min(1).optional(),
+  BACKUP_INTERVAL: duration.default(24 * DURATION_UNITS_MS.h),
+  BACKUP_KEEP: integer(1).default(7),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   // Webhooks (docs/webhooks.md): plain http: and loopback/private targets only when true
   // (tests, local development); the key that encrypts webhook secrets at rest, kept outside
@@ -127,6 +132,9 @@ const schema = z.object({
   }
   if (env.STORE === 'mongodb' && env.HISTORY === 'off') {
     ctx.addIssue({ code: 'custom', path: ['HISTORY'], message: 'off is a benchmark reference of the embedded store only' })
+  }
+  if (env.STORE === 'mongodb' && env.BACKUP_DIR !== undefined) {
+    ctx.addIssue({ code: 'custom', path: ['BACKUP_DIR'], message: 'backs up the embedded store; back up MongoDB with its own tools (docs/operations.md)' })
   }
   if (env.METRICS === 'open' && env.METRICS_TOKEN !== undefined) {
     ctx.addIssue({ code: 'custom', path: ['METRICS'], message: 'is open, so METRICS_TOKEN would never be asked for: unset one of them' })
@@ -202,6 +210,8 @@ export interface Config {
   schemaLimitBytes: number
   /** Unsent bytes held for clients that do not read, per user and per process (docs/design.md §13b). */
   slowClientBytes: { perUser: number, perProcess: number }
+  /** Backups (docs/design.md §18): BACKUP_DIR (scheduled backups only when set), BACKUP_INTERVAL, BACKUP_KEEP. */
+  backup: { dir: string | undefined, intervalMs: number, keep: number }
   logLevel: Env['LOG_LEVEL']
   /** Webhooks: whether http: and private targets are allowed, and the secrets' encryption key. */
   webhooks: { allowPrivate: boolean, secretKey: string | undefined }
@@ -278,6 +288,7 @@ export function loadConfig (source: Record<string, string | undefined> = process
     changesPageBytes: env.CHANGES_PAGE_BYTES,
     schemaLimitBytes: env.SCHEMA_LIMIT,
     slowClientBytes: { perUser: env.SLOW_CLIENT_BYTES_PER_USER, perProcess: env.SLOW_CLIENT_BYTES },
+    backup: { dir: env.BACKUP_DIR, intervalMs: env.BACKUP_INTERVAL, keep: env.BACKUP_KEEP },
     logLevel: env.LOG_LEVEL,
     webhooks: { allowPrivate: env.WEBHOOK_ALLOW_PRIVATE === 'true', secretKey: env.WEBHOOK_SECRET_KEY }
   }

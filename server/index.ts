@@ -5,6 +5,7 @@ import './heap-growth.js'
 import { createServer } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { createApp } from './app.js'
+import { BackupSchedule } from './backup/schedule.js'
 import { closeListener } from './http/close-listener.js'
 import { inviteBodiesWithin } from './http/expect-continue.js'
 import { createLimits } from './http/rate-limit.js'
@@ -16,6 +17,7 @@ import { connectRedis, type RedisConnection } from './redis-connection.js'
 import { createServices } from './services/index.js'
 import { listeningLine } from './startup-line.js'
 import { createStore } from './store/index.js'
+import { storeFile } from './store/sqlite/database.js'
 import type { Store } from './store/types.js'
 import { createWebhooks } from './webhooks/index.js'
 
@@ -61,7 +63,11 @@ async function main (): Promise<void> {
   // One set of rate limiters: HTTP requests and Socket.IO handshakes and events share budgets.
   const limits = createLimits(config, redis, { onHeld: held => metrics.heldRefusals.set(held) })
   const webhooks = createWebhooks({ config, store, logger, metrics })
-  const app = createApp({ config, store, logger, redis, metrics, services, limits, webhooks: webhooks.service })
+  // Scheduled backups copy the embedded store's file (config.ts refuses BACKUP_DIR with MongoDB).
+  const backups = config.backup.dir === undefined
+    ? undefined
+    : new BackupSchedule({ source: storeFile(config.dataDir), dir: config.backup.dir, intervalMs: config.backup.intervalMs, keep: config.backup.keep, logger, metrics })
+  const app = createApp({ config, store, logger, redis, metrics, services, limits, webhooks: webhooks.service, backups })
   // REQUEST_TIMEOUT bounds how long a client may take to send a request (slowloris); Node
   // answers 408 and closes. Its sweep runs every connectionsCheckingInterval.
   const server = createServer({
@@ -80,6 +86,11 @@ async function main (): Promise<void> {
   server.on('error', (e: NodeJS.ErrnoException) => {
     fail(e.code === 'EADDRINUSE' ? `port ${config.port} on ${config.host} is already in use` : `cannot listen: ${e.message}`)
   })
+  try {
+    backups?.start()
+  } catch (e) {
+    fail(`cannot use BACKUP_DIR: ${e instanceof Error ? e.message : String(e)}`)
+  }
   server.listen(config.port, config.host, () => {
     const { port } = server.address() as AddressInfo
     logger.info({ port, host: config.host, store: config.store }, 'contentd listening')
@@ -99,6 +110,9 @@ async function main (): Promise<void> {
     const force = setTimeout(() => { logger.error('shutdown took too long; exiting'); process.exit(1) }, SHUTDOWN_GRACE_MS)
     force.unref()
     // Live sockets would hold close() open: drop them (clients reconnect to another node).
+    // A backup in progress is not waited for: its worker ends with the process, leaving only
+    // a .partial file, never a contentd-*.sqlite that was not checked.
+    void backups?.stop()
     const realtimeClosed = Promise.all([realtime.close(), webhooks.dispatcher.stop()])
     // Server-Sent Events streams hold their connections open too; their clients resume elsewhere.
     services.liveFeed.closeAll()

@@ -123,6 +123,11 @@ describe('loadConfig', () => {
     expect(loadConfig({ RATE_LIMIT_DELAY: '3' }).rateLimitDelay.ms).toBe(3000)
   })
 
+  it('takes scheduled backups only with BACKUP_DIR: every 24h, keeping 7, by default (docs/design.md §18)', () => {
+    expect(loadConfig({}).backup).toEqual({ dir: undefined, intervalMs: DAY, keep: 7 })
+    expect(loadConfig({ BACKUP_DIR: '/var/backups/contentd', BACKUP_INTERVAL: '6h', BACKUP_KEEP: '28' }).backup).toEqual({ dir: '/var/backups/contentd', intervalMs: 6 * 3_600_000, keep: 28 })
+  })
+
   it('takes 0 for PORT (any free port) and for RATE_LIMIT (off)', () => {
     expect(loadConfig({ PORT: '0', RATE_LIMIT: '0' })).toMatchObject({ port: 0, rateLimitPerMinute: 0 })
   })
@@ -152,7 +157,11 @@ describe('loadConfig', () => {
     [{ SESSION_TTL: '0' }, 'SESSION_TTL'],
     [{ SESSION_TTL: '1.5d' }, 'SESSION_TTL'],
     [{ LOG_LEVEL: 'loud' }, 'LOG_LEVEL'],
-    [{ CORS_ORIGINS: '   ' }, 'CORS_ORIGINS']
+    [{ CORS_ORIGINS: '   ' }, 'CORS_ORIGINS'],
+    [{ BACKUP_INTERVAL: '0' }, 'BACKUP_INTERVAL'],
+    [{ BACKUP_INTERVAL: 'daily' }, 'BACKUP_INTERVAL'],
+    [{ BACKUP_KEEP: '0' }, 'BACKUP_KEEP'],
+    [{ STORE: 'mongodb', MONGODB_URI: 'mongodb://db.internal/contentd', BACKUP_DIR: '/var/backups' }, 'BACKUP_DIR']
   ]
   for (const [env, variable] of BAD) {
     it(`refuses ${JSON.stringify(env)} naming ${variable} in one line`, () => {

@@ -22,7 +22,11 @@ interface Command {
   optionalPositionals?: number
   options?: Options
   run (admin: Admin, args: string[], values: Record<string, unknown>): Promise<string>
+  /** Instead of run: a command on the store's file itself, without opening the Store (backup, restore). */
+  onFile? (config: Config, args: string[], values: Record<string, unknown>): Promise<string>
 }
+
+const noStore = async (): Promise<string> => { throw new Error('this command does not open the store') }
 
 const str = (v: unknown) => typeof v === 'string' ? v : undefined
 
@@ -85,6 +89,18 @@ const COMMANDS: Record<string, Command> = {
   'webhook rm': { positionals: 1, run: (admin, [id]) => admin.webhooks.remove(id as string) },
   'webhook deliveries': { positionals: 1, run: (admin, [id]) => admin.webhooks.deliveries(id as string) },
   patch: { positionals: 2, run: async (admin, [ref, file]) => admin.patchContent(ref as string, file === '-' ? await readStdin() : await readPatchFile(file as string)) },
+  backup: {
+    positionals: 0,
+    options: { out: { type: 'string' } },
+    run: noStore,
+    onFile: async (config, _args, values) => (await import('./backup-admin.js')).backupCommand(config, str(values.out))
+  },
+  restore: {
+    positionals: 1,
+    options: { force: { type: 'boolean' } },
+    run: noStore,
+    onFile: async (config, [file], values) => (await import('./backup-admin.js')).restoreCommand(config, file as string, values.force === true)
+  },
   log: {
     positionals: 1,
     options: { since: { type: 'string' }, follow: { type: 'boolean' }, json: { type: 'boolean' } },
@@ -193,8 +209,9 @@ async function main (argv: string[]): Promise<number> {
     throw new UsageError(`expected ${expected} argument${most === 1 ? '' : 's'}, got ${parsed.positionals.length}`, name)
   }
   // Loaded only to act: help and usage errors need no native module (argon2, SQLite).
-  const { Admin } = await import('./admin.js')
-  const output = await withStore(init, (store, config) => command.run(new Admin(store, config), parsed.positionals, parsed.values))
+  const output = command.onFile
+    ? await command.onFile(loadConfig(), parsed.positionals, parsed.values)
+    : await withStore(init, async (store, config) => command.run(new (await import('./admin.js')).Admin(store, config), parsed.positionals, parsed.values))
   // '' when the command printed as it went (log).
   if (output !== '') process.stdout.write(output.endsWith('\n') ? output : output + '\n')
   return 0

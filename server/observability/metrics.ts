@@ -76,6 +76,19 @@ export class Metrics {
     registers: [this.registry]
   })
 
+  /** Scheduled backups (server/backup/schedule.ts): when the last good one began, and failures. */
+  readonly backupLastSuccess = new Gauge({
+    name: 'contentd_backup_last_success_timestamp_seconds',
+    help: 'When the last good backup began (Unix time); 0 until there is one (BACKUP_DIR)',
+    registers: [this.registry]
+  })
+
+  readonly backupFailures = new Counter({
+    name: 'contentd_backup_failures_total',
+    help: 'Scheduled backups that failed (each is logged)',
+    registers: [this.registry]
+  })
+
   /** See event-loop-delay.ts. */
   readonly eventLoopDelay = eventLoopDelayHistogram(this.registry)
 

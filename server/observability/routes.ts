@@ -1,12 +1,14 @@
 // Liveness, readiness and metrics endpoints (outside /api: no user credentials involved).
 //   GET /readyz  — 200 when the store answers and, with Redis configured, Redis answers too;
-//                  503 STORE_UNAVAILABLE otherwise (take the node out of the load balancer).
+//                  503 STORE_UNAVAILABLE otherwise (take the node out of the load balancer);
+//                  with BACKUP_DIR, the last good backup's time as "backup": {"lastAt"}.
 //   GET /metrics — Prometheus text. By default behind Authorization: Bearer <METRICS_TOKEN>
 //                  (with no token configured it answers 401 to everyone, saying why);
 //                  METRICS=open serves it to anyone, METRICS=off removes it.
 import { createHash, timingSafeEqual } from 'node:crypto'
 import type { RequestHandler } from 'express'
 import { ContentdError } from '../../shared/errors.js'
+import type { BackupStatus } from '../backup/schedule.js'
 import type { Config } from '../config.js'
 import type { RouteScope } from '../http/route-table.js'
 import type { Store } from '../store/types.js'
@@ -23,7 +25,7 @@ function withTimeout<T> (work: Promise<T>, ms: number): Promise<T> {
   return Promise.race([work, timeout]).finally(() => clearTimeout(timer))
 }
 
-export function readinessRoute (store: Store, redis: Pingable | undefined): RequestHandler {
+export function readinessRoute (store: Store, redis: Pingable | undefined, backups?: BackupStatus): RequestHandler {
   return async (_req, res) => {
     const checks: Record<string, 'ok'> = {}
     try {
@@ -36,7 +38,8 @@ export function readinessRoute (store: Store, redis: Pingable | undefined): Requ
     } catch {
       throw new ContentdError('STORE_UNAVAILABLE')
     }
-    res.json({ status: 'ready', checks })
+    // With scheduled backups (BACKUP_DIR), when the last good one began (docs/design.md §18).
+    res.json(backups ? { status: 'ready', checks, backup: { lastAt: backups.lastSuccessAt()?.toISOString() ?? null } } : { status: 'ready', checks })
   }
 }
 
@@ -48,8 +51,8 @@ function tokenMatches (header: string | undefined, token: string): boolean {
   return match !== null && timingSafeEqual(digest(match[1] as string), digest(token))
 }
 
-export function observabilityRoutes (routes: RouteScope, config: Config, store: Store, metrics: Metrics, redis: Pingable | undefined): void {
-  routes.get('/readyz', readinessRoute(store, redis))
+export function observabilityRoutes (routes: RouteScope, config: Config, store: Store, metrics: Metrics, redis: Pingable | undefined, backups?: BackupStatus): void {
+  routes.get('/readyz', readinessRoute(store, redis, backups))
   const { access, token } = config.metrics
   if (access === 'off') return
   routes.get('/metrics', async (req, res) => {

@@ -95,7 +95,11 @@ export const RESPONSE_SCHEMAS = {
   Member: member,
   MemberList: z.object({ members: z.array(member), nextCursor }),
   Health: z.object({ status: z.literal('ok') }),
-  Ready: z.object({ status: z.literal('ready'), checks: z.record(z.string(), z.literal('ok')) }),
+  Ready: z.object({
+    status: z.literal('ready'),
+    checks: z.record(z.string(), z.literal('ok')),
+    backup: z.object({ lastAt: isoTime.nullable() }).optional().meta({ description: 'With BACKUP_DIR: when the last good scheduled backup began (null before the first)' })
+  }),
   Actor: actor,
   Change: change,
   ChangesPage: z.object({

@@ -7,10 +7,8 @@
 // and again nothing acknowledged is lost.
 import { rmSync } from 'node:fs'
 import { afterAll, describe, expect, it } from 'vitest'
-import { operationOfChange, type ChangeEntry } from '../../shared/events.js'
-import type { JsonObject } from '../../shared/json.js'
-import { applyContentOperation } from '../../shared/compound.js'
 import { call, ownerWithProject } from '../support/http.js'
+import { expectLogAgrees } from '../support/log-agrees.js'
 import { makeDataDir, startServerProcess, type ServerProcess } from '../support/server-process.js'
 import { startLoad, type LoadTally } from './load.js'
 
@@ -48,28 +46,6 @@ function checkRound (before: Stored, after: Stored, tally: LoadTally, label: str
   expect(lost, 'acknowledged pushes missing').toEqual([])
   const invented = newTags.filter(tag => !tally.pushesSent.has(tag))
   expect(invented, 'stored elements never sent').toEqual([])
-}
-
-/**
- * The whole change log, page by page, agrees with the content: versions 1..current, one
- * entry each, in order; replayed over {} they give exactly the stored content.
- */
-async function expectLogAgrees (url: string, token: string, path: string, label: string): Promise<void> {
-  const now = await call(url, 'GET', `${path}/content`, { token })
-  expect(now.status).toBe(200)
-  const version = Number(JSON.parse(now.headers.get('etag') as string))
-  const entries: ChangeEntry[] = []
-  for (let more = true; more;) {
-    const page = await call(url, 'GET', `${path}/content/changes?since=${entries.length}&limit=1000`, { token })
-    expect(page.status, page.text).toBe(200)
-    entries.push(...page.body.changes as ChangeEntry[])
-    more = page.body.more as boolean
-  }
-  expect(entries.map(entry => entry.version), `${label}: one entry per version`).toEqual(Array.from({ length: version }, (_, i) => i + 1))
-  let replayed: JsonObject = {}
-  for (const entry of entries) replayed = applyContentOperation(replayed, operationOfChange(entry))
-  expect(replayed, `${label}: the log replayed is the content`).toEqual(now.body)
-  console.log(`${label}: change log and content agree at version ${version}`)
 }
 
 const randomBetween = (min: number, max: number) => min + Math.floor(Math.random() * (max - min))

@@ -33,7 +33,7 @@ beforeEach(async () => {
   store = openSqliteStore({ dataDir, contentLimitBytes: 1 << 20, cacheBytes: 1 << 20 })
   await store.init()
   clock = manualClock()
-  services = createServices({ store, sessionTtlMs: SESSION_TTL_MS, quotas: { keysPerUser: 1000, projectsPerUser: 1000, webhooksPerProject: 20, idempotencyKeysPerUser: 100_000 }, now: clock.now })
+  services = createServices({ store, sessionTtlMs: SESSION_TTL_MS, quotas: { keysPerUser: 1000, projectsPerUser: 1000, webhooksPerProject: 20, idempotencyKeysPerUser: 100_000 }, schemaLimitBytes: 65_536, now: clock.now })
   events = []
   services.accessEvents.on(event => events.push(event))
   calls = new Map()
