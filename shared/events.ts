@@ -51,8 +51,13 @@ export type EventFailure = { ok: false } & ErrorBody & { retryAfter?: number }
 export type SubscribeAck =
   /** `project` is the canonical reference (lower-case owner) that `change` events carry. */
   | { ok: true, project: string, version: number, content: JsonObject }
-  /** With `since`: every change after it, ascending; live `change` events follow from `version` + 1. */
-  | { ok: true, project: string, version: number, changes: ChangeEntry[] }
+  /**
+   * With `since`: the changes after it, ascending, up to `version`; live `change` events
+   * follow from `version` + 1. `more: true` (docs/design.md §13b): the ack holds one page of
+   * the log (CHANGES_PAGE_BYTES) and is not a subscription: subscribe again with `since` =
+   * `version` for the rest.
+   */
+  | { ok: true, project: string, version: number, changes: ChangeEntry[], more?: true }
   | EventFailure
 
 export type UnsubscribeAck = { ok: true } | EventFailure

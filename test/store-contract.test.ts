@@ -1102,6 +1102,64 @@ describe.each(storeFactories)('store contract: $name', (factory) => {
         expect((await target.readContentAt(project.id, 1)).content).toEqual({ n: 1 })
       })
     })
+
+    describe('pages bounded in bytes (CHANGES_PAGE_BYTES, docs/design.md §13b)', () => {
+      const PAGE_BYTES = 4096
+      let bounded: StoreUnderTest
+      beforeAll(async () => { bounded = await factory.create({ changesPageBytes: PAGE_BYTES }) })
+      afterAll(async () => { await bounded?.cleanup() })
+
+      /** An entry's size as a reader sends it: the UTF-8 length of its JSON. */
+      const bytesOf = (entry: ChangeEntry) => Buffer.byteLength(JSON.stringify(entry))
+
+      it('carries at most CHANGES_PAGE_BYTES of entries, an over-size one alone, `more` while any remain; continuing gets each once', async () => {
+        const target = bounded.store
+        const user = userRecord()
+        await target.createUser(user)
+        const project = await target.createProject({ id: randomUUID(), ownerId: user.id, ownerName: user.username, slug: unique('p'), name: 'Pages', createdAt: new Date().toISOString() })
+        const write = (operation: StoreOperation) => target.applyOperation(project, operation, AS_TEST)
+        // Entries of about 1.5 KiB (multi-byte characters: bytes, not characters, count),
+        // small increments, a document over the page size and reverts carrying it whole.
+        await write({ op: 'update', value: { text: 'é'.repeat(700) } })
+        for (let i = 0; i < 3; i++) await write(inc('n'))
+        await write(set('text', 'ü'.repeat(700)))
+        await write(set('text', 'x'.repeat(1500)))
+        await write({ op: 'update', value: { big: 'y'.repeat(PAGE_BYTES + 500) } })
+        await write(inc('n'))
+        await write({ op: 'revert', version: 7 })
+        await write({ op: 'revert', version: 7 })
+        for (let i = 0; i < 5; i++) await write(inc('n'))
+        const total = 15
+        const oneByOne: ChangeEntry[] = []
+        for (let since = 0; since < total; since++) {
+          const single = await target.readChanges(project, since, 1)
+          expect(single.more, `since ${since}, limit 1`).toBe(since + 1 < total)
+          oneByOne.push(...single.changes)
+        }
+        expect(oneByOne.map(e => e.version)).toEqual(Array.from({ length: total }, (_, i) => i + 1))
+        expect(bytesOf(oneByOne[6]!)).toBeGreaterThan(PAGE_BYTES)
+
+        const pages: ChangeEntry[][] = []
+        for (let since = 0; ;) {
+          const page = await target.readChanges(project, since, 1000)
+          expect(page.changes.length, `page after ${since}`).toBeGreaterThan(0)
+          const bytes = page.changes.reduce((sum, entry) => sum + bytesOf(entry), 0)
+          if (page.changes.length > 1) expect(bytes, `page after ${since}`).toBeLessThanOrEqual(PAGE_BYTES)
+          pages.push(page.changes)
+          since = page.changes.at(-1)!.version
+          expect(page.more, `more after ${since}`).toBe(since < total)
+          // Full as the budget allows: the next entry would not have fit.
+          if (page.more) expect(bytes + bytesOf(oneByOne[since]!), `page after ${since} cut early`).toBeGreaterThan(PAGE_BYTES)
+          if (!page.more) break
+        }
+        expect(pages.flat()).toEqual(oneByOne)
+        // The over-size entry and each revert that carries that document came alone.
+        for (const version of [7, 9, 10]) expect(pages.find(page => page.some(e => e.version === version))!.map(e => e.version)).toEqual([version])
+        // `limit` still bounds a page of small entries.
+        expect(await target.readChanges(project, 10, 2)).toMatchObject({ more: true, changes: [{ version: 11 }, { version: 12 }] })
+        expect((await target.readChanges(project, 10, 1000)).changes.map(e => e.version)).toEqual([11, 12, 13, 14, 15])
+      })
+    })
   })
 
   describe('batches, patches and Idempotency-Key records (docs/design.md §10)', () => {

@@ -17,11 +17,18 @@ import { actorName, diffPaths, entryMatches, entryTarget } from './history-text.
 /** Entries read per page ("Show older"). */
 const PAGE = 50
 
-/** One page of the change log: the entries after `since`, at most `limit` (the SDK's changes(), first page only). */
+/**
+ * The `limit` entries after `since` (fewer when the log ends first). The server's pages also
+ * end at CHANGES_PAGE_BYTES (docs/change-log.md), so this follows `more` until it has them.
+ */
 async function changesPage (project: ProjectClient, since: number, limit: number): Promise<ChangesPage> {
-  const { value } = await project.changes({ since, limit }).next()
-  if (!value) throw new Error('The change log answered no page')
-  return value
+  let collected: ChangesPage | undefined
+  for await (const page of project.changes({ since, limit })) {
+    collected = collected === undefined ? page : { ...page, changes: [...collected.changes, ...page.changes] }
+    if (collected.changes.length >= limit) break
+  }
+  if (!collected) throw new Error('The change log answered no page')
+  return { ...collected, changes: collected.changes.slice(0, limit) }
 }
 
 interface Timeline {

@@ -27,8 +27,10 @@ import type { ProjectRecord, Store } from '../store/types.js'
 /** Live changes held while the stream catches up; past it they are read from the log instead. */
 const MAX_HELD = 1000
 /**
- * Log entries read, and written as one chunk, at once while catching up (the changes API's
- * largest page); the next page waits until the client has taken this one.
+ * Log entries read, and written as one chunk (a replay burst), at once while catching up
+ * (the changes API's largest page); the store also ends a page at CHANGES_PAGE_BYTES
+ * (docs/design.md §13b), so a burst holds at most that many bytes of entries, however large
+ * they are. The next page is read only once the client has taken this one.
  */
 const CATCH_UP_PAGE = 1000
 

@@ -105,7 +105,7 @@ export const RESPONSE_SCHEMAS = {
   ChangesPage: z.object({
     version: z.number().int().min(0).meta({ description: "The project's current version" }),
     changes: z.array(change).meta({ description: 'Entries with a version above `since`, ascending' }),
-    more: z.boolean().meta({ description: 'More entries follow: ask again with the last version as `since`' })
+    more: z.boolean().meta({ description: 'More entries follow (the page ended at `limit` or at CHANGES_PAGE_BYTES): ask again with the last version as `since`' })
   }),
   Content: z.record(z.string(), z.unknown()).meta({ description: "The project's whole content: a JSON object" }),
   JsonValue: z.unknown().meta({ description: 'Any JSON value' }),

@@ -8,7 +8,7 @@
 // replaces it with a fresh one (a new snapshot), within the user's re-subscribe budget
 // (resubscribe-budget.ts), which all of the user's connections share.
 import { requireKeyScope } from '../auth/rights.js'
-import { EVENTS, type ChangeEntry, type ChangeEvent, type RevokedEvent, type SubscribeAck } from '../../shared/events.js'
+import { EVENTS, type ChangeEvent, type RevokedEvent, type SubscribeAck } from '../../shared/events.js'
 import { ContentdError, isContentdError, type ErrorBody, type ErrorCode } from '../../shared/errors.js'
 import { userSubject } from '../http/rate-limit.js'
 import type { Tarpit } from '../http/tarpit.js'
@@ -244,29 +244,40 @@ export class Subscriptions implements GrantSource {
   }
 
   /**
-   * Resume: the changes after `since`, read from the log page by page, make the ack; the
-   * feed then joins the subscription to the room exactly at the last version read (as for
-   * a snapshot at that version), so live changes follow without a gap or a repeat. When
-   * the room has moved on meanwhile, the log is read further.
+   * Resume: the changes after `since`, one page of the log (at most CHANGES_PAGE_BYTES,
+   * docs/design.md §13b), make the ack; the feed then joins the subscription to the room
+   * exactly at the last version read (as for a snapshot at that version), so live changes
+   * follow without a gap or a repeat. When the log has more than one page, or the room has
+   * moved on past what its history can bridge, the ack says `more: true` and the
+   * subscription is not put in place: the client subscribes again from the last version it
+   * got. So no ack holds more than a page, however long the log.
    */
   private async resume (subscription: Subscription, entry: ProjectEntry, project: ProjectRecord, since: number): Promise<void> {
-    const changes: ChangeEntry[] = []
-    let at = since
     for (let attempt = 0; attempt < SNAPSHOT_ATTEMPTS; attempt++) {
-      for (let more = true; more;) {
-        const page = await this.store.readChanges(project, at, RESUME_PAGE)
-        if (subscription.state !== 'pending') return
-        for (const change of page.changes) changes.push(change)
-        at = page.changes.at(-1)?.version ?? at
-        more = page.more
-      }
-      const activated = entry.feed.activate(subscription, at, () => {
-        const ack: SubscribeAck = { ok: true, project: subscription.ref, version: at, changes }
-        this.answer(subscription, ack, Buffer.byteLength(JSON.stringify(changes)))
-      })
+      const page = await this.store.readChanges(project, since, RESUME_PAGE)
+      if (subscription.state !== 'pending') return
+      const { changes } = page
+      const at = changes.at(-1)?.version ?? since
+      const ack: SubscribeAck = { ok: true, project: subscription.ref, version: at, changes }
+      const bytes = Buffer.byteLength(JSON.stringify(changes))
+      if (page.more) { this.answerPage(subscription, { ...ack, more: true }, bytes); return }
+      const activated = entry.feed.activate(subscription, at, () => this.answer(subscription, ack, bytes))
       if (activated !== 'stale') return
+      // The room is ahead of this page: what was read goes out, the client asks for the rest.
+      if (changes.length > 0) { this.answerPage(subscription, { ...ack, more: true }, bytes); return }
     }
     throw new ContentdError('STORE_UNAVAILABLE')
+  }
+
+  /**
+   * A resume's page with more after it: every waiter gets it (within the re-subscribe
+   * budget, as any ack), and the subscription ends without having started.
+   */
+  private answerPage (subscription: Subscription, ack: SubscribeAck, bytes: number): void {
+    const waiters = subscription.waiters
+    subscription.waiters = []
+    this.replyWithin(subscription, waiters, ack, bytes)
+    this.end(subscription, CANCELLED, false)
   }
 
   /** The snapshot is ready: the subscription is in place, and every waiter within the budget gets it. */
@@ -275,6 +286,11 @@ export class Subscriptions implements GrantSource {
     this.observer?.started(subscription.socket, subscription.ref, subscription.projectId as string)
     const waiters = subscription.waiters
     subscription.waiters = []
+    this.replyWithin(subscription, waiters, ack, bytes)
+  }
+
+  /** Answers the waiters of a subscribe, each within the user's re-subscribe budget. */
+  private replyWithin (subscription: Subscription, waiters: Reply[], ack: SubscribeAck | PreEncoded, bytes: number): void {
     const user = userOf(subscription.socket)
     waiters.forEach((reply, index) => {
       // The first request was admitted (and charged) when it arrived; the ones that joined

@@ -141,7 +141,10 @@ export interface ChangesPage {
   /** The project's current version when the page was read. */
   version: number
   changes: ChangeEntry[]
-  /** More entries follow the last one of this page (ask again with its version as `since`). */
+  /**
+   * More entries follow the last one of this page, cut by `limit` or by CHANGES_PAGE_BYTES
+   * (ask again with its version as `since`).
+   */
   more: boolean
 }
 
@@ -297,7 +300,9 @@ export interface Store {
   applyOperation (project: ProjectRecord, operation: StoreOperation, options: ApplyOptions): Promise<{ version: number }>
 
   /**
-   * The log entries after version `since`, ascending, at most `limit` (>= 1) of them. Throws
+   * The log entries after version `since`, ascending, at most `limit` (>= 1) of them and at
+   * most CHANGES_PAGE_BYTES of them counted as their JSON as sent (the first entry always
+   * comes, however large; docs/design.md §13b), read without loading what does not fit. Throws
    * INVALID_VERSION when `since` is above the current version, HISTORY_EXPIRED when an entry
    * after `since` is no longer kept (the oldest kept version − 1 is answerable),
    * PROJECT_NOT_FOUND. Streaming readers catch up with it, then follow onCommit.

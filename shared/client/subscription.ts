@@ -128,7 +128,7 @@ export class LiveCopy implements Subscription {
       if (!ack.ok && ack.code === 'HISTORY_EXPIRED') { this.resync(); return }
       if (!ack.ok) { this.fail(new ContentdClientError(statusOf(ack.code), ack.code, ack.message)); return }
       if ('content' in ack) this.start(ack.content, ack.version)
-      else this.catchUp(ack.changes, ack.version)
+      else this.catchUp(ack.changes, ack.version, ack.more === true)
     }, (e: unknown) => {
       if (generation !== this.generation || this.closed) return
       this.fail(e instanceof ContentdClientError ? e : new ContentdClientError(0, 'REALTIME_ERROR', e instanceof Error ? e.message : String(e)))
@@ -138,9 +138,10 @@ export class LiveCopy implements Subscription {
   /**
    * A resume's answer: the changes after the copy's version, up to `version`. Applied like
    * live changes; if they do not continue the copy exactly (another copy's request with an
-   * older or newer `since` answered), a snapshot is taken instead.
+   * older or newer `since` answered), a snapshot is taken instead. `more`: the answer was
+   * one page of the log (docs/design.md §13b) and no subscription yet: ask for the rest.
    */
-  private catchUp (changes: ChangeEvent[], version: number): void {
+  private catchUp (changes: ChangeEvent[], version: number, more: boolean): void {
     if (this.doc === undefined) { this.resync(); return }
     const held = this.buffered
     this.buffered = []
@@ -151,6 +152,7 @@ export class LiveCopy implements Subscription {
       if (generation !== this.generation) return // a gap: receive() asked for a snapshot
     }
     if (this.currentVersion !== version) { this.resync(); return }
+    if (more) { this.request(version); return }
     this.resumed += 1
     for (const change of held.sort((a, b) => a.version - b.version)) this.receive(change)
   }

@@ -2,55 +2,15 @@
 // whose connection is cut (through a TCP proxy the test controls) resumes from its version
 // after the reconnect, taking no new snapshot; when the server no longer has the missed
 // changes it falls back to a snapshot. project.changes(), at() and revert().
-import { createServer, connect as connectTcp, type Server, type Socket } from 'node:net'
 import { rmSync } from 'node:fs'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createClient, type ChangesPage, type ContentdClient } from '../../shared/client/index.js'
 import { LiveCopy } from '../../shared/client/subscription.js'
 import type { ChangeEvent, SubscribeAck } from '../../shared/events.js'
+import { CuttableProxy } from '../support/cuttable-proxy.js'
 import { call, ownerWithProject } from '../support/http.js'
 import { startServerProcess, type ServerProcess } from '../support/server-process.js'
 import { until } from '../support/wait.js'
-
-/** A TCP proxy to the server whose connections the test can cut, and whose door it can close for a while. */
-class CuttableProxy {
-  private readonly connections = new Set<Socket>()
-  private readonly server: Server
-  private refusing = false
-  port = 0
-
-  constructor (private readonly targetPort: number) {
-    this.server = createServer(client => {
-      if (this.refusing) { client.destroy(); return }
-      const upstream = connectTcp(this.targetPort, '127.0.0.1')
-      for (const [a, b] of [[client, upstream], [upstream, client]] as const) {
-        a.pipe(b)
-        a.on('error', () => b.destroy())
-        a.on('close', () => b.destroy())
-      }
-      this.connections.add(client)
-      client.on('close', () => this.connections.delete(client))
-    })
-  }
-
-  async start (): Promise<void> {
-    await new Promise<void>(resolve => this.server.listen(0, '127.0.0.1', resolve))
-    this.port = (this.server.address() as { port: number }).port
-  }
-
-  /** Drops every connection and refuses new ones until `reopen()`. */
-  cut (): void {
-    this.refusing = true
-    for (const c of this.connections) c.destroy()
-  }
-
-  reopen (): void { this.refusing = false }
-
-  async stop (): Promise<void> {
-    this.cut()
-    await new Promise(resolve => this.server.close(resolve))
-  }
-}
 
 let server: ServerProcess
 let proxy: CuttableProxy
@@ -164,6 +124,18 @@ describe('LiveCopy.resume, driven by hand', () => {
     await flush()
     expect(r.asked).toEqual([undefined, 2])
     expect([copy.version, copy.content, copy.snapshots, copy.resumes]).toEqual([5, { n: 5 }, 1, 1])
+  })
+
+  it('an ack with more: true is one page: it asks again from the page\'s last version until the log is done', async () => {
+    const { r, copy } = await resumingFromVersion2()
+    r.answer(1, { ok: true, project: '@a/b', version: 4, changes: [change(3), change(4)], more: true })
+    await flush()
+    expect(r.asked).toEqual([undefined, 2, 4])
+    expect([copy.version, copy.resumes]).toEqual([4, 0])
+    r.answer(2, { ok: true, project: '@a/b', version: 6, changes: [change(5), change(6)] })
+    await flush()
+    expect(r.asked).toEqual([undefined, 2, 4])
+    expect([copy.version, copy.content, copy.snapshots, copy.resumes]).toEqual([6, { n: 6 }, 1, 1])
   })
 
   it('takes a snapshot on HISTORY_EXPIRED, or when the changes do not continue its version', async () => {

@@ -7,7 +7,7 @@ import type { Actor } from '../../shared/events.js'
 import { parsePath } from '../../shared/path.js'
 import { changePartsOf, serializeEntry } from '../../server/store/change-entry.js'
 import { CHECKPOINT_ENTRIES, CHECKPOINT_MIN_BYTES } from '../../server/store/history-policy.js'
-import { changeDocOf, entryOfChangeDoc, supportsTransactions, withTailBookkeeping, WRITE_RESULT_PROJECTION } from '../../server/store/mongodb/history.js'
+import { changeDocOf, entryOfChangeDoc, readChangesPage, supportsTransactions, withTailBookkeeping, WRITE_RESULT_PROJECTION, type ChangeDoc } from '../../server/store/mongodb/history.js'
 import { contentUpdate, pathUpdate } from '../../server/store/mongodb/translate.js'
 import type { StoreOperation } from '../../server/store/types.js'
 
@@ -82,5 +82,42 @@ describe('transactions', () => {
     expect(supportsTransactions({ isWritablePrimary: true, setName: 'rs0' })).toBe(true)
     expect(supportsTransactions({ isWritablePrimary: true, msg: 'isdbgrid' })).toBe(true)
     expect(supportsTransactions({ isWritablePrimary: true })).toBe(false)
+  })
+})
+
+describe('reading a page of changes (docs/design.md §13b)', () => {
+  /** A cursor over `docs` that counts what was read from it and whether it was closed. */
+  function cursorOver (docs: ChangeDoc[]) {
+    const state = { read: 0, closed: false }
+    return {
+      state,
+      cursor: {
+        async * [Symbol.asyncIterator] () { for (const doc of docs) { state.read += 1; yield doc } },
+        async close () { state.closed = true }
+      }
+    }
+  }
+  const docOf = (version: number, text: string): ChangeDoc => changeDocOf('p1', version, { op: 'update' }, { text }, AT, KEY)
+  const bytesOf = (doc: ChangeDoc) => Buffer.byteLength(JSON.stringify(entryOfChangeDoc('@a/p', doc)))
+
+  it('stops reading at the byte budget, the first entry always in; closes the cursor', async () => {
+    const docs = [docOf(1, 'a'.repeat(600)), docOf(2, 'é'.repeat(300)), docOf(3, 'c'.repeat(5000)), docOf(4, 'd')]
+    const budget = bytesOf(docs[0]!) + bytesOf(docs[1]!)
+    const first = cursorOver(docs)
+    expect(await readChangesPage(first.cursor, '@a/p', 0, 100, budget)).toMatchObject({ changes: [{ version: 1 }, { version: 2 }], more: true, complete: true })
+    // Read up to the entry that did not fit, not beyond it.
+    expect(first.state).toEqual({ read: 3, closed: true })
+    const oversize = cursorOver(docs.slice(2))
+    expect(await readChangesPage(oversize.cursor, '@a/p', 2, 100, budget)).toMatchObject({ changes: [{ version: 3 }], more: true, complete: true })
+    expect(oversize.state).toEqual({ read: 2, closed: true })
+    // One byte short: the second entry waits for the next page.
+    expect((await readChangesPage(cursorOver(docs).cursor, '@a/p', 0, 100, budget - 1)).changes).toHaveLength(1)
+  })
+
+  it('`limit` ends a page too; the end of the log is no `more`; a missing version is incomplete', async () => {
+    const docs = [docOf(5, 'a'), docOf(6, 'b'), docOf(7, 'c')]
+    expect(await readChangesPage(cursorOver(docs).cursor, '@a/p', 4, 2, 1_000_000)).toMatchObject({ changes: [{ version: 5 }, { version: 6 }], more: true, complete: true })
+    expect(await readChangesPage(cursorOver(docs).cursor, '@a/p', 4, 3, 1_000_000)).toMatchObject({ more: false, complete: true })
+    expect(await readChangesPage(cursorOver([docs[0]!, docs[2]!]).cursor, '@a/p', 4, 3, 1_000_000)).toMatchObject({ complete: false })
   })
 })

@@ -39,17 +39,20 @@ export interface StoreUnderTest {
 export interface StoreFactory {
   name: string
   kind: Store['kind']
-  /** `historyLimit`: HISTORY_LIMIT (default 10000, the server's), for the retention tests. */
-  create (options?: { historyLimit?: number }): Promise<StoreUnderTest>
+  /**
+   * `historyLimit`: HISTORY_LIMIT (default 10000, the server's), for the retention tests;
+   * `changesPageBytes`: CHANGES_PAGE_BYTES (default 1 MiB), for the page-size tests.
+   */
+  create (options?: { historyLimit?: number, changesPageBytes?: number }): Promise<StoreUnderTest>
 }
 
 function sqliteFactory (name: string, cacheBytes: number): StoreFactory {
   return {
     name,
     kind: 'sqlite',
-    async create ({ historyLimit = DEFAULT_HISTORY.limit } = {}) {
+    async create ({ historyLimit = DEFAULT_HISTORY.limit, changesPageBytes }: { historyLimit?: number, changesPageBytes?: number } = {}) {
       const dataDir = mkdtempSync(join(tmpdir(), 'contentd-contract-'))
-      const store = openSqliteStore({ dataDir, contentLimitBytes: CONTRACT_CONTENT_LIMIT, cacheBytes, history: { limit: historyLimit, enabled: true } })
+      const store = openSqliteStore({ dataDir, contentLimitBytes: CONTRACT_CONTENT_LIMIT, cacheBytes, history: { limit: historyLimit, enabled: true }, changesPageBytes })
       await store.init()
       return {
         store,
@@ -66,10 +69,10 @@ function mongoFactory (uri: string): StoreFactory {
   return {
     name: 'mongodb',
     kind: 'mongodb',
-    async create ({ historyLimit = DEFAULT_HISTORY.limit } = {}) {
+    async create ({ historyLimit = DEFAULT_HISTORY.limit, changesPageBytes }: { historyLimit?: number, changesPageBytes?: number } = {}) {
       const { MongoStore } = await import('../../server/store/mongodb/mongo-store.js')
       const databaseName = `contentd_contract_${Date.now()}_${randomBytes(4).toString('hex')}`
-      const store: Store = new MongoStore({ uri, contentLimitBytes: CONTRACT_CONTENT_LIMIT, historyLimit, databaseName })
+      const store: Store = new MongoStore({ uri, contentLimitBytes: CONTRACT_CONTENT_LIMIT, historyLimit, databaseName, changesPageBytes })
       await store.init()
       return {
         store,

@@ -9,6 +9,7 @@ import type { Document } from 'mongodb'
 import type { Actor, ChangeEntry } from '../../../shared/events.js'
 import type { Json, JsonObject } from '../../../shared/json.js'
 import { entryOf, type ChangeParts } from '../change-entry.js'
+import { PageBudget } from '../change-pages.js'
 import { CHECKPOINT_ENTRIES, CHECKPOINT_MIN_BYTES } from '../history-policy.js'
 import { CONTENT_FIELD } from './translate.js'
 
@@ -79,4 +80,31 @@ export const WRITE_RESULT_PROJECTION: Document = {
  */
 export function supportsTransactions (hello: Document): boolean {
   return typeof hello.setName === 'string' || hello.msg === 'isdbgrid'
+}
+
+/** Change documents fetched per round trip while reading a page (readChangesPage). */
+export const CHANGES_BATCH = 64
+
+/**
+ * One page of changes after `since` from a cursor over the `changes` documents in version
+ * order: at most `limit` entries and at most `maxBytes` of them as sent (the first always;
+ * docs/design.md §13b). It stops reading where the page ends, so a log of huge entries is
+ * never loaded to be cut (give the cursor a small batchSize), and closes the cursor.
+ * `complete` is false when a version is missing: retention pruned it while the page was read.
+ */
+export async function readChangesPage (cursor: AsyncIterable<ChangeDoc> & { close (): Promise<void> }, project: string, since: number, limit: number, maxBytes: number): Promise<{ changes: ChangeEntry[], more: boolean, complete: boolean }> {
+  const changes: ChangeEntry[] = []
+  const budget = new PageBudget(maxBytes)
+  try {
+    for await (const doc of cursor) {
+      if (doc.version !== since + 1 + changes.length) return { changes, more: false, complete: false }
+      if (changes.length === limit) return { changes, more: true, complete: true }
+      const entry = entryOfChangeDoc(project, doc)
+      if (!budget.admit(Buffer.byteLength(JSON.stringify(entry)))) return { changes, more: true, complete: true }
+      changes.push(entry)
+    }
+    return { changes, more: false, complete: true }
+  } finally {
+    await cursor.close()
+  }
 }

@@ -24,6 +24,7 @@ import type {
 } from '../types.js'
 import { changePartsOf, projectRefOf } from '../change-entry.js'
 import { CommitEmitter } from '../commit-emitter.js'
+import { DEFAULT_CHANGES_PAGE_BYTES } from '../change-pages.js'
 import { answerableFrom } from '../history-policy.js'
 import { preconditionsHold } from '../version-condition.js'
 import { standaloneMessage, startupFailureMessage } from './connection.js'
@@ -32,7 +33,7 @@ import { MongoWebhooks } from './webhooks.js'
 import { MongoIdempotency } from './idempotency.js'
 import { isDuplicateKey, mapDriverError } from './driver-errors.js'
 import {
-  changeDocOf, entryOfChangeDoc, supportsTransactions, WRITE_RESULT_PROJECTION, type ChangeDoc, type CheckpointDoc
+  CHANGES_BATCH, changeDocOf, readChangesPage, supportsTransactions, WRITE_RESULT_PROJECTION, type ChangeDoc, type CheckpointDoc
 } from './history.js'
 import { SCHEMA_FIELD } from './schema-condition.js'
 import { runTransaction, settle } from './transaction.js'
@@ -46,6 +47,8 @@ export interface MongoStoreOptions {
   contentLimitBytes: number
   /** HISTORY_LIMIT: change log entries answerable per project; 0 keeps all. */
   historyLimit: number
+  /** CHANGES_PAGE_BYTES (docs/design.md §13b); default DEFAULT_CHANGES_PAGE_BYTES. */
+  changesPageBytes?: number
   /** Default: the database in the URI, else "contentd". */
   databaseName?: string
   serverSelectionTimeoutMS?: number
@@ -498,11 +501,12 @@ export class MongoStore implements Store {
     const { version, floor } = await this.historyState(project.id)
     if (since > version) throw new ContentdError('INVALID_VERSION', `since ${since} is above the current version ${version}`)
     if (since < floor) throw new ContentdError('HISTORY_EXPIRED', `changes after version ${since}; the oldest version kept is ${floor}`)
-    // Up to the version read: later entries may be committing meanwhile.
-    const docs = await this.run(() => this.changes.find({ projectId: project.id, version: { $gt: since, $lte: version } }).sort({ version: 1 }).limit(limit + 1).toArray())
-    if (!contiguous(docs, since, Math.min(limit + 1, version - since))) await this.historyGap(project.id, since)
-    const ref = projectRefOf(project)
-    return { version, changes: docs.slice(0, limit).map(doc => entryOfChangeDoc(ref, doc)), more: docs.length > limit }
+    // Up to the version read: later entries may be committing meanwhile. Small batches: the
+    // read stops at CHANGES_PAGE_BYTES (docs/design.md §13b), so little is fetched past it.
+    const cursor = this.changes.find({ projectId: project.id, version: { $gt: since, $lte: version } }).sort({ version: 1 }).limit(limit + 1).batchSize(CHANGES_BATCH)
+    const page = await this.run(() => readChangesPage(cursor, projectRefOf(project), since, limit, this.options.changesPageBytes ?? DEFAULT_CHANGES_PAGE_BYTES))
+    if (!page.complete || (!page.more && page.changes.length < Math.min(limit, version - since))) await this.historyGap(project.id, since)
+    return { version, changes: page.changes, more: page.more }
   }
 
   async readContentAt (projectId: string, version: number): Promise<ContentSnapshot> {

@@ -32,6 +32,7 @@ import type { JsonObject } from '../../../shared/json.js'
 import { applyContentOperation } from '../../../shared/compound.js'
 import { parseStoredEntry, replayOperationOf, valueJsonOf } from '../change-entry.js'
 import { DocumentCache, jsonOf, type CachedDocument } from '../document-cache.js'
+import { PageBudget, projectMemberBytes } from '../change-pages.js'
 import { answerableFrom, checkpointDue } from '../history-policy.js'
 import { PastContent, SharedBaseReplay } from '../shared-base-replay.js'
 import type { ChangesPage, ContentSnapshot, HistoryOptions } from '../types.js'
@@ -58,7 +59,10 @@ function prepareStatements (db: Database.Database) {
     checkpointContent: db.prepare('SELECT content FROM checkpoints WHERE project_id = ? AND version = ?').pluck(),
     entryAt: db.prepare('SELECT entry FROM changes WHERE project_id = ? AND version = ?').pluck(),
     entriesBetween: db.prepare('SELECT entry FROM changes WHERE project_id = ? AND version > ? AND version <= ? ORDER BY version').pluck(),
-    entriesAfter: db.prepare('SELECT entry FROM changes WHERE project_id = ? AND version > ? ORDER BY version LIMIT ?').pluck(),
+    // Measured inside SQLite: no entry is copied into JavaScript to be measured. (In this
+    // WITHOUT ROWID table octet_length still walks the value's pages, so changes() stops
+    // iterating at the budget rather than measuring a whole page of 7 MB entries.)
+    entrySizesAfter: db.prepare('SELECT version, octet_length(entry) AS bytes FROM changes WHERE project_id = ? AND version > ? ORDER BY version LIMIT ?'),
     appendEntry: db.prepare('INSERT INTO changes (project_id, version, entry) VALUES (?, ?, ?)'),
     insertCheckpoint: db.prepare('INSERT INTO checkpoints (project_id, version, content) VALUES (?, ?, ?)'),
     moveCheckpoint: db.prepare('UPDATE checkpoints SET version = ?, content = ? WHERE project_id = ? AND version = ?'),
@@ -81,7 +85,8 @@ export class ContentLog {
   // such a document before changing it (see editable) instead of mutating it under their feet.
   private readonly lent = new WeakSet<JsonObject>()
 
-  constructor (private readonly db: Database.Database, cacheBytes: number, private readonly history: HistoryOptions) {
+  /** `pageBytes`: CHANGES_PAGE_BYTES, the most one page of changes() carries (docs/design.md §13b). */
+  constructor (private readonly db: Database.Database, cacheBytes: number, private readonly history: HistoryOptions, private readonly pageBytes: number) {
     this.statements = prepareStatements(db)
     this.cache = new DocumentCache(cacheBytes)
   }
@@ -200,7 +205,10 @@ export class ContentLog {
     return current.version === version ? current : this.readAt(projectId, version)
   }
 
-  /** Entries after `since`, in one read transaction, `project` being the entries' reference. */
+  /**
+   * Entries after `since`, at most `limit` and at most pageBytes of them (the first always),
+   * in one read transaction, `project` being the entries' reference.
+   */
   changes (projectId: string, project: string, since: number, limit: number): ChangesPage {
     return this.db.transaction((): ChangesPage => {
       const row = this.statements.projectState.get(projectId) as Row | undefined
@@ -209,9 +217,21 @@ export class ContentLog {
       if (since > version) throw new ContentdError('INVALID_VERSION', `since ${since} is above the current version ${version}`)
       const floor = this.floor(version, Number(row.history_floor))
       if (since < floor) throw new ContentdError('HISTORY_EXPIRED', `changes after version ${since}; the oldest version kept is ${floor}`)
-      const rows = this.statements.entriesAfter.all(projectId, since, limit + 1) as string[]
-      const more = rows.length > limit
-      return { version, changes: rows.slice(0, limit).map(json => parseStoredEntry(project, json)), more }
+      // The page's extent first, from the entries' sizes, then only its entries are read
+      // (docs/design.md §13b): never a page of entries loaded and then cut.
+      const budget = new PageBudget(this.pageBytes)
+      const added = projectMemberBytes(project)
+      let count = 0
+      let last = since
+      let more = false
+      for (const row of this.statements.entrySizesAfter.iterate(projectId, since, limit + 1) as IterableIterator<{ version: number, bytes: number }>) {
+        // Breaking off the loop resets the statement: nothing after it is measured.
+        if (count === limit || !budget.admit(row.bytes + added)) { more = true; break }
+        count += 1
+        last = row.version
+      }
+      const rows = count === 0 ? [] : this.statements.entriesBetween.all(projectId, since, last) as string[]
+      return { version, changes: rows.map(json => parseStoredEntry(project, json)), more }
     })()
   }
 

@@ -12,6 +12,7 @@
 // - store-errors.ts turns a full disk or an I/O error into 503 STORE_UNAVAILABLE.
 import type Database from 'better-sqlite3'
 import { projectRefOf } from '../change-entry.js'
+import { DEFAULT_CHANGES_PAGE_BYTES } from '../change-pages.js'
 import { CommitEmitter } from '../commit-emitter.js'
 import type {
   ApiKeyRecord, ApplyOptions, ChangesPage, CommitListener, ContentSnapshot, HistoryOptions, IdempotencyClaim, IdempotencyId, IdempotencyState,
@@ -48,6 +49,8 @@ export interface SqliteStoreOptions {
   /** The process's one counter, shared by every store it opens (see lookup-cache.ts). */
   commits: CommitCounter
   busyTimeoutMs?: number
+  /** CHANGES_PAGE_BYTES (docs/design.md §13b); default DEFAULT_CHANGES_PAGE_BYTES. */
+  changesPageBytes?: number
   /** The WAL's fsync after each group commit (wal-sync.ts); given the WAL's path. */
   walSync?: (walPath: string) => WalSyncer
 }
@@ -71,7 +74,7 @@ export class SqliteStore implements Store {
     const dataVersion = this.db.prepare('PRAGMA data_version').pluck()
     const lookups = new LookupCache(() => dataVersion.get() as number, options.commits)
     this.records = new SqliteRecords(this.db, lookups)
-    this.content = new ContentLog(this.db, options.cacheBytes, options.history)
+    this.content = new ContentLog(this.db, options.cacheBytes, options.history, options.changesPageBytes ?? DEFAULT_CHANGES_PAGE_BYTES)
     this.schemas = new SqliteSchemas(this.db)
     this.walSync = (options.walSync ?? (path => new WalSync(path)))(`${this.db.name}-wal`)
     this.writer = new ContentWriter({
