@@ -56,7 +56,8 @@ export function matchPath (templates: string[], path: string): string | undefine
     for (let i = 0; i < parts.length; i++) {
       const part = parts[i] as string
       const segment = segments[i]
-      if (segment !== undefined && /^\{[^}]+\}$/.test(part)) score.push(0)
+      // A path parameter is required (OpenAPI 3.1 §4.8.12.1): an empty segment gives it no value.
+      if (segment !== undefined && segment !== '' && /^\{[^}]+\}$/.test(part)) score.push(0)
       // Express matches paths case-insensitively.
       else if (part.toLowerCase() === segment?.toLowerCase()) score.push(1)
       else { matches = false; break }

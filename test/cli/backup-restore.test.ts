@@ -75,7 +75,7 @@ describe('contentd backup', { timeout: 120_000 }, () => {
 
   it('writes contentd-<UTC time>.sqlite in DATA_DIR/backups, or in BACKUP_DIR; refuses an existing --out and a missing store', async () => {
     const dir = dataDir()
-    expect((await runCli(['user', 'create', '@alice', '--password', 'alice password 1'], { DATA_DIR: dir })).code).toBe(0)
+    expect((await runCli(['user', 'create', '@alice', '--init', '--password', 'alice password 1'], { DATA_DIR: dir })).code).toBe(0)
     const first = await runCli(['backup'], { DATA_DIR: dir })
     expect(first.code, first.stderr).toBe(0)
     const [name] = readdirSync(join(dir, 'backups'))
@@ -97,7 +97,7 @@ describe('contentd backup', { timeout: 120_000 }, () => {
 describe('contentd restore', { timeout: 120_000 }, () => {
   it('refuses while a server has the store open, and over data without --force; restores with --force once stopped', async () => {
     const source = dataDir()
-    expect((await runCli(['user', 'create', '@old', '--password', 'old password 12'], { DATA_DIR: source })).code).toBe(0)
+    expect((await runCli(['user', 'create', '@old', '--init', '--password', 'old password 12'], { DATA_DIR: source })).code).toBe(0)
     expect((await runCli(['project', 'create', '@old/kept'], { DATA_DIR: source })).code).toBe(0)
     const backupFile = join(dataDir(), 'old.sqlite')
     expect((await runCli(['backup', '--out', backupFile], { DATA_DIR: source })).code).toBe(0)
@@ -127,7 +127,7 @@ describe('contentd restore', { timeout: 120_000 }, () => {
 
   it('restores into an empty DATA_DIR without --force', async () => {
     const source = dataDir()
-    expect((await runCli(['user', 'create', '@solo', '--password', 'solo password 1'], { DATA_DIR: source })).code).toBe(0)
+    expect((await runCli(['user', 'create', '@solo', '--init', '--password', 'solo password 1'], { DATA_DIR: source })).code).toBe(0)
     const backupFile = join(dataDir(), 'solo.sqlite')
     expect((await runCli(['backup', '--out', backupFile], { DATA_DIR: source })).code).toBe(0)
     const dir = join(dataDir(), 'fresh')
@@ -138,7 +138,7 @@ describe('contentd restore', { timeout: 120_000 }, () => {
 
   it('refuses a missing, empty, truncated, corrupted or foreign file with one line, and changes nothing', async () => {
     const source = dataDir()
-    expect((await runCli(['user', 'create', '@src', '--password', 'src password 12'], { DATA_DIR: source })).code).toBe(0)
+    expect((await runCli(['user', 'create', '@src', '--init', '--password', 'src password 12'], { DATA_DIR: source })).code).toBe(0)
     expect((await runCli(['project', 'create', '@src/big'], { DATA_DIR: source })).code).toBe(0)
     // Enough content for several pages, so a cut or a scribble lands in real data.
     const big = JSON.stringify({ text: 'x'.repeat(60_000), list: Array.from({ length: 2000 }, (_, i) => i) })
@@ -170,7 +170,7 @@ describe('contentd restore', { timeout: 120_000 }, () => {
     other.close()
 
     const dir = dataDir()
-    expect((await runCli(['user', 'create', '@here', '--password', 'here password 1'], { DATA_DIR: dir })).code).toBe(0)
+    expect((await runCli(['user', 'create', '@here', '--init', '--password', 'here password 1'], { DATA_DIR: dir })).code).toBe(0)
     const storePath = join(dir, 'contentd.sqlite')
     const before = digest(storePath)
     const cases: Array<[string, RegExp]> = [
@@ -197,7 +197,7 @@ describe('contentd restore', { timeout: 120_000 }, () => {
 
   it('refuses over a store that cannot be read, saying to move it aside; restored into its place, never replays a WAL left beside it', async () => {
     const source = dataDir()
-    expect((await runCli(['user', 'create', '@saved', '--password', 'saved password 1'], { DATA_DIR: source })).code).toBe(0)
+    expect((await runCli(['user', 'create', '@saved', '--init', '--password', 'saved password 1'], { DATA_DIR: source })).code).toBe(0)
     const backupFile = join(dataDir(), 'saved.sqlite')
     expect((await runCli(['backup', '--out', backupFile], { DATA_DIR: source })).code).toBe(0)
 
