@@ -35,7 +35,7 @@ function cli (args: string[], extraEnv: Record<string, string> = env): Promise<R
     child.stdout.on('data', (c: Buffer) => { stdout += c.toString() })
     child.stderr.on('data', (c: Buffer) => { stderr += c.toString() })
     child.on('error', reject)
-    child.on('close', code => resolve({ code, stdout, stderr: withoutStoreLine(stderr, dataDir) }))
+    child.on('close', code => resolve({ code, stdout, stderr: withoutStoreLine(stderr, extraEnv.DATA_DIR ?? dataDir) }))
   })
 }
 
