@@ -24,6 +24,8 @@ interface Command {
   run (admin: Admin, args: string[], values: Record<string, unknown>): Promise<string>
   /** Instead of run: a command on the store's file itself, without opening the Store (backup, restore). */
   onFile? (config: Config, args: string[], values: Record<string, unknown>): Promise<string>
+  /** Instead of run: a command on the opened Store itself (export --all, import --all). */
+  onStore? (store: Store, config: Config, args: string[], values: Record<string, unknown>): Promise<string>
 }
 
 const noStore = async (): Promise<string> => { throw new Error('this command does not open the store') }
@@ -76,8 +78,34 @@ const COMMANDS: Record<string, Command> = {
   },
   'schema get': { positionals: 1, run: (admin, [ref]) => admin.getSchema(ref as string) },
   'schema rm': { positionals: 1, run: (admin, [ref]) => admin.removeSchema(ref as string) },
-  export: { positionals: 1, run: (admin, [ref]) => admin.exportContent(ref as string) },
-  import: { positionals: 1, run: async (admin, [ref]) => admin.importContent(ref as string, await readStdin()) },
+  export: {
+    positionals: 0,
+    optionalPositionals: 1,
+    options: { all: { type: 'boolean' } },
+    run: noStore,
+    onStore: async (store, config, [ref], values) => {
+      if (projectOrAll('export', ref, values) === 'all') {
+        const records = await (await import('./instance-admin.js')).exportAll(store, process.stdout)
+        process.stderr.write(`contentd: exported ${records} records\n`)
+        return ''
+      }
+      return new (await import('./admin.js')).Admin(store, config).exportContent(ref as string)
+    }
+  },
+  import: {
+    positionals: 0,
+    optionalPositionals: 1,
+    options: { all: { type: 'boolean' } },
+    run: noStore,
+    onStore: async (store, config, [ref], values) => {
+      if (projectOrAll('import', ref, values) === 'all') {
+        if (process.stdin.isTTY) throw new UsageError('expected an export on stdin (contentd import --all < dump.jsonl)', 'import')
+        const instance = await import('./instance-admin.js')
+        return `Imported ${instance.describeCounts(await instance.importAll(store, process.stdin))}`
+      }
+      return new (await import('./admin.js')).Admin(store, config).importContent(ref as string, await readStdin())
+    }
+  },
   'webhook add': {
     positionals: 2,
     options: { path: { type: 'string', multiple: true }, op: { type: 'string', multiple: true }, description: { type: 'string' } },
@@ -117,6 +145,14 @@ const COMMANDS: Record<string, Command> = {
       })
     }
   }
+}
+
+/** export and import name one project, or --all for the whole instance. */
+function projectOrAll (command: string, ref: string | undefined, values: Record<string, unknown>): 'all' | 'project' {
+  const all = values.all === true
+  if (all && ref !== undefined) throw new UsageError('--all takes no project', command)
+  if (!all && ref === undefined) throw new UsageError('expected @name/slug, or --all for the whole instance', command)
+  return all ? 'all' : 'project'
 }
 
 async function readPatchFile (file: string): Promise<string> {
@@ -209,9 +245,12 @@ async function main (argv: string[]): Promise<number> {
     throw new UsageError(`expected ${expected} argument${most === 1 ? '' : 's'}, got ${parsed.positionals.length}`, name)
   }
   // Loaded only to act: help and usage errors need no native module (argon2, SQLite).
+  const onStore = command.onStore
   const output = command.onFile
     ? await command.onFile(loadConfig(), parsed.positionals, parsed.values)
-    : await withStore(init, async (store, config) => command.run(new (await import('./admin.js')).Admin(store, config), parsed.positionals, parsed.values))
+    : onStore
+      ? await withStore(init, (store, config) => onStore(store, config, parsed.positionals, parsed.values))
+      : await withStore(init, async (store, config) => command.run(new (await import('./admin.js')).Admin(store, config), parsed.positionals, parsed.values))
   // '' when the command printed as it went (log).
   if (output !== '') process.stdout.write(output.endsWith('\n') ? output : output + '\n')
   return 0

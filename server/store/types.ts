@@ -7,6 +7,7 @@ import type { NarrowableOperation } from '../../shared/key-scope.js'
 import type { JsonSchema } from '../schema/compile.js'
 import type { WebhookStore } from './webhook-types.js'
 import type { ContentOperation } from '../../shared/compound.js'
+import type { ImportCounts, InstanceRecord } from './instance-records.js'
 
 export type { Actor, ChangeEntry } from '../../shared/events.js'
 
@@ -341,4 +342,17 @@ export interface Store {
   finishIdempotencyKey (id: IdempotencyId, response: StoredResponse | null): Promise<void>
   /** Deletes the records expired at `now`; resolves with how many. */
   deleteExpiredIdempotencyKeys (now: string): Promise<number>
+
+  /**
+   * The whole instance as records, in the order of instance-records.ts (docs/design.md §18),
+   * read one at a time: at most one project's content is held at once.
+   */
+  exportRecords (): AsyncIterable<InstanceRecord>
+  /**
+   * Loads an export into this store, all or nothing: refused when the store holds any user
+   * or project; a record out of order (instance-import-order.ts) or refused by the store
+   * throws InstanceLineError naming its line, as does an error of `records` itself, and
+   * leaves the store as empty as it was.
+   */
+  importRecords (records: AsyncIterable<InstanceRecord>): Promise<ImportCounts>
 }

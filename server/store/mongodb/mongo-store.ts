@@ -40,6 +40,8 @@ import { runTransaction, settle } from './transaction.js'
 import { MongoWritePath, type CommittedWrite, type ContentBackend, type ContentCommit, type ResolvedWrite, type StoredContent } from './write-path.js'
 import { keysPagePipeline, membersPagePipeline, projectsPagePipeline } from './pages.js'
 import { QuotaCounters } from './quota-counters.js'
+import { dumpCollections, MongoInstanceDump } from './instance-dump.js'
+import type { ImportCounts, InstanceRecord } from '../instance-records.js'
 
 export interface MongoStoreOptions {
   uri: string
@@ -118,6 +120,7 @@ export class MongoStore implements Store {
   /** Webhooks and their deliveries (webhooks.ts). */
   readonly webhooks: MongoWebhooks
   private readonly idempotency: MongoIdempotency
+  private readonly dump: MongoInstanceDump
 
   constructor (private readonly options: MongoStoreOptions) {
     this.selectionTimeoutMs = options.serverSelectionTimeoutMS ?? 5000
@@ -159,6 +162,7 @@ export class MongoStore implements Store {
     this.quotas = new QuotaCounters(this.db.collection('users'))
     this.webhooks = new MongoWebhooks(this.db, call => this.run(call))
     this.idempotency = new MongoIdempotency(this.db.collection('idempotencyKeys'))
+    this.dump = new MongoInstanceDump(dumpCollections(this.db))
     this.writes = new MongoWritePath({
       backend: this.contentBackend(),
       contentLimitBytes: options.contentLimitBytes,
@@ -539,6 +543,11 @@ export class MongoStore implements Store {
   claimIdempotencyKey (claim: IdempotencyClaim): Promise<IdempotencyState> { return this.run(() => this.idempotency.claim(claim)) }
   async finishIdempotencyKey (id: IdempotencyId, response: StoredResponse | null): Promise<void> { await this.run(() => this.idempotency.finish(id, response)) }
   deleteExpiredIdempotencyKeys (now: string): Promise<number> { return this.run(() => this.idempotency.deleteExpired(now)) }
+
+  // ---- the whole instance (instance-dump.ts; docs/design.md §18) ---------------------
+
+  exportRecords (): AsyncIterable<InstanceRecord> { return this.dump.exportRecords() }
+  importRecords (records: AsyncIterable<InstanceRecord>): Promise<ImportCounts> { return this.dump.importRecords(records) }
 
   /** The project's current version and oldest answerable one (history-policy.ts). */
   private async historyState (projectId: string): Promise<{ version: number, floor: number }> {

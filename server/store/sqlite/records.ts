@@ -283,12 +283,12 @@ function jsonOrNull (list: readonly string[] | null): string | null {
   return list === null ? null : JSON.stringify(list)
 }
 
-function toUser (row: Row | undefined): UserRecord | null {
+export function toUser (row: Row | undefined): UserRecord | null {
   if (!row) return null
   return { id: String(row.id), username: String(row.username), passwordHash: String(row.password_hash), createdAt: String(row.created_at) }
 }
 
-function toKey (row: Row): ApiKeyRecord {
+export function toKey (row: Row): ApiKeyRecord {
   return {
     id: String(row.id),
     userId: String(row.user_id),

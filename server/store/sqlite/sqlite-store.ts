@@ -23,6 +23,8 @@ import { ContentLog } from './content-log.js'
 import { ContentWriter } from './content-writer.js'
 import { openDatabase } from './database.js'
 import { SqliteIdempotency } from './idempotency.js'
+import { SqliteInstanceDump } from './instance-dump.js'
+import type { ImportCounts, InstanceRecord } from '../instance-records.js'
 import { LookupCache, type CommitCounter } from './lookup-cache.js'
 import { SqliteRecords } from './records.js'
 import { SqliteSchemas } from './schemas.js'
@@ -68,6 +70,7 @@ export class SqliteStore implements Store {
   /** Webhooks and their deliveries (webhooks.ts). */
   readonly webhooks: SqliteWebhooks
   private readonly idempotency: SqliteIdempotency
+  private readonly dump: SqliteInstanceDump
 
   constructor (options: SqliteStoreOptions) {
     this.db = openDatabase(options.dataDir, options.busyTimeoutMs ?? 5000)
@@ -89,6 +92,10 @@ export class SqliteStore implements Store {
     this.pingStatement = this.db.prepare('SELECT 1 AS ok')
     this.webhooks = new SqliteWebhooks(this.db)
     this.idempotency = new SqliteIdempotency(this.db)
+    this.dump = new SqliteInstanceDump(this.db, projectId => {
+      const snapshot = this.content.read(projectId)
+      return snapshot ? { version: snapshot.version, json: snapshot.json ?? JSON.stringify(snapshot.content) } : null
+    }, () => { lookups.forgetAfterOwnWrite() })
   }
 
   async init (): Promise<void> {}
@@ -178,4 +185,9 @@ export class SqliteStore implements Store {
   async claimIdempotencyKey (claim: IdempotencyClaim): Promise<IdempotencyState> { return this.idempotency.claim(claim) }
   async finishIdempotencyKey (id: IdempotencyId, response: StoredResponse | null): Promise<void> { this.idempotency.finish(id, response) }
   async deleteExpiredIdempotencyKeys (now: string): Promise<number> { return this.idempotency.deleteExpired(now) }
+
+  // ---- the whole instance (instance-dump.ts; docs/design.md §18) ---------------------
+
+  exportRecords (): AsyncIterable<InstanceRecord> { return this.dump.exportRecords() }
+  importRecords (records: AsyncIterable<InstanceRecord>): Promise<ImportCounts> { return this.dump.importRecords(records) }
 }

@@ -136,7 +136,7 @@ export class SqliteWebhooks implements WebhookStore {
 
 const jsonOrNull = (list: string[] | null): string | null => list === null ? null : JSON.stringify(list)
 
-function toWebhook (row: Row | undefined): WebhookRecord | null {
+export function toWebhook (row: Row | undefined): WebhookRecord | null {
   if (!row) return null
   return {
     id: row.id as string,
