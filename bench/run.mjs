@@ -8,6 +8,7 @@
 //   BENCH_FAIRNESS_ROUNDS=3  quiet/flooded rounds of the fairness scenario (BENCH_DURATION s each)
 //   BENCH_WIDE_SUBSCRIBERS=10000, BENCH_WIDE_CHANGES=30   the wide fan-out's subscribers and changes
 //   BENCH_ATTACKS=patch,…, BENCH_ATTACK_SECONDS=10, BENCH_ATTACK_REVERTS=110   the attacks scenario (bench/scenarios/attacks.mjs)
+//   BENCH_BACKUP_MIB=1024   the size of the store the backup scenario builds and backs up (bench/scenarios/backup.mjs)
 //   BENCH_PRESENCE_MEMBERS=1000,250, BENCH_PRESENCE_SECONDS=10   the presence fan-out's sizes (a row each) and length
 import { readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
@@ -26,6 +27,7 @@ import { fairness } from './scenarios/fairness.mjs'
 import { presence } from './scenarios/presence.mjs'
 import { batch } from './scenarios/batch.mjs'
 import { attacks } from './scenarios/attacks.mjs'
+import { backup } from './scenarios/backup.mjs'
 
 const SCENARIOS = {
   ceiling: http.ceiling,
@@ -45,6 +47,7 @@ const SCENARIOS = {
   history,
   fairness,
   attacks,
+  backup,
   presence,
   memory,
   console: consoleScenario

@@ -26,7 +26,7 @@ function scenarioTable (found, columns, cells) {
   return lines.join('\n')
 }
 
-const OWN_TABLE_KINDS = new Set(['fanout', 'fanout-wide', 'memory', 'history', 'fairness', 'presence', 'stream', 'console', 'attacks'])
+const OWN_TABLE_KINDS = new Set(['fanout', 'fanout-wide', 'memory', 'history', 'fairness', 'presence', 'stream', 'console', 'attacks', 'backup'])
 
 function throughputTable (results) {
   const found = rows(results).filter(r => !OWN_TABLE_KINDS.has(r.kind) && r.scenario !== 'presence')
@@ -93,6 +93,13 @@ function attacksTable (results) {
     r => [fmt(r.quietP99, 1), fmt(r.attackedP50, 1), fmt(r.attackedP99, 1), fmt(r.attackedMax, 1), `${fmt(r.failures)} / ${fmt(r.samples)}`, fmt(r.peakRssMiB), r.survived ? 'alive' : 'DIED or stalled', Object.entries(r.got ?? {}).map(([k, v]) => `${k}: ${fmt(v)}`).join(', ')])
 }
 
+function backupTable (results) {
+  const found = [results.backup].flat().filter(Boolean)
+  if (found.length === 0) return null
+  return scenarioTable(found, ['store MiB', 'quiet p99 ms', 'during backup p99 ms', 'p99 during / quiet', 'backup s', 'cp s', 'backup / cp', 'samples quiet / during'],
+    r => [fmt(r.storeMiB), fmt(r.quietP99, 1), fmt(r.duringP99, 1), `${fmt(r.p99Ratio, 2)}×`, fmt(r.backupSeconds, 2), fmt(r.cpSeconds, 2), `${fmt(r.timeRatio, 2)}×`, r.samples])
+}
+
 // Each goal: [issue, name, value, target, met, show]; issue 18's first (round two), then the
 // goals of earlier issues that still hold ('earlier': set before the issues were numbered here).
 function goalRows (results) {
@@ -119,7 +126,10 @@ function goalRows (results) {
   const ms = v => `${fmt(v, 1)} ms`
   const attacked = [results.attacks].flat().filter(r => r && !r.error)
   const worstAttack = attacked.length ? attacked.reduce((a, b) => (b.attackedP99 ?? Infinity) > (a.attackedP99 ?? Infinity) ? b : a) : undefined
+  const backedUp = ok(results.backup) ? results.backup : undefined
   return [
+    ['32', `increment p99 during a backup of a ${backedUp ? fmt(backedUp.storeMiB) + ' MiB' : '1 GiB'} store / quiet`, backedUp?.p99Ratio, '≤ 2×', v => v <= 2, v => `${fmt(v, 2)}× (${fmt(backedUp.duringP99, 1)} / ${fmt(backedUp.quietP99, 1)} ms)`],
+    ['32', 'backup time / cp of the same store file', backedUp?.timeRatio, '≤ 3×', v => v <= 3, v => `${fmt(v, 2)}× (${fmt(backedUp.backupSeconds, 2)} / ${fmt(backedUp.cpSeconds, 2)} s)`],
     ['26', 'another user\'s increment p99 under each attack (worst attack), process alive', worstAttack?.attackedP99, '≤ 1000 ms, never dies', v => v <= 1000 && attacked.every(r => r.survived && r.failures === 0), v => `${ms(v)} (${worstAttack.attack}); ${attacked.filter(r => !r.survived).length} deaths, ${attacked.reduce((n, r) => n + r.failures, 0)} failed increments over ${attacked.length} attacks`],
     ['18', 'increment (1 KiB) / ceiling', ratio(rps('increment1k'), rps('ceiling')), '≥ 0.80 (stretch 0.90)', v => v >= 0.8, v => `${fmt(v, 2)}×${v >= 0.9 ? ' (stretch met)' : ''}${spread('increment1k', 'ceiling')}`],
     ['18', 'increment (1 MiB) / increment (1 KiB)', ratio(rps('increment1m'), rps('increment1k')), '≥ 0.90', v => v >= 0.9, v => `${fmt(v, 2)}×${spread('increment1m', 'increment1k')}`],
@@ -183,6 +193,8 @@ export function renderResults ({ machine, results, date }) {
   if (fair) parts.push('', '### Fairness under abuse', '', fair)
   const att = attacksTable(results)
   if (att) parts.push('', '### Bounded work under attack', '', att)
+  const back = backupTable(results)
+  if (back) parts.push('', '### Backup under load', '', back)
   const pres = presenceTable(results)
   if (pres) parts.push('', '### Presence fan-out (Socket.IO)', '', pres)
   const streams = streamTable(results)
