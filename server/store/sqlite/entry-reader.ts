@@ -21,12 +21,12 @@ export class EntryReader {
   private nextId = 0
   private readonly pending = new Map<number, { resolve (entries: Buffer[]): void, reject (error: Error): void, count: number }>()
 
-  /** `file`: the database file; null (in memory) keeps every read on the event loop. */
-  constructor (private readonly file: string | null, private readonly busyTimeoutMs: number) {}
-
   /** Whether reads can go to the worker. */
-  get available (): boolean {
-    return this.file !== null && existsSync(fileURLToPath(WORKER_FILE))
+  readonly available: boolean
+
+  /** `file`: the database file; null (in memory) keeps every read on the event loop. */
+  constructor (private readonly file: string | null, private readonly busyTimeoutMs: number) {
+    this.available = file !== null && existsSync(fileURLToPath(WORKER_FILE))
   }
 
   /** The `count` entries after `after` up to `last`, as stored (UTF-8 JSON without `project`). */

@@ -83,7 +83,7 @@ export class SqliteStore implements Store {
     const lookups = new LookupCache(() => dataVersion.get() as number, options.commits)
     this.records = new SqliteRecords(this.db, lookups)
     this.content = new ContentLog(this.db, options.cacheBytes, options.history, options.changesPageBytes ?? DEFAULT_CHANGES_PAGE_BYTES)
-    this.entryReader = new EntryReader(this.db.name, options.busyTimeoutMs ?? 5000)
+    this.entryReader = new EntryReader(this.db.memory ? null : this.db.name, options.busyTimeoutMs ?? 5000)
     this.schemas = new SqliteSchemas(this.db)
     this.walSync = (options.walSync ?? (path => new WalSync(path)))(`${this.db.name}-wal`)
     this.writer = new ContentWriter({
