@@ -1158,6 +1158,17 @@ describe.each(storeFactories)('store contract: $name', (factory) => {
         // `limit` still bounds a page of small entries.
         expect(await target.readChanges(project, 10, 2)).toMatchObject({ more: true, changes: [{ version: 11 }, { version: 12 }] })
         expect((await target.readChanges(project, 10, 1000)).changes.map(e => e.version)).toEqual([11, 12, 13, 14, 15])
+        // readChangesJson: the same pages, each entry's JSON unparsed, without `project`, and its size as sent.
+        for (const since of [0, 6, 10]) {
+          const [json, parsed] = [await target.readChangesJson(project, since, 1000), await target.readChanges(project, since, 1000)]
+          expect([json.version, json.project, json.more]).toEqual([parsed.version, `@${user.username}/${project.slug}`, parsed.more])
+          expect(json.entries.map(entry => entry.version)).toEqual(parsed.changes.map(entry => entry.version))
+          json.entries.forEach((entry, i) => {
+            const { project: _, ...stored } = parsed.changes[i]!
+            expect(entry.stored.toString()).toBe(JSON.stringify(stored))
+            expect(entry.bytes).toBe(bytesOf(parsed.changes[i]!))
+          })
+        }
       })
     })
   })

@@ -17,7 +17,8 @@ import type { AccessEvent } from '../services/access-events.js'
 import type { GrantSource, LiveGrant } from '../services/access-recheck.js'
 import type { Identities } from '../services/identity.js'
 import type { Projects } from '../services/projects.js'
-import type { ContentSnapshot, ProjectRecord, Store } from '../store/types.js'
+import { entriesArrayBytes, resumeAckJson } from '../store/change-pages.js'
+import type { ChangesJsonPage, ContentSnapshot, ProjectRecord, Store } from '../store/types.js'
 import type { Reply } from './event-router.js'
 import { ProjectFeed, type FeedMember } from './project-feed.js'
 import { PreEncoded } from './pre-encoded.js'
@@ -254,17 +255,18 @@ export class Subscriptions implements GrantSource {
    */
   private async resume (subscription: Subscription, entry: ProjectEntry, project: ProjectRecord, since: number): Promise<void> {
     for (let attempt = 0; attempt < SNAPSHOT_ATTEMPTS; attempt++) {
-      const page = await this.store.readChanges(project, since, RESUME_PAGE)
+      // The entries' JSON as stored goes into the ack as it is (resumeAck): no parse, no
+      // serialization of a 7 MB entry (docs/design.md §13b).
+      const page = await this.store.readChangesJson(project, since, RESUME_PAGE)
       if (subscription.state !== 'pending') return
-      const { changes } = page
-      const at = changes.at(-1)?.version ?? since
-      const ack: SubscribeAck = { ok: true, project: subscription.ref, version: at, changes }
-      const bytes = Buffer.byteLength(JSON.stringify(changes))
-      if (page.more) { this.answerPage(subscription, { ...ack, more: true }, bytes); return }
-      const activated = entry.feed.activate(subscription, at, () => this.answer(subscription, ack, bytes))
+      const { entries } = page
+      const at = entries.at(-1)?.version ?? since
+      const bytes = entriesArrayBytes(entries)
+      if (page.more) { this.answerPage(subscription, resumeAck(page, subscription.ref, at, true), bytes); return }
+      const activated = entry.feed.activate(subscription, at, () => this.answer(subscription, resumeAck(page, subscription.ref, at, false), bytes))
       if (activated !== 'stale') return
       // The room is ahead of this page: what was read goes out, the client asks for the rest.
-      if (changes.length > 0) { this.answerPage(subscription, { ...ack, more: true }, bytes); return }
+      if (entries.length > 0) { this.answerPage(subscription, resumeAck(page, subscription.ref, at, true), bytes); return }
     }
     throw new ContentdError('STORE_UNAVAILABLE')
   }
@@ -273,7 +275,7 @@ export class Subscriptions implements GrantSource {
    * A resume's page with more after it: every waiter gets it (within the re-subscribe
    * budget, as any ack), and the subscription ends without having started.
    */
-  private answerPage (subscription: Subscription, ack: SubscribeAck, bytes: number): void {
+  private answerPage (subscription: Subscription, ack: SubscribeAck | PreEncoded, bytes: number): void {
     const waiters = subscription.waiters
     subscription.waiters = []
     this.replyWithin(subscription, waiters, ack, bytes)
@@ -379,6 +381,14 @@ function snapshotAck (project: string, snapshot: ContentSnapshot): SubscribeAck 
   const { version, content, json } = snapshot
   if (json === undefined) return { ok: true, project, version, content }
   return new PreEncoded(`{"ok":true,"project":${JSON.stringify(project)},"version":${version},"content":${json}}`)
+}
+
+/**
+ * `{ ok: true, project, version, changes, more? }` around the entries' JSON text, the same
+ * packet as for the equivalent object (pre-encoded.ts).
+ */
+function resumeAck (page: ChangesJsonPage, project: string, version: number, more: boolean): PreEncoded {
+  return new PreEncoded(resumeAckJson(page, project, version, more))
 }
 
 /** Bytes of the snapshot as sent (the store usually has its JSON at hand). */

@@ -70,12 +70,6 @@ export function entryOf (project: string, version: number, parts: ChangeParts, v
   return entry
 }
 
-/** A stored entry (serializeEntry's JSON) with the project's reference put in front. */
-export function parseStoredEntry (project: string, json: string): ChangeEntry {
-  // One parse, `project` first as §9 lists it, instead of parsing and then spreading.
-  return JSON.parse('{"project":' + JSON.stringify(project) + ',' + json.slice(1)) as ChangeEntry
-}
-
 /**
  * The `value` of a stored update or revert entry as the JSON text it is stored as, without
  * parsing the entry: serializeEntry writes it right after `op` (they have no path).

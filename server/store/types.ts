@@ -149,6 +149,28 @@ export interface ChangesPage {
   more: boolean
 }
 
+/** One entry of a ChangesJsonPage. */
+export interface EntryJson {
+  version: number
+  /** The entry's JSON as the store keeps it: UTF-8, without `project` (change-pages.ts puts it in). */
+  stored: Buffer
+  /** UTF-8 length of the entry's JSON as sent, `project` included (what CHANGES_PAGE_BYTES counts). */
+  bytes: number
+}
+
+/**
+ * The same page as ChangesPage with each entry as its stored JSON, unparsed: SSE replay, the
+ * changes API and Socket.IO resume acks write these as they are (change-pages.ts), so relaying
+ * a large entry costs a copy, not a parse and a serialization (docs/design.md §13b).
+ */
+export interface ChangesJsonPage {
+  version: number
+  /** The entries' `project`, "@owner/slug". */
+  project: string
+  entries: EntryJson[]
+  more: boolean
+}
+
 export interface ContentSnapshot {
   version: number
   /**
@@ -309,6 +331,8 @@ export interface Store {
    * PROJECT_NOT_FOUND. Streaming readers catch up with it, then follow onCommit.
    */
   readChanges (project: ProjectRecord, since: number, limit: number): Promise<ChangesPage>
+  /** readChanges' page, the same entries, as JSON text (for the wire, unparsed). */
+  readChangesJson (project: ProjectRecord, since: number, limit: number): Promise<ChangesJsonPage>
 
   /**
    * The content as it was at `version`, at a bounded cost (checkpoints; never a replay of

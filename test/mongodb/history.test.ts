@@ -104,19 +104,19 @@ describe('reading a page of changes (docs/design.md §13b)', () => {
     const docs = [docOf(1, 'a'.repeat(600)), docOf(2, 'é'.repeat(300)), docOf(3, 'c'.repeat(5000)), docOf(4, 'd')]
     const budget = bytesOf(docs[0]!) + bytesOf(docs[1]!)
     const first = cursorOver(docs)
-    expect(await readChangesPage(first.cursor, '@a/p', 0, 100, budget)).toMatchObject({ changes: [{ version: 1 }, { version: 2 }], more: true, complete: true })
+    expect(await readChangesPage(first.cursor, '@a/p', 0, 100, budget)).toMatchObject({ entries: [{ version: 1 }, { version: 2 }], more: true, complete: true })
     // Read up to the entry that did not fit, not beyond it.
     expect(first.state).toEqual({ read: 3, closed: true })
     const oversize = cursorOver(docs.slice(2))
-    expect(await readChangesPage(oversize.cursor, '@a/p', 2, 100, budget)).toMatchObject({ changes: [{ version: 3 }], more: true, complete: true })
+    expect(await readChangesPage(oversize.cursor, '@a/p', 2, 100, budget)).toMatchObject({ entries: [{ version: 3 }], more: true, complete: true })
     expect(oversize.state).toEqual({ read: 2, closed: true })
     // One byte short: the second entry waits for the next page.
-    expect((await readChangesPage(cursorOver(docs).cursor, '@a/p', 0, 100, budget - 1)).changes).toHaveLength(1)
+    expect((await readChangesPage(cursorOver(docs).cursor, '@a/p', 0, 100, budget - 1)).entries).toHaveLength(1)
   })
 
   it('`limit` ends a page too; the end of the log is no `more`; a missing version is incomplete', async () => {
     const docs = [docOf(5, 'a'), docOf(6, 'b'), docOf(7, 'c')]
-    expect(await readChangesPage(cursorOver(docs).cursor, '@a/p', 4, 2, 1_000_000)).toMatchObject({ changes: [{ version: 5 }, { version: 6 }], more: true, complete: true })
+    expect(await readChangesPage(cursorOver(docs).cursor, '@a/p', 4, 2, 1_000_000)).toMatchObject({ entries: [{ version: 5 }, { version: 6 }], more: true, complete: true })
     expect(await readChangesPage(cursorOver(docs).cursor, '@a/p', 4, 3, 1_000_000)).toMatchObject({ more: false, complete: true })
     expect(await readChangesPage(cursorOver([docs[0]!, docs[2]!]).cursor, '@a/p', 4, 3, 1_000_000)).toMatchObject({ complete: false })
   })

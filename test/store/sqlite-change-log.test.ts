@@ -6,7 +6,7 @@ import Database from 'better-sqlite3'
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { afterEach, beforeEach, describe, expect, it } from 'vitest'
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
 import { ContentdError } from '../../shared/errors.js'
 import type { JsonObject } from '../../shared/json.js'
 import { applyOperation, type Operation } from '../../shared/operations.js'
@@ -302,5 +302,61 @@ describe('migration from the layout before the change log', () => {
     expect(columns).not.toContain('content')
     expect(columns).not.toContain('snapshot_version')
     expect(inspect(db => db.prepare("SELECT name FROM sqlite_master WHERE name = 'content_log'").get())).toBeUndefined()
+  })
+})
+
+describe('entry sizes (docs/design.md §13b, issue 26 finding 3)', () => {
+  /** Four updates of about 3000 bytes on a store paging at 4096 bytes: one entry per page. */
+  async function sizedLog () {
+    const store = openSqliteStore({ dataDir, contentLimitBytes: LIMIT, cacheBytes: 1024 * 1024, changesPageBytes: 4096 })
+    opened.push(store)
+    const project = await setup(store, { text: 'a'.repeat(3000) })
+    for (const c of 'bcd') await store.applyOperation(project, { op: 'update', value: { text: c.repeat(3000) } }, AS_TESTER)
+    return { store, project }
+  }
+  const change = (sql: string) => {
+    const db = new Database(join(dataDir, 'contentd.sqlite'))
+    try { db.prepare(sql).run() } finally { db.close() }
+  }
+  /** Every version from `since` on, following `more`, as [versions of each page]. */
+  async function pagesOf (store: SqliteStore, project: ProjectRecord): Promise<number[][]> {
+    const pages: number[][] = []
+    for (let since = 0, more = true; more;) {
+      const page = await store.readChangesJson(project, since, 100)
+      pages.push(page.entries.map(entry => entry.version))
+      since = page.entries.at(-1)?.version ?? since
+      more = page.more
+    }
+    return pages
+  }
+
+  it('keeps each entry\'s UTF-8 length at commit and pages by it, from an index alone', async () => {
+    const { store, project } = await sizedLog()
+    expect(await pagesOf(store, project)).toEqual([[1], [2], [3], [4]])
+    expect(inspect(db => db.prepare('SELECT count(*) FROM changes WHERE bytes IS NOT octet_length(entry)').pluck().get())).toBe(0)
+    // The kept sizes are believed, not measured again: made small, a page takes all four.
+    change('UPDATE changes SET bytes = 10')
+    expect(await pagesOf(store, project)).toEqual([[1, 2, 3, 4]])
+    // The statement that sizes a page reads the index alone, never an entry's value.
+    const probe = new Database(':memory:')
+    const statements = Object.getPrototypeOf(probe.prepare('SELECT 1')) as { iterate: (...args: unknown[]) => unknown }
+    probe.close()
+    const sources: string[] = []
+    const iterate = statements.iterate
+    vi.spyOn(statements, 'iterate').mockImplementation(function (this: { source: string }, ...args: unknown[]) {
+      sources.push(this.source)
+      return iterate.apply(this, args)
+    })
+    try { await store.readChangesJson(project, 0, 100) } finally { vi.restoreAllMocks() }
+    const sizing = sources.filter(sql => /FROM changes/.test(sql))
+    expect(sizing).toHaveLength(1)
+    const plan = inspect(db => db.prepare(`EXPLAIN QUERY PLAN ${sizing[0]!}`).all('prj_1', 0, 101) as Array<{ detail: string }>)
+    expect(plan.map(step => step.detail)).toEqual([expect.stringContaining('USING COVERING INDEX changes_by_size')])
+  })
+
+  it('measures the entries written before sizes were kept (NULL) when they are paged', async () => {
+    const { store, project } = await sizedLog()
+    change('UPDATE changes SET bytes = NULL')
+    expect(await pagesOf(store, project)).toEqual([[1], [2], [3], [4]])
   })
 })

@@ -24,6 +24,7 @@ import { jsonBody } from '../body.js'
 import { projectOf } from '../context.js'
 import { sendContentJson } from '../encoded-content.js'
 import { constantJson } from '../fast-path.js'
+import { changesPageBody } from '../../store/change-pages.js'
 import { CHANGES_PAGE_DEFAULT, limitParam, versionParam } from '../history-query.js'
 import { idempotency } from '../idempotency.js'
 import { projectAccess } from '../project-access.js'
@@ -125,14 +126,16 @@ export function contentRoutes (api: RouteScope, store: Store, projects: Projects
     requireKeyScope(identityOf(res).key, { kind: 'whole' })
     const since = req.query.since === undefined ? 0 : versionParam('since', req.query.since)
     const limit = req.query.limit === undefined ? CHANGES_PAGE_DEFAULT : limitParam(req.query.limit)
-    const page = await store.readChanges(projectOf(res), since, limit)
+    const page = await store.readChangesJson(projectOf(res), since, limit)
     res.setHeader('ETag', etagFor(page.version))
     // A page is fixed by the version, `since` and `limit`: the same URL at the same version is the same page.
     if (notModified(req, page.version)) {
       res.status(304).end()
       return
     }
-    res.json(page)
+    // The stored entries as they are (docs/design.md §13b); the same text as res.json of the parsed page.
+    res.setHeader('Content-Type', 'application/json; charset=utf-8')
+    res.send(changesPageBody(page))
   })
 
   api.post(`${content}/revert`, ...write, async (req, res) => {

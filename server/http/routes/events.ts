@@ -93,7 +93,7 @@ export function eventRoutes (scope: RouteScope, options: EventRouteOptions): voi
     try {
       // Errors that have an HTTP answer (400 INVALID_VERSION, 410 HISTORY_EXPIRED) are found
       // before the stream starts: a first look at the log, or the snapshot.
-      const first = since === null ? await store.readContent(project.id) : await store.readChanges(project, since, 1)
+      const first = since === null ? await store.readContent(project.id) : await store.readChangesJson(project, since, 1)
       if (!first) throw new ContentdError('PROJECT_NOT_FOUND')
       if (stream.isEnded) return
       open(req, res)

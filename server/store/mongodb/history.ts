@@ -9,8 +9,9 @@ import type { Document } from 'mongodb'
 import type { Actor, ChangeEntry } from '../../../shared/events.js'
 import type { Json, JsonObject } from '../../../shared/json.js'
 import { entryOf, type ChangeParts } from '../change-entry.js'
-import { PageBudget } from '../change-pages.js'
+import { PageBudget, projectMemberOf } from '../change-pages.js'
 import { CHECKPOINT_ENTRIES, CHECKPOINT_MIN_BYTES } from '../history-policy.js'
+import type { EntryJson } from '../types.js'
 import { CONTENT_FIELD } from './translate.js'
 
 /** One entry of the `changes` collection: the §9 entry without `project`, keyed by (projectId, version). */
@@ -88,22 +89,28 @@ export const CHANGES_BATCH = 64
 /**
  * One page of changes after `since` from a cursor over the `changes` documents in version
  * order: at most `limit` entries and at most `maxBytes` of them as sent (the first always;
- * docs/design.md §13b). It stops reading where the page ends, so a log of huge entries is
- * never loaded to be cut (give the cursor a small batchSize), and closes the cursor.
- * `complete` is false when a version is missing: retention pruned it while the page was read.
+ * docs/design.md §13b), each as its JSON text (serialized once, to be measured and sent). It
+ * stops reading where the page ends, so a log of huge entries is never loaded to be cut (give
+ * the cursor a small batchSize), and closes the cursor. `complete` is false when a version is
+ * missing: retention pruned it while the page was read.
  */
-export async function readChangesPage (cursor: AsyncIterable<ChangeDoc> & { close (): Promise<void> }, project: string, since: number, limit: number, maxBytes: number): Promise<{ changes: ChangeEntry[], more: boolean, complete: boolean }> {
-  const changes: ChangeEntry[] = []
+export async function readChangesPage (cursor: AsyncIterable<ChangeDoc> & { close (): Promise<void> }, project: string, since: number, limit: number, maxBytes: number): Promise<{ entries: EntryJson[], more: boolean, complete: boolean }> {
+  const entries: EntryJson[] = []
   const budget = new PageBudget(maxBytes)
+  const memberBytes = Buffer.byteLength(projectMemberOf(project))
   try {
     for await (const doc of cursor) {
-      if (doc.version !== since + 1 + changes.length) return { changes, more: false, complete: false }
-      if (changes.length === limit) return { changes, more: true, complete: true }
-      const entry = entryOfChangeDoc(project, doc)
-      if (!budget.admit(Buffer.byteLength(JSON.stringify(entry)))) return { changes, more: true, complete: true }
-      changes.push(entry)
+      if (doc.version !== since + 1 + entries.length) return { entries, more: false, complete: false }
+      if (entries.length === limit) return { entries, more: true, complete: true }
+      const json = JSON.stringify(entryOfChangeDoc(project, doc))
+      const stored = Buffer.from(json)
+      const bytes = stored.length
+      if (!budget.admit(bytes)) return { entries, more: true, complete: true }
+      // As stored: without the `project` member that change-pages.ts puts back in front.
+      stored[memberBytes] = 0x7b // "{"
+      entries.push({ version: doc.version, stored: stored.subarray(memberBytes), bytes })
     }
-    return { changes, more: false, complete: true }
+    return { entries, more: false, complete: true }
   } finally {
     await cursor.close()
   }

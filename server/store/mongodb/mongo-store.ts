@@ -18,13 +18,13 @@ import type { JsonSchema } from '../../schema/compile.js'
 import { schemaViolation, type ContentSchema } from '../../schema/content-schema.js'
 import { SchemaCache } from '../../schema/schema-cache.js'
 import type {
-  ApiKeyRecord, ApplyOptions, ChangesPage, CommitListener, ContentSnapshot, HistoryOptions, IdempotencyClaim, IdempotencyId,
+  ApiKeyRecord, ApplyOptions, ChangesJsonPage, ChangesPage, CommitListener, ContentSnapshot, HistoryOptions, IdempotencyClaim, IdempotencyId,
   IdempotencyState, KeyPosition, ListedApiKey, MemberRecord, MemberRole, PageRequest, Permission, ProjectPosition, ProjectRecord, ProjectRole,
   SchemaRecord, SessionRecord, Store, StoreOperation, StoredResponse, UserRecord
 } from '../types.js'
 import { changePartsOf, projectRefOf } from '../change-entry.js'
 import { CommitEmitter } from '../commit-emitter.js'
-import { DEFAULT_CHANGES_PAGE_BYTES } from '../change-pages.js'
+import { DEFAULT_CHANGES_PAGE_BYTES, parsedPage } from '../change-pages.js'
 import { answerableFrom } from '../history-policy.js'
 import { preconditionsHold } from '../version-condition.js'
 import { standaloneMessage, startupFailureMessage } from './connection.js'
@@ -502,6 +502,10 @@ export class MongoStore implements Store {
   }
 
   async readChanges (project: ProjectRecord, since: number, limit: number): Promise<ChangesPage> {
+    return parsedPage(await this.readChangesJson(project, since, limit))
+  }
+
+  async readChangesJson (project: ProjectRecord, since: number, limit: number): Promise<ChangesJsonPage> {
     const { version, floor } = await this.historyState(project.id)
     if (since > version) throw new ContentdError('INVALID_VERSION', `since ${since} is above the current version ${version}`)
     if (since < floor) throw new ContentdError('HISTORY_EXPIRED', `changes after version ${since}; the oldest version kept is ${floor}`)
@@ -509,8 +513,8 @@ export class MongoStore implements Store {
     // read stops at CHANGES_PAGE_BYTES (docs/design.md §13b), so little is fetched past it.
     const cursor = this.changes.find({ projectId: project.id, version: { $gt: since, $lte: version } }).sort({ version: 1 }).limit(limit + 1).batchSize(CHANGES_BATCH)
     const page = await this.run(() => readChangesPage(cursor, projectRefOf(project), since, limit, this.options.changesPageBytes ?? DEFAULT_CHANGES_PAGE_BYTES))
-    if (!page.complete || (!page.more && page.changes.length < Math.min(limit, version - since))) await this.historyGap(project.id, since)
-    return { version, changes: page.changes, more: page.more }
+    if (!page.complete || (!page.more && page.entries.length < Math.min(limit, version - since))) await this.historyGap(project.id, since)
+    return { version, project: projectRefOf(project), entries: page.entries, more: page.more }
   }
 
   async readContentAt (projectId: string, version: number): Promise<ContentSnapshot> {

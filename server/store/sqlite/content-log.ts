@@ -30,12 +30,12 @@ import type Database from 'better-sqlite3'
 import { ContentdError } from '../../../shared/errors.js'
 import type { JsonObject } from '../../../shared/json.js'
 import { applyContentOperation } from '../../../shared/compound.js'
-import { parseStoredEntry, replayOperationOf, valueJsonOf } from '../change-entry.js'
+import { replayOperationOf, valueJsonOf } from '../change-entry.js'
 import { DocumentCache, jsonOf, type CachedDocument } from '../document-cache.js'
 import { PageBudget, projectMemberBytes } from '../change-pages.js'
 import { answerableFrom, checkpointDue } from '../history-policy.js'
 import { PastContent, SharedBaseReplay } from '../shared-base-replay.js'
-import type { ChangesPage, ContentSnapshot, HistoryOptions } from '../types.js'
+import type { ContentSnapshot, HistoryOptions } from '../types.js'
 
 /** A document a batch is changing, with what the log needs to know about it. */
 export interface ChangedDocument extends CachedDocument {
@@ -59,11 +59,15 @@ function prepareStatements (db: Database.Database) {
     checkpointContent: db.prepare('SELECT content FROM checkpoints WHERE project_id = ? AND version = ?').pluck(),
     entryAt: db.prepare('SELECT entry FROM changes WHERE project_id = ? AND version = ?').pluck(),
     entriesBetween: db.prepare('SELECT entry FROM changes WHERE project_id = ? AND version > ? AND version <= ? ORDER BY version').pluck(),
-    // Measured inside SQLite: no entry is copied into JavaScript to be measured. (In this
-    // WITHOUT ROWID table octet_length still walks the value's pages, so changes() stops
-    // iterating at the budget rather than measuring a whole page of 7 MB entries.)
-    entrySizesAfter: db.prepare('SELECT version, octet_length(entry) AS bytes FROM changes WHERE project_id = ? AND version > ? ORDER BY version LIMIT ?'),
-    appendEntry: db.prepare('INSERT INTO changes (project_id, version, entry) VALUES (?, ?, ?)'),
+    // As UTF-8 bytes, to be written to the wire as they are (change-pages.ts).
+    storedEntriesBetween: db.prepare('SELECT CAST(entry AS BLOB) FROM changes WHERE project_id = ? AND version > ? AND version <= ? ORDER BY version').pluck(),
+    // The sizes kept at commit, from the index alone (changes_by_size covers the query): no
+    // entry is read to be measured. Reading even the length of a 7 MB value in this WITHOUT
+    // ROWID table walks its overflow pages (migrations.ts, "Entry sizes").
+    entrySizesAfter: db.prepare('SELECT version, bytes FROM changes INDEXED BY changes_by_size WHERE project_id = ? AND version > ? ORDER BY version LIMIT ?'),
+    // Entries written before sizes were kept (bytes NULL): measured when first paged.
+    measureEntry: db.prepare('SELECT octet_length(entry) FROM changes WHERE project_id = ? AND version = ?').pluck(),
+    appendEntry: db.prepare('INSERT INTO changes (project_id, version, entry, bytes) VALUES (?, ?, ?, ?)'),
     insertCheckpoint: db.prepare('INSERT INTO checkpoints (project_id, version, content) VALUES (?, ?, ?)'),
     moveCheckpoint: db.prepare('UPDATE checkpoints SET version = ?, content = ? WHERE project_id = ? AND version = ?'),
     writeVersion: db.prepare('UPDATE projects SET version = ? WHERE id = ?'),
@@ -74,6 +78,12 @@ function prepareStatements (db: Database.Database) {
     raiseFloor: db.prepare('UPDATE projects SET history_floor = ? WHERE id = ? AND history_floor < ?')
   }
 }
+
+/**
+ * A page of the log as changes() settles it: the current version, the page's versions and
+ * each entry's size as sent, and the entries as stored (null: read them off the event loop).
+ */
+export interface PageExtent { version: number, versions: number[], bytes: number[], stored: Buffer[] | null, more: boolean }
 
 /** The content at a version, as read from the file: parsed, and its JSON. */
 interface Materialized { doc: JsonObject, json: string, tailCount: number, tailBytes: number, checkpointBytes: number }
@@ -119,7 +129,7 @@ export class ContentLog {
    */
   append (projectId: string, changed: ChangedDocument, entryJson: string, replaced: boolean): void {
     if (this.history.enabled) {
-      this.statements.appendEntry.run(projectId, changed.version, entryJson)
+      this.statements.appendEntry.run(projectId, changed.version, entryJson, Buffer.byteLength(entryJson))
       if (replaced) this.statements.insertCheckpoint.run(projectId, changed.version, null)
     }
     if (replaced) {
@@ -207,10 +217,13 @@ export class ContentLog {
 
   /**
    * Entries after `since`, at most `limit` and at most pageBytes of them (the first always),
-   * in one read transaction, `project` being the entries' reference.
+   * in one read transaction, `project` being the entries' reference. The page's extent comes
+   * from the sizes kept beside the entries; the entries themselves (as stored, never parsed)
+   * are read here only when they weigh at most `inlineBytes`: larger ones are for the caller
+   * to read off the event loop (entry-reader.ts), `stored` null.
    */
-  changes (projectId: string, project: string, since: number, limit: number): ChangesPage {
-    return this.db.transaction((): ChangesPage => {
+  changes (projectId: string, project: string, since: number, limit: number, inlineBytes: number): PageExtent {
+    return this.db.transaction((): PageExtent => {
       const row = this.statements.projectState.get(projectId) as Row | undefined
       if (!row) throw new ContentdError('PROJECT_NOT_FOUND')
       const version = Number(row.version)
@@ -221,17 +234,21 @@ export class ContentLog {
       // (docs/design.md §13b): never a page of entries loaded and then cut.
       const budget = new PageBudget(this.pageBytes)
       const added = projectMemberBytes(project)
-      let count = 0
-      let last = since
+      const versions: number[] = []
+      const bytes: number[] = []
+      let stored = 0
       let more = false
-      for (const row of this.statements.entrySizesAfter.iterate(projectId, since, limit + 1) as IterableIterator<{ version: number, bytes: number }>) {
+      for (const row of this.statements.entrySizesAfter.iterate(projectId, since, limit + 1) as IterableIterator<{ version: number, bytes: number | null }>) {
         // Breaking off the loop resets the statement: nothing after it is measured.
-        if (count === limit || !budget.admit(row.bytes + added)) { more = true; break }
-        count += 1
-        last = row.version
+        const size = row.bytes ?? this.statements.measureEntry.get(projectId, row.version) as number
+        if (versions.length === limit || !budget.admit(size + added)) { more = true; break }
+        versions.push(row.version)
+        bytes.push(size + added)
+        stored += size
       }
-      const rows = count === 0 ? [] : this.statements.entriesBetween.all(projectId, since, last) as string[]
-      return { version, changes: rows.map(json => parseStoredEntry(project, json)), more }
+      const last = versions.at(-1) ?? since
+      const entries = versions.length === 0 ? [] : stored <= inlineBytes ? this.statements.storedEntriesBetween.all(projectId, since, last) as Buffer[] : null
+      return { version, versions, bytes, stored: entries, more }
     })()
   }
 

@@ -209,5 +209,15 @@ export const MIGRATIONS: readonly Migration[] = [
     PRIMARY KEY (user_id, bucket_end)
   ) WITHOUT ROWID;
   CREATE INDEX idempotency_usage_by_end ON idempotency_usage(bucket_end);
+  `,
+  // Entry sizes (docs/design.md §13b): each entry's UTF-8 length, written at commit, so a page
+  // of the log is measured from changes_by_size alone. Reading a value's length in this
+  // WITHOUT ROWID table walks all its overflow pages: 7 MB read to measure a 7 MB entry.
+  // Entries of before stay NULL and are measured when first paged (content-log.ts):
+  // filling them in here would read and rewrite the whole log at start. The index is built
+  // from the rows' first pages only (bytes, NULL, is past the end of the old records).
+  `
+  ALTER TABLE changes ADD COLUMN bytes INTEGER;
+  CREATE INDEX changes_by_size ON changes(project_id, version, bytes);
   `
 ]

@@ -12,15 +12,16 @@
 // - store-errors.ts turns a full disk or an I/O error into 503 STORE_UNAVAILABLE.
 import type Database from 'better-sqlite3'
 import { projectRefOf } from '../change-entry.js'
-import { DEFAULT_CHANGES_PAGE_BYTES } from '../change-pages.js'
+import { DEFAULT_CHANGES_PAGE_BYTES, parsedPage } from '../change-pages.js'
 import { CommitEmitter } from '../commit-emitter.js'
 import type {
-  ApiKeyRecord, ApplyOptions, ChangesPage, CommitListener, ContentSnapshot, HistoryOptions, IdempotencyClaim, IdempotencyId, IdempotencyState,
+  ApiKeyRecord, ApplyOptions, ChangesJsonPage, ChangesPage, CommitListener, ContentSnapshot, HistoryOptions, IdempotencyClaim, IdempotencyId, IdempotencyState,
   KeyPosition, ListedApiKey, MemberRecord, MemberRole, PageRequest, ProjectPosition, ProjectRecord, ProjectRole, SchemaRecord, SessionRecord, Store,
   StoreOperation, StoredResponse, UserRecord
 } from '../types.js'
 import { ContentLog } from './content-log.js'
 import { ContentWriter } from './content-writer.js'
+import { EntryReader } from './entry-reader.js'
 import { openDatabase } from './database.js'
 import { SqliteIdempotency } from './idempotency.js'
 import { SqliteInstanceDump } from './instance-dump.js'
@@ -34,6 +35,12 @@ import { SqliteWebhooks } from './webhooks.js'
 import { toStoreError } from './store-errors.js'
 
 /** Runs a synchronous store call; a full disk or an I/O error becomes STORE_UNAVAILABLE (store-errors.ts). */
+/**
+ * A page whose entries weigh more than this is read off the event loop (entry-reader.ts): SQLite
+ * gathers about 100 KB a millisecond from overflow pages, more on a busy machine.
+ */
+const READ_ON_LOOP_BYTES = 256 * 1024
+
 function guarded<T> (call: () => T): Promise<T> {
   try {
     return Promise.resolve(call())
@@ -63,6 +70,7 @@ export class SqliteStore implements Store {
   private readonly commitListeners = new CommitEmitter()
   private readonly records: SqliteRecords
   private readonly content: ContentLog
+  private readonly entryReader: EntryReader
   private readonly writer: ContentWriter
   private readonly walSync: WalSyncer
   private readonly schemas: SqliteSchemas
@@ -78,6 +86,7 @@ export class SqliteStore implements Store {
     const lookups = new LookupCache(() => dataVersion.get() as number, options.commits)
     this.records = new SqliteRecords(this.db, lookups)
     this.content = new ContentLog(this.db, options.cacheBytes, options.history, options.changesPageBytes ?? DEFAULT_CHANGES_PAGE_BYTES)
+    this.entryReader = new EntryReader(this.db.memory ? null : this.db.name, options.busyTimeoutMs ?? 5000)
     this.schemas = new SqliteSchemas(this.db)
     this.walSync = (options.walSync ?? (path => new WalSync(path)))(`${this.db.name}-wal`)
     this.writer = new ContentWriter({
@@ -111,6 +120,7 @@ export class SqliteStore implements Store {
     // Let writes already accepted finish (committed, synced, answered) before the file closes.
     await this.writer.drained()
     this.walSync.close()
+    await this.entryReader.close()
     if (this.db.open) this.db.close()
   }
 
@@ -166,8 +176,18 @@ export class SqliteStore implements Store {
     return this.writer.apply(project, operation, options).catch((error: unknown) => { throw toStoreError(error) })
   }
 
-  readChanges (project: ProjectRecord, since: number, limit: number): Promise<ChangesPage> {
-    return guarded(() => this.content.changes(project.id, projectRefOf(project), since, limit))
+  async readChanges (project: ProjectRecord, since: number, limit: number): Promise<ChangesPage> {
+    return parsedPage(await this.readChangesJson(project, since, limit))
+  }
+
+  async readChangesJson (project: ProjectRecord, since: number, limit: number): Promise<ChangesJsonPage> {
+    const ref = projectRefOf(project)
+    const inline = this.entryReader.available ? READ_ON_LOOP_BYTES : Infinity
+    const extent = await guarded(() => this.content.changes(project.id, ref, since, limit, inline))
+    // Large entries are read on the entry reader's thread (docs/design.md §13b).
+    const stored = extent.stored ?? await this.entryReader.read(project.id, since, extent.versions.at(-1) ?? since, extent.versions.length)
+    const entries = extent.versions.map((version, i) => ({ version, bytes: extent.bytes[i] ?? 0, stored: stored[i] ?? Buffer.alloc(0) }))
+    return { version: extent.version, project: ref, entries, more: extent.more }
   }
 
   readContentAt (projectId: string, version: number): Promise<ContentSnapshot> {
