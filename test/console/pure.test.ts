@@ -10,13 +10,12 @@ import { Revisions } from '../../console/content/live-document.js'
 import { searchDocument } from '../../console/content/search.js'
 import { DEFAULT_OPEN_BUDGET, OpenState, RowRegistry } from '../../console/content/tree-state.js'
 import { kindOf, parseValue, preview, textOf } from '../../console/content/value-input.js'
-import { endpointExists, staticAvailability } from '../../console/features.js'
 import { expiryOf } from '../../console/key-expiry.js'
 import { actorName, diffPaths, entryMatches, entryTarget } from '../../console/panels/history-text.js'
 import { parsePathList, WEBHOOK_OP_CHOICES } from '../../console/panels/webhook-form.js'
 import { parseSchemaText, SCHEMA_DIALECT, starterSchema } from '../../console/panels/schema-text.js'
 import { locate, parseJsonText, pretty } from '../../console/json-text.js'
-import { hrefOf, parseRoute, titleOf, visibleTabs, type Route } from '../../console/route.js'
+import { hrefOf, parseRoute, titleOf, type Route } from '../../console/route.js'
 import { INSTALL, inScope, snippetsFor, usableKeys } from '../../console/snippets.js'
 
 describe('routes', () => {
@@ -38,23 +37,6 @@ describe('routes', () => {
     expect(hrefOf({ page: 'project', project: '@alice/demo', tab: 'members' })).toBe('#/@alice/demo/members')
     expect(parseRoute(hrefOf({ page: 'project', project: '@alice/demo', tab: 'members' }))).toEqual({ page: 'project', project: '@alice/demo', tab: 'members' })
     expect(titleOf({ page: 'project', project: '@alice/demo', tab: 'content' })).toBe('Content · @alice/demo · contentd')
-  })
-
-  it('shows the tabs of features being built only when the server has them', () => {
-    expect(visibleTabs({}).map(t => t.id)).toEqual(['content', 'connect', 'members', 'settings'])
-    expect(visibleTabs(staticAvailability()).map(t => t.id)).toEqual(['content', 'connect', 'members', 'settings'])
-    expect(visibleTabs({ history: true, schema: false }).map(t => t.id)).toEqual(['content', 'history', 'connect', 'members', 'settings'])
-    expect(visibleTabs({ history: true, webhooks: true, schema: true }).map(t => t.id)).toEqual(['content', 'history', 'connect', 'schema', 'webhooks', 'members', 'settings'])
-  })
-
-  it('reads a probe\'s answer: only "No such endpoint" means the feature is absent', () => {
-    expect(endpointExists(404, { message: 'No such endpoint', code: 'NOT_FOUND' })).toBe(false)
-    expect(endpointExists(405, { code: 'METHOD_NOT_ALLOWED' })).toBe(false)
-    expect(endpointExists(404, { message: 'No schema', code: 'SCHEMA_NOT_FOUND' })).toBe(true)
-    expect(endpointExists(404, undefined)).toBe(true)
-    expect(endpointExists(200, { changes: [] })).toBe(true)
-    expect(endpointExists(403, { code: 'FORBIDDEN' })).toBe(true)
-    expect(staticAvailability()).toEqual({ keyNarrowing: false, presence: true })
   })
 })
 
