@@ -341,6 +341,36 @@ describe.skipIf(!hasChromium)('the console in chromium', () => {
     expect(await page.locator('pre').first().textContent()).not.toContain(secret)
   })
 
+  it('creates a key narrowed to paths and operations, lists it so, and the server holds it to them', async () => {
+    await page.getByRole('link', { name: 'API keys' }).click()
+    await page.getByRole('heading', { name: 'API keys' }).waitFor()
+    await page.getByLabel('Name', { exact: true }).fill('counter')
+    await page.getByRole('radio', { name: /Read and write/ }).check()
+    await page.getByRole('checkbox', { name: PROJECT }).check()
+    // A path the server would refuse is refused next to the form, before any request.
+    await page.getByLabel('Paths').fill('stats, $bad')
+    await page.getByRole('button', { name: 'Create key' }).click()
+    await expect.poll(() => page.locator('.key-form [role="alert"]').textContent()).toContain('"$bad"')
+    await page.getByLabel('Paths').fill('stats')
+    await page.getByRole('group', { name: /^Operations/ }).getByRole('checkbox', { name: 'increment' }).check()
+    await page.getByRole('button', { name: 'Create key' }).click()
+    const secret = await page.getByLabel('New API key counter').inputValue()
+    expect(secret).toMatch(/^cdk_/)
+    await page.getByRole('button', { name: 'I have copied it' }).click()
+
+    const listed = (await call(app.url, 'GET', '/api/keys', { token: session })).body.keys.find((k: any) => k.name === 'counter')
+    expect(listed).toMatchObject({ permission: 'write', projects: [PROJECT], paths: ['stats'], ops: ['increment'] })
+    const item = page.locator('.key-item', { has: page.locator('.key-name', { hasText: 'counter' }) })
+    expect(await item.locator('.key-narrowing').textContent()).toBe('paths stats · ops increment')
+    // Reads inside its path; the whole content and other operations are refused (nothing written).
+    expect((await call(app.url, 'GET', `${API}/content?path=stats`, { token: secret })).status).toBe(200)
+    expect((await call(app.url, 'GET', `${API}/content`, { token: secret })).body.code).toBe('KEY_SCOPE_DENIED')
+    expect((await call(app.url, 'POST', `${API}/content/set`, { token: secret, body: { path: 'stats.ratio', value: 1 } })).body.code).toBe('KEY_SCOPE_DENIED')
+    // The form is empty again for the next key.
+    expect([await page.getByLabel('Paths').inputValue(), await page.getByRole('group', { name: /^Operations/ }).getByRole('checkbox', { checked: true }).count()]).toEqual(['', 0])
+    await checkScreen('keys, narrowed')
+  })
+
   it('adds a member, changes the role, and removes them', async () => {
     bob = await signup(app.url, 'bob')
     const bobWrites = async () => (await call(app.url, 'POST', `${API}/content/set`, { token: bob, body: { path: 'by', value: 'bob' } })).status
@@ -398,12 +428,13 @@ describe.skipIf(!hasChromium)('the console in chromium', () => {
     const onConsole = (message: { type (): string, text (): string }) => { if (message.type() === 'error' || message.type() === 'warning') noise.push(`console: ${message.text()}`) }
     const onFailed = (request: { url (): string, failure (): { errorText: string } | null }) => noise.push(`failed: ${request.url()} ${request.failure()?.errorText ?? ''}`)
     const onResponse = (response: { url (): string, status (): number }) => { if (response.status() >= 400) noise.push(`${response.status()}: ${response.url()}`) }
+    // A fresh load of the page (a reload would cut off the previous page's requests).
+    await page.goto('about:blank')
     page.on('console', onConsole)
     page.on('requestfailed', onFailed)
     page.on('response', onResponse)
     try {
       await page.goto(`${app.url}/#/${PROJECT}/content`)
-      await page.reload()
       await shownValue('title').waitFor()
       await expect.poll(versionShown).toMatch(/^v\d+$/)
       for (const [tab, ready] of [['History', '.change'], ['Connect', 'pre'], ['Webhooks', 'text=No webhooks yet'], ['Members', 'text=Add a member'], ['Settings', 'text=Delete this project'], ['Content', '.viewer']] as const) {

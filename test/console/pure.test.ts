@@ -11,6 +11,7 @@ import { searchDocument } from '../../console/content/search.js'
 import { DEFAULT_OPEN_BUDGET, OpenState, RowRegistry } from '../../console/content/tree-state.js'
 import { kindOf, parseValue, preview, textOf } from '../../console/content/value-input.js'
 import { expiryOf } from '../../console/key-expiry.js'
+import { describeNarrowing, MAX_KEY_PATHS, narrowingOf } from '../../console/key-narrowing.js'
 import { actorName, diffPaths, entryMatches, entryTarget } from '../../console/panels/history-text.js'
 import { parsePathList, WEBHOOK_OP_CHOICES } from '../../console/panels/webhook-form.js'
 import { parseSchemaText, SCHEMA_DIALECT, starterSchema } from '../../console/panels/schema-text.js'
@@ -225,21 +226,44 @@ describe('connect snippets', () => {
     expect(INSTALL).not.toMatch(/npm install contentd\b/)
   })
 
-  it('offer only live keys: listed by the server (not revoked), not expired, reaching the project', () => {
+  it('offer only live keys: listed by the server (not revoked), not expired, reaching the project, not narrowed', () => {
     const now = Date.parse('2026-06-01T00:00:00Z')
-    const key = (id: string, extra: Partial<{ projects: string[] | null, expiresAt: string | null }> = {}) => ({ id, key: `cdk_${id}`, name: id, prefix: 'cdk_', permission: 'read' as const, projects: null, expiresAt: null, createdAt: '', ...extra })
-    const created = [key('live'), key('revoked'), key('expired', { expiresAt: '2026-05-31T23:59:59Z' }), key('later', { expiresAt: '2026-06-02T00:00:00Z' }), key('elsewhere', { projects: ['@alice/other'] })]
-    const listed = new Set(['live', 'expired', 'later', 'elsewhere'])
+    const key = (id: string, extra: Partial<{ projects: string[] | null, expiresAt: string | null, paths: string[] | null, ops: Array<'set'> | null }> = {}) => ({ id, key: `cdk_${id}`, name: id, prefix: 'cdk_', permission: 'read' as const, projects: null, paths: null, ops: null, expiresAt: null, createdAt: '', ...extra })
+    const created = [key('live'), key('revoked'), key('expired', { expiresAt: '2026-05-31T23:59:59Z' }), key('later', { expiresAt: '2026-06-02T00:00:00Z' }), key('elsewhere', { projects: ['@alice/other'] }), key('narrowed', { paths: ['stats'] }), key('set-only', { ops: ['set'] })]
+    const listed = new Set(['live', 'expired', 'later', 'elsewhere', 'narrowed', 'set-only'])
     expect(usableKeys(created, '@alice/demo', listed, now).map(k => k.id)).toEqual(['live', 'later'])
     // Until the server has answered, no key is offered (a revoked one would be preselected).
     expect(usableKeys(created, '@alice/demo', null, now)).toEqual([])
   })
 
   it('offer only keys that reach the project', () => {
-    const key = (projects: string[] | null) => ({ id: 'k', key: 'cdk_x', name: 'n', prefix: 'cdk_x', permission: 'read' as const, projects, expiresAt: null, createdAt: '' })
+    const key = (projects: string[] | null) => ({ id: 'k', key: 'cdk_x', name: 'n', prefix: 'cdk_x', permission: 'read' as const, projects, paths: null, ops: null, expiresAt: null, createdAt: '' })
     expect(inScope(key(null), '@alice/demo')).toBe(true)
     expect(inScope(key(['@alice/demo']), '@alice/demo')).toBe(true)
     expect(inScope(key(['@alice/other']), '@alice/demo')).toBe(false)
+  })
+})
+
+describe('key narrowing', () => {
+  it('reads the paths field and the ticked operations into paths and ops, leaving out what is empty', () => {
+    expect(narrowingOf('', [])).toEqual({})
+    expect(narrowingOf(' , ', [])).toEqual({})
+    expect(narrowingOf('stats, posts.0 ,stats', [])).toEqual({ paths: ['stats', 'posts.0'] })
+    expect(narrowingOf('', ['set', 'increment'])).toEqual({ ops: ['increment', 'set'] })
+    expect(narrowingOf('stats', ['push'])).toEqual({ paths: ['stats'], ops: ['push'] })
+  })
+
+  it('refuses a path the server would refuse, and more paths than a key takes', () => {
+    expect(narrowingOf('stats..visits', [])).toEqual({ problem: expect.stringContaining('empty segment') })
+    expect(narrowingOf('$bad', [])).toEqual({ problem: expect.stringContaining('"$bad"') })
+    const many = Array.from({ length: MAX_KEY_PATHS + 1 }, (_, i) => `p${i}`).join(',')
+    expect(narrowingOf(many, [])).toEqual({ problem: `A key takes at most ${MAX_KEY_PATHS} paths.` })
+  })
+
+  it('says a key\'s narrowing back for the list', () => {
+    expect(describeNarrowing({ paths: null, ops: null })).toBeNull()
+    expect(describeNarrowing({ paths: ['stats', 'posts'], ops: null })).toBe('paths stats, posts')
+    expect(describeNarrowing({ paths: ['stats'], ops: ['increment', 'set'] })).toBe('paths stats · ops increment, set')
   })
 })
 
