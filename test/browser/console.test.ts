@@ -597,6 +597,8 @@ describe.skipIf(!hasChromium)('the console in chromium', () => {
     await eventually(async () => receiver.received.length === 2, 'the delivery of the change')
     receiver.verifyAll(secret)
     await eventually(async () => (await call(app.url, 'GET', `${API}/webhooks/${listed[0].id as string}/deliveries`, { token: session })).body.deliveries.length === 1, 'the recorded delivery')
+    // The progress shows without a reload (console/live-poll.ts: at most 16 s apart while nothing changes).
+    await expect.poll(() => item.textContent(), { timeout: 20_000, interval: 200 }).toContain(`delivered up to v${version}`)
     await item.getByRole('button', { name: 'Deliveries' }).click()
     const rows = item.locator('.deliveries tbody tr')
     await expect.poll(() => rows.count()).toBe(1)
@@ -724,6 +726,14 @@ describe.skipIf(!hasChromium)('the console in chromium', () => {
     } finally {
       await bobContext.close()
     }
+  })
+
+  it('keeps the project list live: a version changed elsewhere shows without a reload', async () => {
+    await page.goto(`${app.url}/#/`)
+    const card = page.locator('.project-card', { has: page.locator('.card-ref', { hasText: `@${USER}/other` }) })
+    await expect.poll(() => card.locator('.card-meta').textContent()).toContain('version 0')
+    await call(app.url, 'POST', `/api/@${USER}/other/content/set`, { token: session, body: { path: 'note', value: 'from elsewhere' } })
+    await expect.poll(() => card.locator('.card-meta').textContent(), { timeout: 10_000, interval: 200 }).toContain('version 1')
   })
 
   it('deletes a project only after its name is typed', async () => {
