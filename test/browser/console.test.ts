@@ -2,11 +2,13 @@
 // a project, edit every kind of value (each edit checked over the HTTP API, and sent with
 // If-Match), resolve a conflict with a concurrent write, the raw JSON editor, search, the
 // Connect tab (its curl snippet is run), API keys, members, deleting a project, deep links
-// that survive a reload, keyboard-only use, a project page without a refused request, a 375 px
+// that survive a reload, keyboard-only use, a project page without a refused request, live
+// lists, .json download and import, a 375 px
 // phone and the dark theme. axe-core checks every screen for serious or critical
 // accessibility violations; screenshots go to test-artifacts/ (and with UPDATE_SCREENSHOTS=1
 // to docs/images/, for the README and docs/console.md). Speed and page weight: npm run bench.
 import { execFile } from 'node:child_process'
+import { readFileSync } from 'node:fs'
 import { promisify } from 'node:util'
 import type { Browser, BrowserContext, Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
@@ -734,6 +736,43 @@ describe.skipIf(!hasChromium)('the console in chromium', () => {
     await expect.poll(() => card.locator('.card-meta').textContent()).toContain('version 0')
     await call(app.url, 'POST', `/api/@${USER}/other/content/set`, { token: session, body: { path: 'note', value: 'from elsewhere' } })
     await expect.poll(() => card.locator('.card-meta').textContent(), { timeout: 10_000, interval: 200 }).toContain('version 1')
+  })
+
+  it('downloads a project\'s content as a .json file, and replaces it with an uploaded one after a confirmation', async () => {
+    const OTHER = `/api/@${USER}/other`
+    const otherStored = async () => (await call(app.url, 'GET', `${OTHER}/content`, { token: session })).body
+    await page.goto(`${app.url}/#/@${USER}/other/content`)
+    await page.getByRole('button', { name: 'JSON', exact: true }).click()
+    const before = await otherStored()
+    const [download] = await Promise.all([page.waitForEvent('download'), page.getByRole('button', { name: 'Download .json' }).click()])
+    expect(download.suggestedFilename()).toMatch(new RegExp(`^${USER}-other-v\\d+\\.json$`))
+    expect(JSON.parse(readFileSync(await download.path(), 'utf8'))).toEqual(before)
+
+    // A file that is not a JSON object is refused, and nothing changes.
+    const file = page.getByLabel('Import a .json file')
+    await file.setInputFiles({ name: 'list.json', mimeType: 'application/json', buffer: Buffer.from('[1, 2]') })
+    await expect.poll(() => page.locator('.import-export .field-error').textContent()).toContain('list.json: The file must hold a JSON object')
+    await file.setInputFiles({ name: 'broken.json', mimeType: 'application/json', buffer: Buffer.from('{"a": }') })
+    await expect.poll(() => page.locator('.import-export .field-error').textContent()).toContain('Not valid JSON')
+    // Cancel leaves the content as it was; Replace sends it as one update with If-Match.
+    const imported = { title: 'Imported', items: [1, 2, 3], nested: { ok: true } }
+    await file.setInputFiles({ name: 'site.json', mimeType: 'application/json', buffer: Buffer.from(JSON.stringify(imported)) })
+    const question = page.getByRole('group', { name: 'Replace the content with site.json?' })
+    await question.getByRole('button', { name: 'Cancel' }).click()
+    expect(await question.count()).toBe(0)
+    expect(await otherStored()).toEqual(before)
+    await file.setInputFiles({ name: 'site.json', mimeType: 'application/json', buffer: Buffer.from(JSON.stringify(imported)) })
+    await checkScreen('content, import')
+    await screenshot(page, 'console-import')
+    const sent: Array<{ url: string, ifMatch: string | undefined }> = []
+    const onRequest = (request: { method (): string, url (): string, headers (): Record<string, string> }) => { if (request.method() === 'POST') sent.push({ url: request.url(), ifMatch: request.headers()['if-match'] }) }
+    page.on('request', onRequest)
+    await question.getByRole('button', { name: 'Replace', exact: true }).click()
+    await page.getByText('The content is now site.json.').waitFor()
+    page.off('request', onRequest)
+    expect(await otherStored()).toEqual(imported)
+    expect(sent).toEqual([{ url: `${app.url}${OTHER}/content`, ifMatch: expect.stringMatching(/^"\d+"$/) }])
+    expect(JSON.parse(await page.getByLabel('Content as JSON').inputValue())).toEqual(imported)
   })
 
   it('deletes a project only after its name is typed', async () => {

@@ -5,6 +5,7 @@ import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
 import type { Json } from '../../shared/json.js'
+import { exportFileName, readImport } from '../../console/content/json-file.js'
 import { childPath, describeEdit, newKeyProblem, segmentsOf, valueAt } from '../../console/content/edits.js'
 import { Revisions } from '../../console/content/live-document.js'
 import { searchDocument } from '../../console/content/search.js'
@@ -264,6 +265,20 @@ describe('key narrowing', () => {
     expect(describeNarrowing({ paths: null, ops: null })).toBeNull()
     expect(describeNarrowing({ paths: ['stats', 'posts'], ops: null })).toBe('paths stats, posts')
     expect(describeNarrowing({ paths: ['stats'], ops: ['increment', 'set'] })).toBe('paths stats · ops increment, set')
+  })
+})
+
+describe('content as a .json file', () => {
+  it('names the download after the project and its version', () => {
+    expect(exportFileName('@alice/demo', 12)).toBe('alice-demo-v12.json')
+    expect(exportFileName('@alice/my_site-2', undefined)).toBe('alice-my_site-2.json')
+  })
+
+  it('reads a file as content only when it holds a JSON object', () => {
+    expect(readImport('{"title": "Hi", "n": [1]}')).toEqual({ ok: true, value: { title: 'Hi', n: [1] } })
+    expect(readImport('[1, 2]')).toEqual({ ok: false, message: expect.stringContaining('must hold a JSON object') })
+    expect(readImport('null')).toEqual({ ok: false, message: expect.stringContaining('must hold a JSON object') })
+    expect(readImport('{"title": }')).toEqual({ ok: false, message: expect.stringMatching(/^Not valid JSON/) })
   })
 })
 
