@@ -630,6 +630,8 @@ describe.skipIf(!hasChromium)('the console in chromium', () => {
     await text.fill('{"type": "object",}')
     await page.getByRole('button', { name: 'Save schema' }).click()
     await expect.poll(() => problem.textContent()).toContain('Not valid JSON')
+    // Its place, said once (Chromium's own message has it too).
+    expect((await problem.textContent())?.match(/line \d+,? column \d+/g)).toEqual(['line 1, column 19'])
     expect(await text.getAttribute('aria-invalid')).toBe('true')
     // Not a schema (the server says why: 400 INVALID_SCHEMA); nothing stored.
     await text.fill('{"type": "objekt"}')
