@@ -10,7 +10,8 @@ export interface AppContextValue {
   /** The projects the user can see (null while loading). */
   projects: ProjectSummary[] | null
   projectsError: string | null
-  reloadProjects (): Promise<void>
+  /** Re-reads the list; says whether it differs from the one shown. */
+  reloadProjects (): Promise<boolean>
   navigate (route: Route): void
   /** A short confirmation for screen readers and the status line ("Key revoked."). */
   announce (message: string): void

@@ -55,12 +55,19 @@ function SignedIn ({ session, route, endSession }: { session: Session, route: Ro
     return messageOf(error)
   }, [endSession])
 
+  const shownProjects = useRef('')
   const reloadProjects = useCallback(async () => {
     try {
-      setProjects(await session.client.projects())
+      const found = await session.client.projects()
       setProjectsError(null)
+      const text = JSON.stringify(found)
+      if (text === shownProjects.current) return false
+      shownProjects.current = text
+      setProjects(found)
+      return true
     } catch (e) {
       setProjectsError(failure(e))
+      return false
     }
   }, [session, failure])
 

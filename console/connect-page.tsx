@@ -20,7 +20,7 @@ function Snippet ({ title, code, note }: { title: string, code: string, note?: s
   )
 }
 
-export function ConnectPage ({ project, role, events }: { project: string, role: ProjectRole, events: boolean }) {
+export function ConnectPage ({ project, role }: { project: string, role: ProjectRole }) {
   const { session, createdKeys, rememberKey, failure, announce } = useApp()
   // The ids of the keys the server still has: revoked keys (here, on the Keys page, from the
   // CLI or another tab) are not offered.
@@ -89,7 +89,7 @@ export function ConnectPage ({ project, role, events }: { project: string, role:
         <Snippet title="Install the SDK into your app" code={snippets.install} note="From a clone of contentd or from its git repository, as in the README." />
         <Snippet title="Node or a bundler" code={snippets.sdk} />
         <Snippet title="A web page without a bundler" code={snippets.page} note="Use a read-only key limited to this project: code in a page is public." />
-        {events && <Snippet title="Server-Sent Events (EventSource, no library)" code={snippets.events} note="The key is in the URL: use a read-only key limited to this project." />}
+        <Snippet title="Server-Sent Events (EventSource, no library)" code={snippets.events} note="The key is in the URL: use a read-only key limited to this project." />
       </section>
     </div>
   )

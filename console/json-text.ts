@@ -8,10 +8,15 @@ export function pretty (value: Json | undefined): string {
   return JSON.stringify(value ?? {}, null, 2)
 }
 
-/** "Unexpected token } in JSON at position 12" → the line and column of that position. */
+/**
+ * "Unexpected token } in JSON at position 12" → the line and column of that position, said
+ * once: newer engines (Chromium 120+, Node 22+) already end the message with
+ * "(line 3 column 1)", which is dropped for ours, so every browser shows the same text.
+ */
 export function locate (text: string, message: string): string {
   const position = /position (\d+)/.exec(message)
   if (!position) return message
+  message = message.replace(/\s*\(line \d+ column \d+\)$/, '')
   const before = text.slice(0, Number(position[1]))
   const line = before.split('\n').length
   const column = before.length - before.lastIndexOf('\n')

@@ -1,9 +1,10 @@
-// API keys: create one (permission, project scope, expiry), see its secret once, list and
-// revoke. Keys belong to the user and reach at most what the user can.
+// API keys: create one (permission, project scope, narrowing to paths and operations,
+// expiry), see its secret once, list and revoke. Keys belong to the user and reach at most what the user can.
 import { useCallback, useEffect, useState } from 'preact/hooks'
-import type { ApiKeyInfo, CreatedApiKey, KeyPermission } from '../shared/client/index.js'
+import type { ApiKeyInfo, CreatedApiKey, KeyPermission, NarrowableOperation } from '../shared/client/index.js'
 import { useApp } from './app-context.js'
 import { EXPIRY_CHOICES, expiryOf } from './key-expiry.js'
+import { describeNarrowing, NARROWABLE_OPERATIONS, narrowingOf } from './key-narrowing.js'
 import { KeyIcon } from './icons.js'
 import { Badge, ConfirmButton, EmptyState, ErrorText, Loading, SecretOnce, Time, valueOf } from './ui.js'
 
@@ -15,6 +16,8 @@ export function KeysPage () {
   const [permission, setPermission] = useState<KeyPermission>('read')
   const [scope, setScope] = useState<'all' | 'some'>('some')
   const [chosen, setChosen] = useState<string[]>([])
+  const [pathsText, setPathsText] = useState('')
+  const [ops, setOps] = useState<NarrowableOperation[]>([])
   const [expiry, setExpiry] = useState('never')
   const [date, setDate] = useState('')
   const [formError, setFormError] = useState<string | null>(null)
@@ -28,19 +31,24 @@ export function KeysPage () {
   useEffect(() => { void load() }, [load])
 
   const toggleProject = (ref: string, on: boolean) => setChosen(list => on ? [...list, ref] : list.filter(r => r !== ref))
+  const toggleOp = (op: NarrowableOperation, on: boolean) => setOps(list => on ? [...list, op] : list.filter(o => o !== op))
 
   const create = async (event: Event) => {
     event.preventDefault()
     setFormError(null)
     if (scope === 'some' && chosen.length === 0) { setFormError('Choose at least one project, or allow every project.'); return }
+    const narrowing = narrowingOf(pathsText, ops)
+    if ('problem' in narrowing) { setFormError(narrowing.problem); return }
     const expires = expiryOf(expiry, date)
     if ('problem' in expires) { setFormError(expires.problem); return }
     setBusy(true)
     try {
-      const key = await session.client.createKey({ name: name.trim(), permission, ...(scope === 'some' ? { projects: chosen } : {}), ...expires })
+      const key = await session.client.createKey({ name: name.trim(), permission, ...(scope === 'some' ? { projects: chosen } : {}), ...narrowing, ...expires })
       rememberKey(key)
       setCreated(key)
       setName('')
+      setPathsText('')
+      setOps([])
       announce(`Key ${key.name} created.`)
       await load()
     } catch (e) {
@@ -91,7 +99,23 @@ export function KeysPage () {
           )}
           <label class="choice"><input type="radio" name="scope" value="all" checked={scope === 'all'} onChange={() => setScope('all')} /> Every project I can access, now and later</label>
         </fieldset>
-        {/* Path and operation narrowing (paths, ops: docs/design.md §12, issue 16) goes here once UPCOMING.keyNarrowing.static is true (features.ts). */}
+        <fieldset>
+          <legend>Narrow it (optional)</legend>
+          <p class="hint">A narrowed key reads and writes only at or below these paths (never the whole content) and uses only the operations ticked. Leave both empty for a key that is not narrowed.</p>
+          <div class="field">
+            <label for="key-paths">Paths</label>
+            <input id="key-paths" class="mono" autocomplete="off" placeholder="e.g. stats, posts" aria-describedby="key-paths-hint" value={pathsText} onInput={e => setPathsText(valueOf(e))} />
+            <p id="key-paths-hint" class="hint">Dot paths, separated by commas.</p>
+          </div>
+          <fieldset>
+            <legend>Operations <span class="hint-inline">— none ticked: every one its permission allows</span></legend>
+            <div class="op-choices">
+              {NARROWABLE_OPERATIONS.map(op => (
+                <label key={op} class="choice mono"><input type="checkbox" checked={ops.includes(op)} onChange={e => toggleOp(op, e.currentTarget.checked)} /> {op}</label>
+              ))}
+            </div>
+          </fieldset>
+        </fieldset>
         <div class="form-row">
           <div class="field">
             <label for="key-expiry">Expires</label>
@@ -135,6 +159,7 @@ export function KeysPage () {
                   <div class="key-meta">
                     <Badge tone={key.permission === 'write' ? 'warn' : 'plain'}>{key.permission === 'write' ? 'read + write' : 'read'}</Badge>
                     <span>{key.projects === null ? 'every project' : key.projects.join(', ')}</span>
+                    {describeNarrowing(key) !== null && <span class="mono key-narrowing">{describeNarrowing(key)}</span>}
                     <span>{expired ? <Badge tone="bad">expired</Badge> : <>expires <Time iso={key.expiresAt} /></>}</span>
                     <span>created <Time iso={key.createdAt} /></span>
                   </div>

@@ -7,14 +7,12 @@ import { useApp } from './app-context.js'
 import { ConnectPage } from './connect-page.js'
 import { ContentPage } from './content/content-page.js'
 import { LiveDocument } from './content/live-document.js'
-import { probeFeatures, staticAvailability, type Availability } from './features.js'
 import { KeyIcon } from './icons.js'
 import { MembersPage } from './members-page.js'
 import { HistoryPanel } from './panels/history-panel.js'
 import { SchemaPanel } from './panels/schema-panel.js'
-import { NotAvailable } from './panels/upcoming-panels.js'
 import { WebhooksPanel } from './panels/webhooks-panel.js'
-import { hrefOf, PROJECT_TABS, visibleTabs, type ProjectTab } from './route.js'
+import { hrefOf, PROJECT_TABS, type ProjectTab } from './route.js'
 import { SettingsPage } from './settings-page.js'
 import { Badge, EmptyState, Loading } from './ui.js'
 
@@ -24,26 +22,12 @@ export function ProjectPage ({ project, tab }: { project: string, tab: ProjectTa
   const [error, setError] = useState<string | null>(null)
   const client = useMemo(() => session.client.project(project), [session, project])
   const doc = useMemo(() => new LiveDocument(client), [client])
-  const [available, setAvailable] = useState<Availability>(staticAvailability)
-  /** Until the probes answer, an upcoming tab typed in by hand shows "Loading", not "not available". */
-  const [probed, setProbed] = useState(false)
 
   useEffect(() => {
     let current = true
     client.info().then(found => { if (current) setInfo(found) }, e => { if (current) setError(failure(e)) })
     return () => { current = false }
   }, [client, failure])
-
-  useEffect(() => {
-    let current = true
-    setProbed(false)
-    probeFeatures(location.origin, project, session.token).then(found => {
-      if (!current) return
-      setAvailable(found)
-      setProbed(true)
-    }, () => { if (current) setProbed(true) })
-    return () => { current = false }
-  }, [project, session])
 
   useEffect(() => {
     if (!info) return
@@ -72,25 +56,22 @@ export function ProjectPage ({ project, tab }: { project: string, tab: ProjectTa
         <LiveBadge doc={doc} />
       </div>
       <nav class="tabs" aria-label={`${project} sections`}>
-        {visibleTabs(available).map(t => (
+        {PROJECT_TABS.map(t => (
           <a key={t.id} href={hrefOf({ page: 'project', project, tab: t.id })} aria-current={t.id === tab ? 'page' : undefined}>{t.label}</a>
         ))}
       </nav>
       <div class="tab-body">
-        <TabBody tab={tab} project={project} info={info} doc={doc} available={available} probed={probed} />
+        <TabBody tab={tab} project={project} info={info} doc={doc} />
       </div>
     </section>
   )
 }
 
-interface TabBodyProps { tab: ProjectTab, project: string, info: ProjectSummary, doc: LiveDocument, available: Availability, probed: boolean }
+interface TabBodyProps { tab: ProjectTab, project: string, info: ProjectSummary, doc: LiveDocument }
 
-function TabBody ({ tab, project, info, doc, available, probed }: TabBodyProps) {
+function TabBody ({ tab, project, info, doc }: TabBodyProps) {
   const role = info.role ?? 'viewer'
   const tabInfo = PROJECT_TABS.find(t => t.id === tab)
-  if (tabInfo?.upcoming && available[tabInfo.upcoming] !== true) {
-    return probed ? <NotAvailable label={tabInfo.label} feature={tabInfo.upcoming} /> : <Loading what={tabInfo.label} />
-  }
   if (tabInfo?.ownerOnly && role !== 'owner') {
     return (
       <EmptyState title={`Only the owner manages ${tabInfo.label.toLowerCase()}`} icon={<KeyIcon />}>
@@ -99,8 +80,8 @@ function TabBody ({ tab, project, info, doc, available, probed }: TabBodyProps) 
     )
   }
   switch (tab) {
-    case 'content': return <ContentPage doc={doc} canWrite={role !== 'viewer'} project={project} presence={available.presence === true} />
-    case 'connect': return <ConnectPage project={project} role={role} events={available.events === true} />
+    case 'content': return <ContentPage doc={doc} canWrite={role !== 'viewer'} project={project} />
+    case 'connect': return <ConnectPage project={project} role={role} />
     case 'members': return <MembersPage project={project} owner={info.username} />
     case 'settings': return <SettingsPage info={info} project={project} />
     case 'history': return <HistoryPanel doc={doc} canWrite={role !== 'viewer'} />

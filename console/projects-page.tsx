@@ -1,13 +1,16 @@
 // The projects the user can see, and the form that creates one.
 import { useState } from 'preact/hooks'
 import { useApp } from './app-context.js'
+import { useLivePoll } from './live-poll.js'
 import { hrefOf } from './route.js'
 import { Badge, EmptyState, ErrorText, Loading, Time, valueOf } from './ui.js'
 
 const SLUG = /^[a-z0-9][a-z0-9_-]{0,63}$/
 
 export function ProjectsPage () {
-  const { projects, projectsError, session } = useApp()
+  const { projects, projectsError, session, reloadProjects } = useApp()
+  // Versions and new shares show without a reload (console/live-poll.ts).
+  useLivePoll(reloadProjects)
   return (
     <section class="page" aria-labelledby="projects-heading">
       <div class="page-head">

@@ -4,8 +4,6 @@
 //   #/keys                      API keys
 //   #/@alice/demo/content       a project's tab (content, connect, members, settings, …)
 // Pure functions: test/console/pure.test.ts covers them.
-import type { Availability, UpcomingFeature } from './features.js'
-
 export type ProjectTab = 'content' | 'connect' | 'members' | 'settings' | 'history' | 'webhooks' | 'schema'
 
 export interface TabInfo {
@@ -13,25 +11,18 @@ export interface TabInfo {
   label: string
   /** Only the project's owner can use it (the others see why). */
   ownerOnly: boolean
-  /** A server feature still being built; the tab stays out of the navigation until it lands. */
-  upcoming?: UpcomingFeature
 }
 
 /** Every project tab, in navigation order. */
 export const PROJECT_TABS: readonly TabInfo[] = [
   { id: 'content', label: 'Content', ownerOnly: false },
-  { id: 'history', label: 'History', ownerOnly: false, upcoming: 'history' },
+  { id: 'history', label: 'History', ownerOnly: false },
   { id: 'connect', label: 'Connect', ownerOnly: false },
-  { id: 'schema', label: 'Schema', ownerOnly: true, upcoming: 'schema' },
-  { id: 'webhooks', label: 'Webhooks', ownerOnly: true, upcoming: 'webhooks' },
+  { id: 'schema', label: 'Schema', ownerOnly: true },
+  { id: 'webhooks', label: 'Webhooks', ownerOnly: true },
   { id: 'members', label: 'Members', ownerOnly: true },
   { id: 'settings', label: 'Settings', ownerOnly: true }
 ]
-
-/** The tabs shown in the navigation: those whose server side exists (console/features.ts). */
-export function visibleTabs (available: Availability): TabInfo[] {
-  return PROJECT_TABS.filter(tab => tab.upcoming === undefined || available[tab.upcoming] === true)
-}
 
 export type Route =
   | { page: 'projects' }

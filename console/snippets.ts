@@ -22,7 +22,8 @@ export function inScope (key: ApiKeyInfo, project: string): boolean {
  */
 export function usableKeys (created: readonly CreatedApiKey[], project: string, listed: ReadonlySet<string> | null, now = Date.now()): CreatedApiKey[] {
   if (listed === null) return []
-  return created.filter(k => inScope(k, project) && listed.has(k.id) && (k.expiresAt === null || Date.parse(k.expiresAt) > now))
+  // A narrowed key (paths or ops) never reads the whole content, which every example does.
+  return created.filter(k => inScope(k, project) && listed.has(k.id) && k.paths === null && k.ops === null && (k.expiresAt === null || Date.parse(k.expiresAt) > now))
 }
 
 /**

@@ -30,7 +30,7 @@ function countValues (doc: Json, limit: number): number {
   return count
 }
 
-export function ContentPage ({ doc, canWrite, project, presence: presenceOn = false }: { doc: LiveDocument, canWrite: boolean, project: string, presence?: boolean }) {
+export function ContentPage ({ doc, canWrite, project }: { doc: LiveDocument, canWrite: boolean, project: string }) {
   const [view, setView] = useState<'tree' | 'json'>('tree')
   const [, setFrame] = useState(0)
   const [layout, setLayout] = useState(0)
@@ -45,7 +45,7 @@ export function ContentPage ({ doc, canWrite, project, presence: presenceOn = fa
   const rootBase = useRef(0)
   const pendingReveal = useRef<string | null>(null)
   const measuredEpoch = useRef(-1)
-  const presence = usePresence(doc.project, presenceOn)
+  const presence = usePresence(doc.project)
   /** Rows marked as selected (by this tab or by others), to unmark at the next render. */
   const marked = useRef<HTMLElement[]>([])
   const tree = useMemo<TreeContextValue>(() => ({ doc, canWrite, open, rows, relayout: () => setLayout(n => n + 1) }), [doc, canWrite, open, rows])
@@ -64,7 +64,7 @@ export function ContentPage ({ doc, canWrite, project, presence: presenceOn = fa
   useEffect(() => {
     for (const row of marked.current) { row.classList.remove('selected', 'watched'); row.removeAttribute('title') }
     marked.current = []
-    if (presenceOn && view === 'tree') {
+    if (view === 'tree') {
       const byPath = new Map<string, string[]>()
       for (const member of presence.members) {
         const path = selectedPath(member)
@@ -151,7 +151,7 @@ export function ContentPage ({ doc, canWrite, project, presence: presenceOn = fa
   return (
     <TreeContext value={tree}>
       <div class="content-page">
-        {presenceOn && <ViewingNow presence={presence} />}
+        <ViewingNow presence={presence} />
         {doc.state === 'ended' && <p class="banner banner-bad" role="alert">Live updates stopped: {doc.error?.message}. Reload the page to try again.</p>}
         <div class="toolbar">
           <div class="segmented" role="group" aria-label="View">

@@ -6,6 +6,7 @@ import type { JsonObject } from '../../shared/client/index.js'
 import { isJsonObject, parseJsonText, pretty } from '../json-text.js'
 import { ErrorText, valueOf } from '../ui.js'
 import { ActionError, ConflictNote, useAction } from './conflict.js'
+import { ImportExport } from './import-export.js'
 import type { LiveDocument } from './live-document.js'
 
 /** Above this many characters the text stops following live changes by itself. */
@@ -94,6 +95,7 @@ export function RawEditor ({ doc, canWrite }: { doc: LiveDocument, canWrite: boo
           {saved && <span class="saved" role="status">Saved.</span>}
         </div>
       )}
+      <ImportExport doc={doc} canWrite={canWrite} />
     </div>
   )
 }

@@ -23,15 +23,14 @@ export function selectedPath (member: PresenceMember): string | null {
   return typeof member.state.path === 'string' ? member.state.path : null
 }
 
-export function usePresence (client: ProjectClient, enabled: boolean): Presence {
+export function usePresence (client: ProjectClient): Presence {
   const { failure } = useApp()
   const [members, setMembers] = useState<PresenceMember[]>([])
   const [selected, setSelected] = useState<string | null>(null)
   const [error, setError] = useState<string | null>(null)
-  const presence = enabled ? client.presence : null
+  const presence = client.presence
 
   useEffect(() => {
-    if (!presence) return
     const stopChange = presence.on('change', list => setMembers(list))
     const stopError = presence.on('error', e => setError(failure(e)))
     presence.set({}).catch(e => setError(failure(e)))
@@ -43,11 +42,11 @@ export function usePresence (client: ProjectClient, enabled: boolean): Presence 
   }, [presence])
 
   const select = (path: string | null) => {
-    if (!presence || path === selected) return
+    if (path === selected) return
     setSelected(path)
     presence.set(path === null ? {} : { path }).then(() => setError(null), e => setError(failure(e)))
   }
-  return { members, selfId: presence?.self?.id, selected, select, error }
+  return { members, selfId: presence.self?.id, selected, select, error }
 }
 
 export function ViewingNow ({ presence }: { presence: Presence }) {

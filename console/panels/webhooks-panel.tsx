@@ -2,11 +2,12 @@
 // and cursor (every page of the list: the SDK's webhooks() follows nextCursor); adding one
 // (its signing secret shown once; past MAX_WEBHOOKS_PER_PROJECT the form shows the 403);
 // deleting; each one's last deliveries, and a test ping.
-import { useCallback, useEffect, useMemo, useState } from 'preact/hooks'
+import { useCallback, useEffect, useMemo, useRef, useState } from 'preact/hooks'
 import { useApp } from '../app-context.js'
 import { Badge, ConfirmButton, EmptyState, ErrorText, Loading, SecretOnce, Time, valueOf } from '../ui.js'
 import type { CreatedWebhook, DeliveryView, PingResult, ProjectClient, WebhookView } from '../../shared/client/index.js'
 import { parsePathList, WEBHOOK_OP_CHOICES } from './webhook-form.js'
+import { useLivePoll } from '../live-poll.js'
 
 export function WebhooksPanel ({ project }: { project: string }) {
   const { session, failure, announce } = useApp()
@@ -22,10 +23,25 @@ export function WebhooksPanel ({ project }: { project: string }) {
   const [created, setCreated] = useState<CreatedWebhook | null>(null)
   const [rowErrors, setRowErrors] = useState<Record<string, string>>({})
 
+  const shown = useRef('')
+  /** Re-reads the list; says whether it differs from the one shown. */
   const load = useCallback(async () => {
-    try { setWebhooks(await api.webhooks()); setLoadError(null) } catch (e) { setLoadError(failure(e)) }
+    try {
+      const found = await api.webhooks()
+      setLoadError(null)
+      const text = JSON.stringify(found)
+      if (text === shown.current) return false
+      shown.current = text
+      setWebhooks(found)
+      return true
+    } catch (e) {
+      setLoadError(failure(e))
+      return false
+    }
   }, [api, failure])
   useEffect(() => { void load() }, [load])
+  // Delivery progress (delivered up to, disabled) shows without a reload (console/live-poll.ts).
+  useLivePoll(load)
 
   const create = async (event: Event) => {
     event.preventDefault()
@@ -129,6 +145,8 @@ function WebhookItem ({ webhook, api, error, onDelete }: { webhook: WebhookView,
   const loadDeliveries = async () => {
     try { setDeliveries(await api.webhookDeliveries(webhook.id)); setRowError(null) } catch (e) { setRowError(failure(e)) }
   }
+  // An open deliveries list follows the progress.
+  useEffect(() => { if (open) void loadDeliveries() }, [webhook.cursor])
   const toggle = () => {
     if (!open) void loadDeliveries()
     setOpen(!open)

@@ -1,6 +1,7 @@
 // Accounts, projects and API keys (docs/api.md "Accounts, projects, members and keys"): the
 // management half of the HTTP API. Signing up and in need no token; everything else here
 // needs a session token (an API key gets 403 SESSION_REQUIRED), except listing projects.
+import type { NarrowableOperation } from '../key-scope.js'
 import type { Http } from './http.js'
 import { readAllPages } from './pages.js'
 import { parseProjectRef } from './project-ref.js'
@@ -42,6 +43,10 @@ export interface ApiKeyInfo {
   permission: KeyPermission
   /** Project references the key is limited to; null: every project its user can access. */
   projects: string[] | null
+  /** Dot paths the key is narrowed to (at or below one of them); null: not narrowed by path. */
+  paths: string[] | null
+  /** Operations the key is narrowed to; null: every operation its permission allows. */
+  ops: NarrowableOperation[] | null
   expiresAt: string | null
   createdAt: string
 }
@@ -51,6 +56,10 @@ export interface NewApiKey {
   permission: KeyPermission
   /** Limit the key to these projects ("@alice/demo"); absent: every project, now or later. */
   projects?: string[]
+  /** Narrow the key to these dot paths (1 to 100; docs/schema.md#narrowed-keys); absent: every path. */
+  paths?: string[]
+  /** Narrow the key to these operations; absent: every operation its permission allows. */
+  ops?: NarrowableOperation[]
   /** ISO 8601 with an offset, in the future; absent: never expires. */
   expiresAt?: string
 }

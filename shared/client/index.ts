@@ -86,6 +86,7 @@ export { ContentdClientError, ContentdClientError as ContentdError, type ClientE
 export type { ProjectClient, WriteOptions, WriteResult, Snapshot, ChangesPage, ChangesOptions, JsonSchema, SchemaSet, NewWebhook, PingResult } from './project.js'
 export type { WebhookView, DeliveryView, CreatedWebhook } from '../webhooks.js'
 export type { ApiKeyInfo, CreatedApiKey, KeyPermission, Member, MemberRole, NewApiKey, ProjectRole, ProjectSummary, SessionGrant } from './account.js'
+export type { NarrowableOperation } from '../key-scope.js'
 export type { ConnectionState, ConnectionListener } from './realtime.js'
 export type { Subscription, SubscribeOptions, ContentListener } from './subscription.js'
 export type { ProjectPresence, PresenceListener, PresenceErrorListener } from './presence.js'

@@ -121,6 +121,11 @@ describe('API keys', () => {
     expect(await failure(keyed.project('@kim/one').set('a', 1))).toEqual({ status: 403, code: 'KEY_PERMISSION_DENIED' })
     expect(await failure(keyed.keys())).toEqual({ status: 403, code: 'SESSION_REQUIRED' })
     expect(await failure(owner.createKey({ name: 'bad', permission: 'read', projects: ['@kim/none'] }))).toEqual({ status: 404, code: 'PROJECT_NOT_FOUND' })
+    // Narrowing (paths, ops) is part of the SDK's key types and reaches the server.
+    const narrowed = await owner.createKey({ name: 'counter', permission: 'write', projects: ['@kim/one'], paths: ['votes'], ops: ['increment'] })
+    expect([narrowed.paths, narrowed.ops]).toEqual([['votes'], ['increment']])
+    expect(await failure(client(narrowed.key).project('@kim/one').set('votes', 1))).toEqual({ status: 403, code: 'KEY_SCOPE_DENIED' })
+    expect(await owner.revokeKey(narrowed.id)).toEqual({ message: expect.any(String) })
 
     expect(await owner.revokeKey(created.id)).toEqual({ message: expect.any(String) })
     expect(await owner.keys()).toEqual([])

@@ -5,18 +5,19 @@ import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
 import type { Json } from '../../shared/json.js'
+import { exportFileName, readImport } from '../../console/content/json-file.js'
 import { childPath, describeEdit, newKeyProblem, segmentsOf, valueAt } from '../../console/content/edits.js'
 import { Revisions } from '../../console/content/live-document.js'
 import { searchDocument } from '../../console/content/search.js'
 import { DEFAULT_OPEN_BUDGET, OpenState, RowRegistry } from '../../console/content/tree-state.js'
 import { kindOf, parseValue, preview, textOf } from '../../console/content/value-input.js'
-import { endpointExists, staticAvailability } from '../../console/features.js'
 import { expiryOf } from '../../console/key-expiry.js'
+import { describeNarrowing, MAX_KEY_PATHS, narrowingOf } from '../../console/key-narrowing.js'
 import { actorName, diffPaths, entryMatches, entryTarget } from '../../console/panels/history-text.js'
 import { parsePathList, WEBHOOK_OP_CHOICES } from '../../console/panels/webhook-form.js'
 import { parseSchemaText, SCHEMA_DIALECT, starterSchema } from '../../console/panels/schema-text.js'
 import { locate, parseJsonText, pretty } from '../../console/json-text.js'
-import { hrefOf, parseRoute, titleOf, visibleTabs, type Route } from '../../console/route.js'
+import { hrefOf, parseRoute, titleOf, type Route } from '../../console/route.js'
 import { INSTALL, inScope, snippetsFor, usableKeys } from '../../console/snippets.js'
 
 describe('routes', () => {
@@ -38,23 +39,6 @@ describe('routes', () => {
     expect(hrefOf({ page: 'project', project: '@alice/demo', tab: 'members' })).toBe('#/@alice/demo/members')
     expect(parseRoute(hrefOf({ page: 'project', project: '@alice/demo', tab: 'members' }))).toEqual({ page: 'project', project: '@alice/demo', tab: 'members' })
     expect(titleOf({ page: 'project', project: '@alice/demo', tab: 'content' })).toBe('Content · @alice/demo · contentd')
-  })
-
-  it('shows the tabs of features being built only when the server has them', () => {
-    expect(visibleTabs({}).map(t => t.id)).toEqual(['content', 'connect', 'members', 'settings'])
-    expect(visibleTabs(staticAvailability()).map(t => t.id)).toEqual(['content', 'connect', 'members', 'settings'])
-    expect(visibleTabs({ history: true, schema: false }).map(t => t.id)).toEqual(['content', 'history', 'connect', 'members', 'settings'])
-    expect(visibleTabs({ history: true, webhooks: true, schema: true }).map(t => t.id)).toEqual(['content', 'history', 'connect', 'schema', 'webhooks', 'members', 'settings'])
-  })
-
-  it('reads a probe\'s answer: only "No such endpoint" means the feature is absent', () => {
-    expect(endpointExists(404, { message: 'No such endpoint', code: 'NOT_FOUND' })).toBe(false)
-    expect(endpointExists(405, { code: 'METHOD_NOT_ALLOWED' })).toBe(false)
-    expect(endpointExists(404, { message: 'No schema', code: 'SCHEMA_NOT_FOUND' })).toBe(true)
-    expect(endpointExists(404, undefined)).toBe(true)
-    expect(endpointExists(200, { changes: [] })).toBe(true)
-    expect(endpointExists(403, { code: 'FORBIDDEN' })).toBe(true)
-    expect(staticAvailability()).toEqual({ keyNarrowing: false, presence: true })
   })
 })
 
@@ -243,21 +227,58 @@ describe('connect snippets', () => {
     expect(INSTALL).not.toMatch(/npm install contentd\b/)
   })
 
-  it('offer only live keys: listed by the server (not revoked), not expired, reaching the project', () => {
+  it('offer only live keys: listed by the server (not revoked), not expired, reaching the project, not narrowed', () => {
     const now = Date.parse('2026-06-01T00:00:00Z')
-    const key = (id: string, extra: Partial<{ projects: string[] | null, expiresAt: string | null }> = {}) => ({ id, key: `cdk_${id}`, name: id, prefix: 'cdk_', permission: 'read' as const, projects: null, expiresAt: null, createdAt: '', ...extra })
-    const created = [key('live'), key('revoked'), key('expired', { expiresAt: '2026-05-31T23:59:59Z' }), key('later', { expiresAt: '2026-06-02T00:00:00Z' }), key('elsewhere', { projects: ['@alice/other'] })]
-    const listed = new Set(['live', 'expired', 'later', 'elsewhere'])
+    const key = (id: string, extra: Partial<{ projects: string[] | null, expiresAt: string | null, paths: string[] | null, ops: Array<'set'> | null }> = {}) => ({ id, key: `cdk_${id}`, name: id, prefix: 'cdk_', permission: 'read' as const, projects: null, paths: null, ops: null, expiresAt: null, createdAt: '', ...extra })
+    const created = [key('live'), key('revoked'), key('expired', { expiresAt: '2026-05-31T23:59:59Z' }), key('later', { expiresAt: '2026-06-02T00:00:00Z' }), key('elsewhere', { projects: ['@alice/other'] }), key('narrowed', { paths: ['stats'] }), key('set-only', { ops: ['set'] })]
+    const listed = new Set(['live', 'expired', 'later', 'elsewhere', 'narrowed', 'set-only'])
     expect(usableKeys(created, '@alice/demo', listed, now).map(k => k.id)).toEqual(['live', 'later'])
     // Until the server has answered, no key is offered (a revoked one would be preselected).
     expect(usableKeys(created, '@alice/demo', null, now)).toEqual([])
   })
 
   it('offer only keys that reach the project', () => {
-    const key = (projects: string[] | null) => ({ id: 'k', key: 'cdk_x', name: 'n', prefix: 'cdk_x', permission: 'read' as const, projects, expiresAt: null, createdAt: '' })
+    const key = (projects: string[] | null) => ({ id: 'k', key: 'cdk_x', name: 'n', prefix: 'cdk_x', permission: 'read' as const, projects, paths: null, ops: null, expiresAt: null, createdAt: '' })
     expect(inScope(key(null), '@alice/demo')).toBe(true)
     expect(inScope(key(['@alice/demo']), '@alice/demo')).toBe(true)
     expect(inScope(key(['@alice/other']), '@alice/demo')).toBe(false)
+  })
+})
+
+describe('key narrowing', () => {
+  it('reads the paths field and the ticked operations into paths and ops, leaving out what is empty', () => {
+    expect(narrowingOf('', [])).toEqual({})
+    expect(narrowingOf(' , ', [])).toEqual({})
+    expect(narrowingOf('stats, posts.0 ,stats', [])).toEqual({ paths: ['stats', 'posts.0'] })
+    expect(narrowingOf('', ['set', 'increment'])).toEqual({ ops: ['increment', 'set'] })
+    expect(narrowingOf('stats', ['push'])).toEqual({ paths: ['stats'], ops: ['push'] })
+  })
+
+  it('refuses a path the server would refuse, and more paths than a key takes', () => {
+    expect(narrowingOf('stats..visits', [])).toEqual({ problem: expect.stringContaining('empty segment') })
+    expect(narrowingOf('$bad', [])).toEqual({ problem: expect.stringContaining('"$bad"') })
+    const many = Array.from({ length: MAX_KEY_PATHS + 1 }, (_, i) => `p${i}`).join(',')
+    expect(narrowingOf(many, [])).toEqual({ problem: `A key takes at most ${MAX_KEY_PATHS} paths.` })
+  })
+
+  it('says a key\'s narrowing back for the list', () => {
+    expect(describeNarrowing({ paths: null, ops: null })).toBeNull()
+    expect(describeNarrowing({ paths: ['stats', 'posts'], ops: null })).toBe('paths stats, posts')
+    expect(describeNarrowing({ paths: ['stats'], ops: ['increment', 'set'] })).toBe('paths stats · ops increment, set')
+  })
+})
+
+describe('content as a .json file', () => {
+  it('names the download after the project and its version', () => {
+    expect(exportFileName('@alice/demo', 12)).toBe('alice-demo-v12.json')
+    expect(exportFileName('@alice/my_site-2', undefined)).toBe('alice-my_site-2.json')
+  })
+
+  it('reads a file as content only when it holds a JSON object', () => {
+    expect(readImport('{"title": "Hi", "n": [1]}')).toEqual({ ok: true, value: { title: 'Hi', n: [1] } })
+    expect(readImport('[1, 2]')).toEqual({ ok: false, message: expect.stringContaining('must hold a JSON object') })
+    expect(readImport('null')).toEqual({ ok: false, message: expect.stringContaining('must hold a JSON object') })
+    expect(readImport('{"title": }')).toEqual({ ok: false, message: expect.stringMatching(/^Not valid JSON/) })
   })
 })
 
@@ -312,6 +333,8 @@ describe('JSON text', () => {
   it('says where a syntax error is, by line and column', () => {
     expect(locate('{\n  "a": 1,\n}', 'Unexpected token } in JSON at position 12')).toBe('Unexpected token } in JSON at position 12 (line 3, column 1)')
     expect(locate('x', 'no position here')).toBe('no position here')
+    // Newer engines say the line and column themselves: the place is said once.
+    expect(locate('{\n  "a": 1,\n}', 'Expected double-quoted property name in JSON at position 12 (line 3 column 1)')).toBe('Expected double-quoted property name in JSON at position 12 (line 3, column 1)')
     const parsed = parseJsonText('{"a": 1,}')
     expect(parsed.ok).toBe(false)
     if (!parsed.ok) expect(parsed.message).toMatch(/^Not valid JSON: /)
