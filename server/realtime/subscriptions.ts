@@ -20,6 +20,7 @@ import type { Projects } from '../services/projects.js'
 import type { ContentSnapshot, ProjectRecord, Store } from '../store/types.js'
 import type { Reply } from './event-router.js'
 import { ProjectFeed, type FeedMember } from './project-feed.js'
+import { unknownMembersError } from './payload.js'
 import { PreEncoded } from './pre-encoded.js'
 import { failure, failureOf, rateLimited } from './replies.js'
 import { ResubscribeBudget, type Charge } from './resubscribe-budget.js'
@@ -118,6 +119,8 @@ export class Subscriptions implements GrantSource {
   }
 
   async subscribe (socket: RealtimeSocket, request: unknown, reply: Reply): Promise<void> {
+    const unknown = unknownMembersError(EVENTS.subscribe, request)
+    if (unknown) { reply(failureOf(unknown.toBody())); return }
     const ref = projectRefOf(request)
     if (!ref) { reply(failure('INVALID_BODY', 'subscribe needs { project: "@user/slug" }')); return }
     if (!ref.owner.startsWith('@')) { reply(failure('INVALID_USERNAME')); return }
@@ -142,6 +145,8 @@ export class Subscriptions implements GrantSource {
   }
 
   unsubscribe (socket: RealtimeSocket, request: unknown, reply: Reply): void {
+    const unknown = unknownMembersError(EVENTS.unsubscribe, request)
+    if (unknown) { reply(failureOf(unknown.toBody())); return }
     const ref = projectRefOf(request)
     if (!ref) { reply(failure('INVALID_BODY', 'unsubscribe needs { project: "@user/slug" }')); return }
     const subscription = this.connections.get(socket)?.subscriptions.get(canonicalRef(ref))
