@@ -68,6 +68,14 @@ export class Metrics {
     registers: [this.registry]
   })
 
+  /** WebSocket connections whose writes could not be batched (server/realtime/write-batching.ts), by the internal that moved. */
+  readonly writeBatchingBailouts = new Counter({
+    name: 'contentd_realtime_write_batching_bailouts_total',
+    help: 'WebSocket connections written one frame at a time because a library internal that write batching relies on moved',
+    labelNames: ['reason'] as const,
+    registers: [this.registry]
+  })
+
   /** Commit-to-emit delay of change events; the realtime layer observes it. */
   readonly broadcastLag = new Histogram({
     name: 'contentd_broadcast_lag_seconds',
