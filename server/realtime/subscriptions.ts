@@ -10,6 +10,7 @@
 import { requireKeyScope } from '../auth/rights.js'
 import { EVENTS, type ChangeEvent, type RevokedEvent, type SubscribeAck } from '../../shared/events.js'
 import { ContentdError, isContentdError, type ErrorBody, type ErrorCode } from '../../shared/errors.js'
+import { formatProjectRef, projectRefHalves } from '../../shared/project-ref.js'
 import { userSubject } from '../http/rate-limit.js'
 import type { Tarpit } from '../http/tarpit.js'
 import type { Logger } from '../logger.js'
@@ -394,11 +395,7 @@ function sizeOf (snapshot: ContentSnapshot): number {
 /** `{ project: "@alice/demo" }` → its two halves (the owner keeps its "@" for Projects.find). */
 export function projectRefOf (request: unknown): { owner: string, slug: string } | null {
   if (typeof request !== 'object' || request === null || !('project' in request)) return null
-  const ref = request.project
-  if (typeof ref !== 'string') return null
-  const slash = ref.indexOf('/')
-  if (slash <= 0 || slash === ref.length - 1) return null
-  return { owner: ref.slice(0, slash), slug: ref.slice(slash + 1) }
+  return projectRefHalves(request.project)
 }
 
 const INVALID = Symbol('invalid since')
@@ -412,5 +409,5 @@ function sinceOf (request: unknown): number | undefined | typeof INVALID {
 
 /** "@Alice/demo" and "alice/demo" → "@alice/demo", the form `change` events carry. */
 export function canonicalRef (ref: { owner: string, slug: string }): string {
-  return `@${ref.owner.replace(/^@/, '').toLowerCase()}/${ref.slug}`
+  return formatProjectRef(ref.owner, ref.slug)
 }
