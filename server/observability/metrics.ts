@@ -46,7 +46,7 @@ export class Metrics {
     registers: [this.registry]
   })
 
-  /** Refusals being held back by RATE_LIMIT_DELAY (server/http/tarpit.ts). */
+  /** Refusals being held back by RATE_LIMIT_DELAY (server/limits/tarpit.ts). */
   readonly heldRefusals = new Gauge({
     name: 'contentd_rate_limit_held_refusals',
     help: 'Rate-limit refusals being held back before they are sent (RATE_LIMIT_DELAY)',
