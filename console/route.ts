@@ -4,6 +4,8 @@
 //   #/keys                      API keys
 //   #/@alice/demo/content       a project's tab (content, connect, members, settings, …)
 // Pure functions: test/console/pure.test.ts covers them.
+import { formatProjectRef, PROJECT_REF_PARTS } from '../shared/project-ref.js'
+
 export type ProjectTab = 'content' | 'connect' | 'members' | 'settings' | 'history' | 'webhooks' | 'schema'
 
 export interface TabInfo {
@@ -31,7 +33,7 @@ export type Route =
   | { page: 'project', project: string, tab: ProjectTab }
   | { page: 'not-found', hash: string }
 
-const PROJECT = /^#\/@([a-zA-Z0-9-]{1,39})\/([a-z0-9][a-z0-9_-]{0,63})(?:\/([a-z]+))?\/?$/
+const PROJECT = new RegExp(`^#\\/@(${PROJECT_REF_PARTS.owner})\\/(${PROJECT_REF_PARTS.slug})(?:\\/([a-z]+))?\\/?$`)
 
 export function parseRoute (hash: string): Route {
   const clean = decodeURIComponent(hash || '#/')
@@ -41,7 +43,7 @@ export function parseRoute (hash: string): Route {
   const match = PROJECT.exec(clean)
   if (match) {
     const tab = (match[3] ?? 'content') as ProjectTab
-    if (PROJECT_TABS.some(t => t.id === tab)) return { page: 'project', project: `@${(match[1] as string).toLowerCase()}/${match[2] as string}`, tab }
+    if (PROJECT_TABS.some(t => t.id === tab)) return { page: 'project', project: formatProjectRef(match[1] as string, match[2] as string), tab }
   }
   return { page: 'not-found', hash: clean }
 }

@@ -58,7 +58,7 @@ const schema = z.object({
   IDEMPOTENCY_TTL: duration.default(24 * DURATION_UNITS_MS.h),
   RATE_LIMIT: integer(0).default(6000),
   // A refusal (429, refused handshake, RATE_LIMITED ack) is sent only after this long (or its
-  // retryAfter, if shorter), so a client looping on refusals waits instead (server/http/tarpit.ts);
+  // retryAfter, if shorter), so a client looping on refusals waits instead (server/limits/tarpit.ts);
   // at most RATE_LIMIT_DELAY_HELD at once per user or IP, the rest are sent at once. 0: no delay.
   RATE_LIMIT_DELAY: durationOrZero.default(1000),
   RATE_LIMIT_DELAY_HELD: integer(0).default(32),

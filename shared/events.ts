@@ -24,6 +24,23 @@ export const EVENTS = {
   presenceLeave: 'presence:leave'
 } as const
 
+/**
+ * The members each event a client sends may have. Any other member is refused with
+ * INVALID_BODY naming it, as in every HTTP body (docs/design.md §13): a server that does not
+ * know a member never acts as if it had not been sent (an old server would otherwise answer
+ * a newer client's `subscribe { project, path }` with the whole document).
+ */
+export const EVENT_MEMBERS = {
+  [EVENTS.subscribe]: ['project', 'since'],
+  [EVENTS.unsubscribe]: ['project'],
+  [EVENTS.presenceSet]: ['project', 'state'],
+  [EVENTS.presenceList]: ['project'],
+  [EVENTS.presenceLeave]: ['project']
+} as const satisfies Record<string, readonly string[]>
+
+/** The events a client sends. */
+export type ClientEvent = keyof typeof EVENT_MEMBERS
+
 /** `emit('subscribe', { project: '@alice/demo' }, ack)`; `unsubscribe` takes the same. */
 export interface SubscribeRequest {
   project: string

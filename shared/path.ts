@@ -75,6 +75,22 @@ export function formatPath (segments: readonly string[]): string {
   return segments.join('.')
 }
 
+/** The segments of a dot path, without validating it; "" is the root (no segments). */
+export function dotSegments (path: string): string[] {
+  return path === '' ? [] : path.split('.')
+}
+
+/**
+ * Whether `path` is at or below the dot path `scope`, segment by segment: `votes.a` and
+ * `votes` are at or below `votes`; `votesX` and `vo` are not; everything is at or below ""
+ * (the root). The one rule of a narrowed key's paths (docs/design.md §12) and a webhook's
+ * path filter (§11).
+ */
+export function isAtOrBelow (path: readonly string[], scope: string): boolean {
+  const prefix = dotSegments(scope)
+  return prefix.length <= path.length && prefix.every((segment, i) => path[i] === segment)
+}
+
 /** UTF-8 length without Buffer, so this module runs in browsers too. */
 export function utf8ByteLength (text: string): number {
   let bytes = 0

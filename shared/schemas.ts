@@ -101,12 +101,15 @@ export const apiKeyBody = z.strictObject({
 
 const CODE_BY_FIELD: Record<string, ErrorCode> = { path: 'INVALID_PATH', value: 'INVALID_VALUE', version: 'INVALID_VERSION' }
 
-const quoted = (keys: readonly string[]) => keys.map(key => JSON.stringify(key)).join(', ')
+/** How every refused unknown member is named, in HTTP bodies and Socket.IO payloads alike (at most 64 characters of each). */
+export function unknownFieldsMessage (keys: readonly string[]): string {
+  return `unknown field${keys.length > 1 ? 's' : ''} ${keys.map(key => JSON.stringify(key.slice(0, 64))).join(', ')}`
+}
 
 /** The catalogued error for one zod issue: its code, and the issue's message as the detail. */
 function errorFor (issue: z.core.$ZodIssue): ContentdError {
   if (issue.code === 'unrecognized_keys') {
-    return new ContentdError('INVALID_BODY', `unknown field${issue.keys.length > 1 ? 's' : ''} ${quoted(issue.keys)}`)
+    return new ContentdError('INVALID_BODY', unknownFieldsMessage(issue.keys))
   }
   const fromCheck = issue.code === 'custom' ? (issue.params as Partial<CatalogueIssueParams> | undefined)?.code : undefined
   const field = typeof issue.path[0] === 'string' ? issue.path[0] : ''

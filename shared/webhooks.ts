@@ -5,7 +5,7 @@ import { z } from 'zod'
 import type { ChangeEntry } from './events.js'
 import { OPERATION_NAMES } from './operations.js'
 import { pointerSegments } from './json-patch.js'
-import { parsePath } from './path.js'
+import { dotSegments, isAtOrBelow, parsePath } from './path.js'
 
 /** A receiver has this long to answer 2xx; later counts as a failure (and is retried). */
 export const DELIVERY_TIMEOUT_MS = 10_000
@@ -108,15 +108,8 @@ export interface PingPayload {
   at: string
 }
 
-/** Segments of a dot path; "" is the root (no segments). */
-const segmentsOf = (path: string): string[] => path === '' ? [] : path.split('.')
-
-function atOrBelow (path: string | undefined, prefix: string): boolean {
-  if (path === undefined) return true
-  const target = segmentsOf(path)
-  const wanted = segmentsOf(prefix)
-  return wanted.length <= target.length && wanted.every((segment, i) => segment === target[i])
-}
+/** An entry without a path (update, revert) is at or below every filter. */
+const pathMatches = (path: string | undefined, prefix: string): boolean => path === undefined || isAtOrBelow(dotSegments(path), prefix)
 
 /** The parts of an entry a filter looks at; batch and patch entries carry `operations`. */
 type Filterable = Pick<ChangeEntry, 'op' | 'path'> & { operations?: readonly unknown[] }
@@ -129,7 +122,7 @@ function isInnerOperation (o: unknown): o is InnerOperation {
 }
 
 function operationMatches (op: string, path: string | undefined, paths: readonly string[] | null, ops: readonly string[] | null): boolean {
-  return (ops === null || ops.includes(op)) && (paths === null || paths.some(prefix => atOrBelow(path, prefix)))
+  return (ops === null || ops.includes(op)) && (paths === null || paths.some(prefix => pathMatches(path, prefix)))
 }
 
 /**

@@ -4,6 +4,7 @@
 import { ContentdError, OperationError, type ErrorCode } from '../../shared/errors.js'
 import type { NarrowableOperation } from '../../shared/key-scope.js'
 import type { Operation } from '../../shared/operations.js'
+import { isAtOrBelow } from '../../shared/path.js'
 import type { ApiKeyRecord, ProjectRole, StoreOperation } from '../store/types.js'
 
 export type Access = 'read' | 'write'
@@ -98,10 +99,4 @@ function describeDenial (key: ApiKeyRecord, access: ContentAccess): string {
   if (access.kind === 'whole') return 'a narrowed key cannot read or write the whole content'
   if (access.kind === 'write' && key.ops !== null && !key.ops.includes(access.op)) return `the key may only ${key.ops.join(', ')}`
   return `"${access.path.join('.')}" is not at or below ${(key.paths ?? []).map(p => `"${p}"`).join(', ')}`
-}
-
-/** `votes.a` is at or below `votes`; `votesX` and `vo` are not. */
-function isAtOrBelow (path: readonly string[], scope: string): boolean {
-  const prefix = scope.split('.')
-  return prefix.length <= path.length && prefix.every((segment, i) => path[i] === segment)
 }

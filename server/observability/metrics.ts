@@ -46,7 +46,7 @@ export class Metrics {
     registers: [this.registry]
   })
 
-  /** Refusals being held back by RATE_LIMIT_DELAY (server/http/tarpit.ts). */
+  /** Refusals being held back by RATE_LIMIT_DELAY (server/limits/tarpit.ts). */
   readonly heldRefusals = new Gauge({
     name: 'contentd_rate_limit_held_refusals',
     help: 'Rate-limit refusals being held back before they are sent (RATE_LIMIT_DELAY)',
@@ -65,6 +65,14 @@ export class Metrics {
   readonly slowConsumers = new Counter({
     name: 'contentd_realtime_slow_consumers_total',
     help: 'Socket.IO connections dropped because they did not read what they were sent',
+    registers: [this.registry]
+  })
+
+  /** WebSocket connections whose writes could not be batched (server/realtime/write-batching.ts), by the internal that moved. */
+  readonly writeBatchingBailouts = new Counter({
+    name: 'contentd_realtime_write_batching_bailouts_total',
+    help: 'WebSocket connections written one frame at a time because a library internal that write batching relies on moved',
+    labelNames: ['reason'] as const,
     registers: [this.registry]
   })
 

@@ -13,8 +13,8 @@
 // Answers are HTTP responses like the API's: {message, code} as JSON.
 import { STATUS_CODES, ServerResponse, type IncomingMessage } from 'node:http'
 import type { ErrorCode } from '../../shared/errors.js'
-import { preparedError } from '../http/prepared-error.js'
-import { ipSubject, type Limiter } from '../http/rate-limit.js'
+import { preparedError } from '../limits/prepared-error.js'
+import { ipSubject, type Limiter } from '../limits/limiter.js'
 import type { Logger } from '../logger.js'
 import { clientAddress } from './client-address.js'
 

@@ -4,7 +4,7 @@
 // otherwise reaches its handler with the payload and a reply function. The ack is
 // recognised by position (the last argument, when it is a function), so `emit('subscribe',
 // ack)` without a payload is still answered, with INVALID_BODY, by the handler.
-import { userSubject, type Limiter } from '../http/rate-limit.js'
+import { userSubject, type Limiter } from '../limits/limiter.js'
 import type { Logger } from '../logger.js'
 import type { Metrics } from '../observability/metrics.js'
 import { failure, rateLimited } from './replies.js'

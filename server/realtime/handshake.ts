@@ -7,7 +7,7 @@
 // HTTP). The Engine.IO handshake before it was already counted per IP (engine-gate.ts).
 import type { ConnectErrorData } from '../../shared/events.js'
 import { ContentdError, type ErrorCode } from '../../shared/errors.js'
-import { ipSubject, userSubject, type Limiter } from '../http/rate-limit.js'
+import { ipSubject, userSubject, type Limiter } from '../limits/limiter.js'
 import type { Logger } from '../logger.js'
 import type { Identities } from '../services/identity.js'
 import { clientAddress } from './client-address.js'

@@ -5,7 +5,7 @@ import type { Server as HttpServer } from 'node:http'
 import { Server } from 'socket.io'
 import { EVENTS } from '../../shared/events.js'
 import type { Config } from '../config.js'
-import { createLimits, type Limits } from '../http/rate-limit.js'
+import { createLimits, type Limits } from '../limits/limiter.js'
 import type { Logger } from '../logger.js'
 import type { Metrics } from '../observability/metrics.js'
 import type { RedisConnection } from '../redis-connection.js'
@@ -17,7 +17,7 @@ import type { Store } from '../store/types.js'
 import { ConnectionSlots } from './connection-slots.js'
 import { engineGate } from './engine-gate.js'
 import { routeEvents } from './event-router.js'
-import { atTime } from './expiry.js'
+import { atTime } from '../services/expiry.js'
 import { handshake } from './handshake.js'
 import { preEncodingParser } from './pre-encoded.js'
 import { Presence } from './presence.js'
@@ -25,7 +25,7 @@ import { RedisPresenceShare } from './presence-redis.js'
 import { LocalPresenceShare, type PresenceShare } from './presence-share.js'
 import { connectRedisAdapter, type RedisAdapter } from './redis-adapter.js'
 import { capSendBuffer, type SendBuffer } from './send-buffer.js'
-import { batchWebSocketWrites } from './write-batching.js'
+import { writeBatching } from './write-batching.js'
 import { closeConnections } from './shutdown.js'
 import { Subscriptions } from './subscriptions.js'
 import type { RealtimeServer, RealtimeSocket } from './types.js'
@@ -74,6 +74,7 @@ export async function attachRealtime (deps: RealtimeDependencies): Promise<Realt
   io.engine.use(engineGate({ corsOrigins: config.corsOrigins, limiter: limits.api, trustProxy: config.trustProxy, logger }))
   // Each connection's backlog, counted in the unsent budget once its user is known (below).
   const sendBuffers = new WeakMap<object, SendBuffer>()
+  const batchWebSocketWrites = writeBatching({ logger, metrics })
   io.engine.on('connection', (connection: Parameters<typeof capSendBuffer>[0]) => {
     batchWebSocketWrites(connection)
     sendBuffers.set(connection, capSendBuffer(connection, config.socketSendBufferBytes, queuedBytes => {

@@ -16,7 +16,7 @@
 // in exactly while its subscription to the project is in place (told by subscriptions.ts),
 // including while a re-subscribe replaces it: a re-subscribe neither drops the member nor
 // makes the socket miss events.
-import { EVENTS } from '../../shared/events.js'
+import { EVENT_MEMBERS, EVENTS } from '../../shared/events.js'
 import { ContentdError, isContentdError, type ErrorBody } from '../../shared/errors.js'
 import { isPlainObject, type JsonObject } from '../../shared/json.js'
 import { checkPresenceState, compareMembers, type PresenceChangeType, type PresenceEvent, type PresenceListAck } from '../../shared/presence.js'
@@ -26,6 +26,7 @@ import { actorOf } from '../services/actor.js'
 import type { Identities } from '../services/identity.js'
 import type { Projects } from '../services/projects.js'
 import type { EventHandler, Reply } from './event-router.js'
+import { unknownMembersError } from './payload.js'
 import { LocalMember, type MemberContext } from './presence-member.js'
 import type { PresenceShare, SharedMember } from './presence-share.js'
 import { failure, failureOf } from './replies.js'
@@ -137,7 +138,7 @@ export class Presence implements SubscriptionObserver {
 
   private async set (socket: RealtimeSocket, payload: unknown, reply: Reply): Promise<void> {
     requireUnnarrowedKey(socket)
-    const request = readRequest(payload, EVENTS.presenceSet, ['project', 'state'])
+    const request = readRequest(payload, EVENTS.presenceSet)
     const existing = this.sockets.get(socket)?.members.get(request.key)
     const projectId = existing ? existing.entry.projectId : this.deps.subscriptions.activeProjectId(socket, request.key)
     if (projectId === null) {
@@ -163,7 +164,7 @@ export class Presence implements SubscriptionObserver {
 
   private async list (socket: RealtimeSocket, payload: unknown, reply: Reply): Promise<void> {
     requireUnnarrowedKey(socket)
-    const request = readRequest(payload, EVENTS.presenceList, ['project'])
+    const request = readRequest(payload, EVENTS.presenceList)
     const projectId = this.deps.subscriptions.activeProjectId(socket, request.key) ?? await this.readAccess(socket, request, reply)
     if (projectId === null) return
     let members
@@ -180,7 +181,7 @@ export class Presence implements SubscriptionObserver {
   }
 
   private async leave (socket: RealtimeSocket, payload: unknown, reply: Reply): Promise<void> {
-    const request = readRequest(payload, EVENTS.presenceLeave, ['project'])
+    const request = readRequest(payload, EVENTS.presenceLeave)
     const mine = this.sockets.get(socket)
     if (mine) await this.end(mine, request.key, null)
     reply({ ok: true })
@@ -271,11 +272,12 @@ function requireUnnarrowedKey (socket: RealtimeSocket): void {
 }
 
 /** `{ project, state? }` with nothing else; the same project rules as subscribe. */
-function readRequest (payload: unknown, event: string, fields: readonly string[]): PresenceRequest {
+function readRequest (payload: unknown, event: typeof EVENTS.presenceSet | typeof EVENTS.presenceList | typeof EVENTS.presenceLeave): PresenceRequest {
+  const fields: readonly string[] = EVENT_MEMBERS[event]
   const shape = `${event} needs { ${fields.join(', ')} }`
   if (!isPlainObject(payload)) throw new ContentdError('INVALID_BODY', shape)
-  const unknown = Object.keys(payload).filter(field => !fields.includes(field))
-  if (unknown.length > 0) throw new ContentdError('INVALID_BODY', `unknown field${unknown.length > 1 ? 's' : ''} ${unknown.map(f => JSON.stringify(f.slice(0, 64))).join(', ')}`)
+  const unknown = unknownMembersError(event, payload)
+  if (unknown) throw unknown
   const ref = projectRefOf(payload)
   if (!ref || (fields.includes('state') && !('state' in payload))) throw new ContentdError('INVALID_BODY', shape)
   if (!ref.owner.startsWith('@')) throw new ContentdError('INVALID_USERNAME')

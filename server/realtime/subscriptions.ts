@@ -10,8 +10,9 @@
 import { requireKeyScope } from '../auth/rights.js'
 import { EVENTS, type ChangeEvent, type RevokedEvent, type SubscribeAck } from '../../shared/events.js'
 import { ContentdError, isContentdError, type ErrorBody, type ErrorCode } from '../../shared/errors.js'
-import { userSubject } from '../http/rate-limit.js'
-import type { Tarpit } from '../http/tarpit.js'
+import { formatProjectRef, projectRefHalves } from '../../shared/project-ref.js'
+import { userSubject } from '../limits/limiter.js'
+import type { Tarpit } from '../limits/tarpit.js'
 import type { Logger } from '../logger.js'
 import type { AccessEvent } from '../services/access-events.js'
 import type { GrantSource, LiveGrant } from '../services/access-recheck.js'
@@ -21,6 +22,7 @@ import { entriesArrayBytes, resumeAckJson } from '../store/change-pages.js'
 import type { ChangesJsonPage, ContentSnapshot, ProjectRecord, Store } from '../store/types.js'
 import type { Reply } from './event-router.js'
 import { ProjectFeed, type FeedMember } from './project-feed.js'
+import { unknownMembersError } from './payload.js'
 import { PreEncoded } from './pre-encoded.js'
 import { failure, failureOf, rateLimited } from './replies.js'
 import { ResubscribeBudget, type Charge } from './resubscribe-budget.js'
@@ -119,6 +121,8 @@ export class Subscriptions implements GrantSource {
   }
 
   async subscribe (socket: RealtimeSocket, request: unknown, reply: Reply): Promise<void> {
+    const unknown = unknownMembersError(EVENTS.subscribe, request)
+    if (unknown) { reply(failureOf(unknown.toBody())); return }
     const ref = projectRefOf(request)
     if (!ref) { reply(failure('INVALID_BODY', 'subscribe needs { project: "@user/slug" }')); return }
     if (!ref.owner.startsWith('@')) { reply(failure('INVALID_USERNAME')); return }
@@ -143,6 +147,8 @@ export class Subscriptions implements GrantSource {
   }
 
   unsubscribe (socket: RealtimeSocket, request: unknown, reply: Reply): void {
+    const unknown = unknownMembersError(EVENTS.unsubscribe, request)
+    if (unknown) { reply(failureOf(unknown.toBody())); return }
     const ref = projectRefOf(request)
     if (!ref) { reply(failure('INVALID_BODY', 'unsubscribe needs { project: "@user/slug" }')); return }
     const subscription = this.connections.get(socket)?.subscriptions.get(canonicalRef(ref))
@@ -399,11 +405,7 @@ function sizeOf (snapshot: ContentSnapshot): number {
 /** `{ project: "@alice/demo" }` → its two halves (the owner keeps its "@" for Projects.find). */
 export function projectRefOf (request: unknown): { owner: string, slug: string } | null {
   if (typeof request !== 'object' || request === null || !('project' in request)) return null
-  const ref = request.project
-  if (typeof ref !== 'string') return null
-  const slash = ref.indexOf('/')
-  if (slash <= 0 || slash === ref.length - 1) return null
-  return { owner: ref.slice(0, slash), slug: ref.slice(slash + 1) }
+  return projectRefHalves(request.project)
 }
 
 const INVALID = Symbol('invalid since')
@@ -417,5 +419,5 @@ function sinceOf (request: unknown): number | undefined | typeof INVALID {
 
 /** "@Alice/demo" and "alice/demo" → "@alice/demo", the form `change` events carry. */
 export function canonicalRef (ref: { owner: string, slug: string }): string {
-  return `@${ref.owner.replace(/^@/, '').toLowerCase()}/${ref.slug}`
+  return formatProjectRef(ref.owner, ref.slug)
 }

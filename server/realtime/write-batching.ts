@@ -14,6 +14,8 @@
 //   10,000-subscriber fan-out that is most of the server's work (docs/operations.md).
 // What reaches the client is byte for byte the same.
 import type { Socket as EngineConnection } from 'engine.io'
+import type { Logger } from '../logger.js'
+import type { Metrics } from '../observability/metrics.js'
 
 interface Corkable {
   cork (): void
@@ -36,10 +38,19 @@ function joinFrame (packet: OutgoingPacket): void {
   if (options && Array.isArray(frame) && frame.length === 2) options.wsPreEncodedFrame = [Buffer.concat(frame as Buffer[])]
 }
 
-function batch (transport: Transport): void {
-  if (transport.name !== 'websocket' || transport[BATCHED as unknown as string] || typeof transport.send !== 'function') return
+/**
+ * Why a WebSocket connection's writes could not be batched: the library internals this file
+ * relies on (engine.io's `transport.send`, ws's `_socket`) are not where they were. The
+ * versions are pinned in package.json; test/realtime/write-batching.test.ts fails when the
+ * trick stops engaging.
+ */
+export type BatchingBailout = 'transport.send' | 'ws._socket'
+
+function batch (transport: Transport, bailOut: (reason: BatchingBailout) => void): void {
+  if (transport.name !== 'websocket' || transport[BATCHED as unknown as string]) return
+  if (typeof transport.send !== 'function') { bailOut('transport.send'); return }
   const raw = transport.socket?._socket
-  if (typeof raw?.cork !== 'function' || typeof raw.uncork !== 'function') return
+  if (typeof raw?.cork !== 'function' || typeof raw.uncork !== 'function') { bailOut('ws._socket'); return }
   const send = transport.send.bind(transport)
   const tcp = raw as Corkable
   transport.send = (packets: OutgoingPacket[]) => {
@@ -56,8 +67,22 @@ function batch (transport: Transport): void {
   transport[BATCHED as unknown as string] = true
 }
 
-/** Batches the connection's WebSocket writes, now or once it upgrades from long-polling. */
-export function batchWebSocketWrites (connection: EngineConnection): void {
-  batch(connection.transport as unknown as Transport)
-  connection.on('upgrade', (transport: unknown) => batch(transport as Transport))
+/**
+ * Batches each connection's WebSocket writes, now or once it upgrades from long-polling.
+ * When it cannot, the connection works as it would without this file (one write per
+ * frame), `contentd_realtime_write_batching_bailouts_total` counts it and the first of each
+ * reason is logged.
+ */
+export function writeBatching ({ logger, metrics }: { logger: Logger, metrics?: Metrics | undefined }): (connection: EngineConnection) => void {
+  const logged = new Set<BatchingBailout>()
+  const bailOut = (reason: BatchingBailout): void => {
+    metrics?.writeBatchingBailouts.inc({ reason })
+    if (logged.has(reason)) return
+    logged.add(reason)
+    logger.warn({ reason }, 'WebSocket write batching is off: a library internal it relies on moved (server/realtime/write-batching.ts)')
+  }
+  return connection => {
+    batch(connection.transport as unknown as Transport, bailOut)
+    connection.on('upgrade', (transport: unknown) => batch(transport as Transport, bailOut))
+  }
 }

@@ -1,6 +1,7 @@
 // The public face of an identity (docs/design.md §9, §14): what other people may be shown
-// about who is connected or who made a change. Built from names and ids only, never from a
-// secret or its hash.
+// about who is connected (presence) or who made a change (the change log records it). The
+// key (its id and name) when the caller used one, else the user; built from names and ids
+// only, never from a secret or its hash.
 import type { Actor } from '../../shared/actor.js'
 import { displayName, type Identity } from './identity.js'
 

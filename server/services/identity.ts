@@ -3,7 +3,7 @@
 import type { ErrorCode } from '../../shared/errors.js'
 import { hashSecret, tokenKind } from '../auth/tokens.js'
 import type { Clock } from '../clock.js'
-import type { Actor, ApiKeyRecord, SessionRecord, Store, UserRecord } from '../store/types.js'
+import type { ApiKeyRecord, SessionRecord, Store, UserRecord } from '../store/types.js'
 
 export interface Identity {
   user: UserRecord
@@ -53,13 +53,4 @@ export async function resolveSecret (store: Store, secret: string | null, now: n
 
 export function displayName (username: string): string {
   return `@${username}`
-}
-
-/**
- * Who a change is recorded as (docs/design.md §9): the key (its id and name, never the
- * secret) when the caller used one, else the user.
- */
-export function actorOf (identity: Identity): Actor {
-  if (identity.key) return { type: 'key', id: identity.key.id, name: identity.key.name }
-  return { type: 'user', name: displayName(identity.user.username) }
 }

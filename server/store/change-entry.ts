@@ -10,6 +10,7 @@ import { operationOfChange } from '../../shared/events.js'
 import type { Json } from '../../shared/json.js'
 import { operationsOfEntry, type ContentOperation } from '../../shared/compound.js'
 import { formatPath } from '../../shared/path.js'
+import { formatProjectRef } from '../../shared/project-ref.js'
 import { valueEnd } from './json-members.js'
 import type { ProjectRecord, StoreOperation } from './types.js'
 
@@ -26,7 +27,7 @@ export interface ChangeParts {
 
 /** "@alice/demo": the reference entries carry, from the project's owner and slug. */
 export function projectRefOf (project: Pick<ProjectRecord, 'ownerName' | 'slug'>): string {
-  return `@${project.ownerName}/${project.slug}`
+  return formatProjectRef(project.ownerName, project.slug)
 }
 
 export function changePartsOf (operation: StoreOperation): ChangeParts {

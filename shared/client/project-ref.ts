@@ -1,5 +1,5 @@
 // "@alice/demo" (or "alice/demo") → its parts, by the server's own rule.
-import { splitProjectRef } from '../project-ref.js'
+import { formatProjectRef, splitProjectRef } from '../project-ref.js'
 
 export interface ProjectRef {
   owner: string
@@ -11,5 +11,5 @@ export interface ProjectRef {
 export function parseProjectRef (ref: string): ProjectRef {
   const parts = splitProjectRef(ref)
   if (!parts) throw new TypeError(`contentd client: "${ref}" is not a project reference like "@alice/demo"`)
-  return { ...parts, ref: `@${parts.owner}/${parts.slug}` }
+  return { ...parts, ref: formatProjectRef(parts.owner, parts.slug) }
 }

@@ -7,7 +7,7 @@ import { call, createKey, createProject, PASSWORD, signup } from '../support/htt
 import { startTestApp, type TestApp } from '../support/temp-app.js'
 import { callFrom } from './from-address.js'
 import { manualClock } from '../support/clock.js'
-import { burstOf } from '../../server/http/rate-limit.js'
+import { burstOf } from '../../server/limits/limiter.js'
 
 let app: TestApp | undefined
 afterEach(async () => { await app?.close(); app = undefined })

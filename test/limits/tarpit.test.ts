@@ -1,4 +1,4 @@
-// Refusals are held back (RATE_LIMIT_DELAY, server/http/tarpit.ts), black-box against the
+// Refusals are held back (RATE_LIMIT_DELAY, server/limits/tarpit.ts), black-box against the
 // real server process: a client over its budget gets its 429, refused handshake or
 // RATE_LIMITED ack only after the delay (or its retryAfter, if shorter), in the usual shape;
 // no more than RATE_LIMIT_DELAY_HELD are held at once per user or IP, the rest are answered

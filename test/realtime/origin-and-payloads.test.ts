@@ -4,6 +4,7 @@
 // answered {ok: false, code, message}.
 import { io, type Socket } from 'socket.io-client'
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
+import { EVENT_MEMBERS } from '../../shared/events.js'
 import { call, ownerWithProject } from '../support/http.js'
 import { startServerProcess, type ServerProcess } from '../support/server-process.js'
 import { connected, subscribe } from './client.js'
@@ -91,6 +92,26 @@ describe('events with a missing or malformed payload', () => {
       expectFailure(await ask('unsubscribe', payload), 'INVALID_BODY')
     }
     expectFailure(await ask('unsubscribe'), 'INVALID_BODY')
+  })
+
+  // docs/design.md §13: unknown members are refused naming them, as in HTTP bodies. Otherwise
+  // an old server would answer a newer client's `subscribe { project, path }` with the whole
+  // document. Every event a client sends, from the one table the server checks against.
+  it('every event refuses members it does not know with INVALID_BODY naming them, even beside valid ones', async () => {
+    const valid: Record<string, unknown> = { project: '@origins/demo', since: 0, state: {} }
+    expect(Object.keys(EVENT_MEMBERS).sort()).toEqual(['presence:leave', 'presence:list', 'presence:set', 'subscribe', 'unsubscribe'])
+    for (const [event, members] of Object.entries(EVENT_MEMBERS)) {
+      const payload = Object.fromEntries(members.map(member => [member, valid[member]]))
+      const one = await ask(event, { ...payload, path: 'title' }) as { message: string }
+      expectFailure(one, 'INVALID_BODY')
+      expect(one.message, event).toContain('unknown field "path"')
+      const two = await ask(event, { ...payload, extra: 1, [`x${'y'.repeat(200)}`]: 2 }) as { message: string }
+      expectFailure(two, 'INVALID_BODY')
+      expect(two.message, event).toContain('unknown fields "extra", ')
+      expect(two.message.length, event).toBeLessThan(200)
+    }
+    expect(await subscribe(socket, '@origins/demo')).toMatchObject({ ok: true, content: expect.any(Object) })
+    expect(await ask('subscribe', { project: '@origins/demo', since: 0 })).toMatchObject({ ok: true, changes: expect.any(Array) })
   })
 
   it('a reference without "@" is INVALID_USERNAME, as over HTTP', async () => {

@@ -1,7 +1,7 @@
 // atTime ends a socket when its credential expires, even months ahead (a plain setTimeout
 // overflows past 24.8 days and fires at once). Driven on fake timers and a fake Date.
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
-import { atTime } from '../../server/realtime/expiry.js'
+import { atTime } from '../../server/services/expiry.js'
 
 const DAY_MS = 24 * 3600_000
 
