@@ -6,6 +6,7 @@ import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { COMMAND_USAGE } from '../../server/cli/usage.js'
 import { storeLine, withoutStoreLine } from '../support/cli-output.js'
+import { runCli, type CliRun } from '../support/cli-process.js'
 import { call } from '../support/http.js'
 import { freePort, makeDataDir, PROJECT_ROOT, startServerProcess, type ServerProcess } from '../support/server-process.js'
 
@@ -13,29 +14,16 @@ const CLI = join(PROJECT_ROOT, 'dist/server/cli/main.js')
 const ALICE_PASSWORD = 'alice password 1'
 const BOB_PASSWORD = 'bob password from stdin'
 
-interface Run { code: number | null, stdout: string, stderr: string }
-
 let dataDir: string
 let server: ServerProcess | undefined
 
-function cli (args: string[], options: { input?: string, env?: Record<string, string> } = {}): Promise<Run> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [CLI, ...args], {
-      cwd: PROJECT_ROOT,
-      env: { ...process.env, DATA_DIR: dataDir, LOG_LEVEL: 'silent', ...options.env },
-      stdio: ['pipe', 'pipe', 'pipe']
-    })
-    let stdout = ''
-    let stderr = ''
-    child.stdout.on('data', (c: Buffer) => { stdout += c.toString() })
-    child.stderr.on('data', (c: Buffer) => { stderr += c.toString() })
-    child.on('error', reject)
-    child.on('close', code => resolve({ code, stdout, stderr: withoutStoreLine(stderr, dataDir) }))
-    child.stdin.end(options.input ?? '')
-  })
+/** The built CLI on this file's DATA_DIR, its store line taken off stderr. */
+async function cli (args: string[], options: { input?: string, env?: Record<string, string> } = {}): Promise<CliRun> {
+  const run = await runCli(args, { DATA_DIR: dataDir, ...options.env }, options.input ?? '')
+  return { ...run, stderr: withoutStoreLine(run.stderr, dataDir) }
 }
 
-const noStack = (run: Run) => expect(run.stderr).not.toMatch(/\n\s+at /)
+const noStack = (run: CliRun) => expect(run.stderr).not.toMatch(/\n\s+at /)
 
 beforeAll(() => { dataDir = makeDataDir() })
 afterAll(async () => {

@@ -3,25 +3,22 @@
 // another process does: the CLI, another node while Redis is down) is announced as the
 // access event it would have sent, and the cost of a round is one look-up per distinct
 // credential and member, however many streams share them.
-import { mkdtempSync, rmSync } from 'node:fs'
-import { tmpdir } from 'node:os'
-import { join } from 'node:path'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { createLogger } from '../../server/logger.js'
 import type { AccessEvent } from '../../server/services/access-events.js'
 import { AccessRecheck, type LiveGrant } from '../../server/services/access-recheck.js'
 import type { Identity } from '../../server/services/identity.js'
-import { createServices, type Services } from '../../server/services/index.js'
+import type { Services } from '../../server/services/index.js'
 import type { SqliteStore } from '../../server/store/sqlite/sqlite-store.js'
 import type { Store } from '../../server/store/types.js'
-import { manualClock, type ManualClock } from '../support/clock.js'
+import type { ManualClock } from '../support/clock.js'
 import { openSqliteStore } from '../support/stores.js'
+import { openTempServices, SESSION_TTL_MS, type TempServices } from '../support/temp-services.js'
 
 const PASSWORD = 'correct horse battery staple'
-const SESSION_TTL_MS = 60 * 60_000
 const STREAMS_PER_GRANT = 500
 
-let dataDir: string
+let temp: TempServices
 let store: SqliteStore
 let clock: ManualClock
 let services: Services
@@ -29,19 +26,11 @@ let events: AccessEvent[]
 let calls: Map<string, number>
 
 beforeEach(async () => {
-  dataDir = mkdtempSync(join(tmpdir(), 'contentd-recheck-'))
-  store = openSqliteStore({ dataDir, contentLimitBytes: 1 << 20, cacheBytes: 1 << 20 })
-  await store.init()
-  clock = manualClock()
-  services = createServices({ store, sessionTtlMs: SESSION_TTL_MS, quotas: { keysPerUser: 1000, projectsPerUser: 1000, webhooksPerProject: 20, idempotencyKeysPerUser: 100_000 }, schemaLimitBytes: 65_536, now: clock.now })
-  events = []
-  services.accessEvents.on(event => events.push(event))
+  temp = await openTempServices('contentd-recheck-')
+  ;({ store, clock, services, events } = temp)
   calls = new Map()
 })
-afterEach(async () => {
-  await store.close()
-  rmSync(dataDir, { recursive: true, force: true })
-})
+afterEach(async () => { await temp.close() })
 
 /** The store, every method call counted by name. */
 function counted (target: Store): Store {
@@ -119,6 +108,6 @@ describe('AccessRecheck', () => {
     await store.close()
     await recheck.checkOnce()
     expect(events).toEqual([])
-    store = openSqliteStore({ dataDir, contentLimitBytes: 1 << 20, cacheBytes: 1 << 20 })
+    temp.store = store = openSqliteStore({ dataDir: temp.dataDir, contentLimitBytes: 1 << 20, cacheBytes: 1 << 20 })
   })
 })

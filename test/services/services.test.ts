@@ -2,41 +2,29 @@
 // moves: every change of access is announced on the one AccessEvents they share (that is
 // what ends live connections), keys are revoked by id with the owner checked, the CLI's
 // createUser opens no session, and expiry follows the services' clock.
-import { mkdtempSync, rmSync } from 'node:fs'
-import { tmpdir } from 'node:os'
-import { join } from 'node:path'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { hashSecret } from '../../server/auth/tokens.js'
 import type { AccessEvent } from '../../server/services/access-events.js'
 import type { Identity } from '../../server/services/identity.js'
-import { createServices, type Services } from '../../server/services/index.js'
+import type { Services } from '../../server/services/index.js'
 import type { SqliteStore } from '../../server/store/sqlite/sqlite-store.js'
 import { ContentdError } from '../../shared/errors.js'
-import { manualClock, type ManualClock } from '../support/clock.js'
-import { openSqliteStore } from '../support/stores.js'
+import type { ManualClock } from '../support/clock.js'
+import { openTempServices, SESSION_TTL_MS, type TempServices } from '../support/temp-services.js'
 
 const PASSWORD = 'correct horse battery staple'
-const SESSION_TTL_MS = 60 * 60_000
 
-let dataDir: string
+let temp: TempServices
 let store: SqliteStore
 let clock: ManualClock
 let services: Services
 let events: AccessEvent[]
 
 beforeEach(async () => {
-  dataDir = mkdtempSync(join(tmpdir(), 'contentd-services-'))
-  store = openSqliteStore({ dataDir, contentLimitBytes: 1 << 20, cacheBytes: 1 << 20 })
-  await store.init()
-  clock = manualClock()
-  services = createServices({ store, sessionTtlMs: SESSION_TTL_MS, quotas: { keysPerUser: 1000, projectsPerUser: 1000, webhooksPerProject: 20, idempotencyKeysPerUser: 100_000 }, schemaLimitBytes: 65_536, now: clock.now })
-  events = []
-  services.accessEvents.on(event => events.push(event))
+  temp = await openTempServices('contentd-services-')
+  ;({ store, clock, services, events } = temp)
 })
-afterEach(async () => {
-  await store.close()
-  rmSync(dataDir, { recursive: true, force: true })
-})
+afterEach(async () => { await temp.close() })
 
 async function identityOf (secret: string): Promise<Identity> {
   const result = await services.identities.resolve(secret)
