@@ -17,7 +17,7 @@ import { connectRedis, type RedisConnection } from './redis-connection.js'
 import { createServices } from './services/index.js'
 import { listeningLine } from './startup-line.js'
 import { createStore } from './store/index.js'
-import { storeFile } from './store/sqlite/database.js'
+import { sqliteFile } from './store/sqlite/file.js'
 import type { Store } from './store/types.js'
 import { createWebhooks } from './webhooks/index.js'
 
@@ -66,7 +66,7 @@ async function main (): Promise<void> {
   // Scheduled backups copy the embedded store's file (config.ts refuses BACKUP_DIR with MongoDB).
   const backups = config.backup.dir === undefined
     ? undefined
-    : new BackupSchedule({ source: storeFile(config.dataDir), dir: config.backup.dir, intervalMs: config.backup.intervalMs, keep: config.backup.keep, logger, metrics })
+    : new BackupSchedule({ source: sqliteFile(config.dataDir), dir: config.backup.dir, intervalMs: config.backup.intervalMs, keep: config.backup.keep, logger, metrics })
   const app = createApp({ config, store, logger, redis, metrics, services, limits, webhooks: webhooks.service, backups })
   // REQUEST_TIMEOUT bounds how long a client may take to send a request (slowloris); Node
   // answers 408 and closes. Its sweep runs every connectionsCheckingInterval.

@@ -15,10 +15,10 @@
 // over it, atomically. A store that cannot be opened at all (garbage over it) is refused
 // with what to do: move it aside.
 import Database from 'better-sqlite3'
-import { copyFileSync, existsSync, mkdirSync, renameSync, statSync, unlinkSync } from 'node:fs'
+import { copyFileSync, existsSync, mkdirSync, renameSync, statSync } from 'node:fs'
 import { dirname } from 'node:path'
-import { storeFile } from '../store/sqlite/database.js'
-import { BackupError, checkDatabase, syncFile, type StoreSummary } from './sqlite-backup.js'
+import { sqliteFile } from '../store/sqlite/file.js'
+import { BackupError, checkDatabase, messageOf, removeIfPresent, syncFile, type StoreSummary } from './sqlite-backup.js'
 
 export interface RestoreResult extends StoreSummary {
   path: string
@@ -26,7 +26,7 @@ export interface RestoreResult extends StoreSummary {
 }
 
 export function restoreBackup (options: { dataDir: string, file: string, force: boolean }): RestoreResult {
-  const target = storeFile(options.dataDir)
+  const target = sqliteFile(options.dataDir)
   if (!existsSync(options.file)) throw new BackupError(`${options.file} does not exist; nothing changed`)
   if (!statSync(options.file).isFile()) throw new BackupError(`${options.file} is not a file; nothing changed`)
   mkdirSync(options.dataDir, { recursive: true })
@@ -103,16 +103,4 @@ function refuseToOverwrite (db: Database.Database, target: string, force: boolea
     throw new BackupError(`the store at ${target} holds ${users} user${users === 1 ? '' : 's'} and ${projects} project${projects === 1 ? '' : 's'}; add --force to replace them`)
   }
   return 'readable'
-}
-
-function messageOf (error: unknown): string {
-  return error instanceof Error ? error.message : String(error)
-}
-
-function removeIfPresent (path: string): void {
-  try {
-    unlinkSync(path)
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error
-  }
 }

@@ -10,7 +10,7 @@ import { join } from 'node:path'
 import { Worker } from 'node:worker_threads'
 import type { Logger } from '../logger.js'
 import type { Metrics } from '../observability/metrics.js'
-import { BACKUP_NAME, backupFileName, backupTimeOf, type BackupResult } from './sqlite-backup.js'
+import { backupFileName, backupTimeOf, type BackupResult } from './sqlite-backup.js'
 
 /** setTimeout's longest delay; longer intervals are waited for in steps. */
 const LONGEST_TIMER_MS = 2 ** 31 - 1
@@ -104,8 +104,7 @@ export class BackupSchedule implements BackupStatus {
   /** The backups in BACKUP_DIR, oldest first. */
   private backups (): Array<{ name: string, at: Date }> {
     return readdirSync(this.options.dir)
-      .filter(name => BACKUP_NAME.test(name))
-      .map(name => ({ name, at: backupTimeOf(name) as Date }))
+      .flatMap(name => { const at = backupTimeOf(name); return at ? [{ name, at }] : [] })
       .sort((a, b) => a.at.getTime() - b.at.getTime())
   }
 }

@@ -152,7 +152,7 @@ export function syncFile (path: string): void {
   }
 }
 
-function removeIfPresent (path: string): void {
+export function removeIfPresent (path: string): void {
   try {
     unlinkSync(path)
   } catch (error) {
@@ -165,6 +165,6 @@ function oneLine (text: string): string {
   return text.split('\n').map(line => line.trim()).filter(line => line !== '' && !line.startsWith('***')).join('; ')
 }
 
-function messageOf (error: unknown): string {
+export function messageOf (error: unknown): string {
   return error instanceof Error ? error.message : String(error)
 }

@@ -6,7 +6,7 @@ import { join, resolve } from 'node:path'
 import { restoreBackup } from '../backup/restore.js'
 import { backupDatabase, backupFileName, BackupError } from '../backup/sqlite-backup.js'
 import type { Config } from '../config.js'
-import { storeFile } from '../store/sqlite/database.js'
+import { sqliteFile } from '../store/sqlite/file.js'
 
 /** A refusal of backup or restore: one line, exit 1. */
 export class BackupCommandError extends Error {}
@@ -22,8 +22,8 @@ export async function backupCommand (config: Config, out: string | undefined): P
     destination = out
   }
   try {
-    const { path, bytes } = await backupDatabase(storeFile(config.dataDir), resolve(destination))
-    return `Backed up ${storeFile(config.dataDir)} to ${path} (${bytes} bytes, integrity ok)`
+    const { path, bytes } = await backupDatabase(sqliteFile(config.dataDir), resolve(destination))
+    return `Backed up ${sqliteFile(config.dataDir)} to ${path} (${bytes} bytes, integrity ok)`
   } catch (error) {
     if (error instanceof BackupError) throw new BackupCommandError(error.message)
     throw error

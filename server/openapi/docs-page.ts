@@ -41,6 +41,7 @@ export const DOCS_INIT = `(function () {
   });
 })();
 `
+const DOCS_INIT_BYTES = Buffer.from(DOCS_INIT)
 
 interface Asset { type: string, body: () => Buffer }
 
@@ -57,5 +58,5 @@ export const DOCS_ASSETS: Record<string, Asset> = {
   'swagger-ui-bundle.js': fromSwaggerUi('swagger-ui-bundle.js', 'text/javascript'),
   'swagger-ui.css': fromSwaggerUi('swagger-ui.css', 'text/css'),
   'favicon-32x32.png': fromSwaggerUi('favicon-32x32.png', 'image/png'),
-  [INIT_FILE]: { type: 'text/javascript', body: () => Buffer.from(DOCS_INIT) }
+  [INIT_FILE]: { type: 'text/javascript', body: () => DOCS_INIT_BYTES }
 }

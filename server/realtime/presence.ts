@@ -30,7 +30,8 @@ import { unknownMembersError } from './payload.js'
 import { LocalMember, type MemberContext } from './presence-member.js'
 import type { PresenceShare, SharedMember } from './presence-share.js'
 import { failure, failureOf } from './replies.js'
-import { canonicalRef, projectRefOf, type SubscriptionObserver, type Subscriptions } from './subscriptions.js'
+import { projectRefOf, type SubscriptionObserver, type Subscriptions } from './subscriptions.js'
+import { formatProjectRef } from '../../shared/project-ref.js'
 import type { RealtimeServer, RealtimeSocket } from './types.js'
 
 export const presenceRoom = (projectId: string) => `presence:${projectId}`
@@ -281,5 +282,5 @@ function readRequest (payload: unknown, event: typeof EVENTS.presenceSet | typeo
   const ref = projectRefOf(payload)
   if (!ref || (fields.includes('state') && !('state' in payload))) throw new ContentdError('INVALID_BODY', shape)
   if (!ref.owner.startsWith('@')) throw new ContentdError('INVALID_USERNAME')
-  return { ref, key: canonicalRef(ref), state: payload.state }
+  return { ref, key: formatProjectRef(ref.owner, ref.slug), state: payload.state }
 }

@@ -128,7 +128,7 @@ export class Subscriptions implements GrantSource {
     if (!ref.owner.startsWith('@')) { reply(failure('INVALID_USERNAME')); return }
     const since = sinceOf(request)
     if (since === INVALID) { reply(failure('INVALID_VERSION', 'since must be a non-negative integer such as 0 or 42')); return }
-    const key = canonicalRef(ref)
+    const key = formatProjectRef(ref.owner, ref.slug)
     const connection = this.connectionOf(socket)
     const current = connection.subscriptions.get(key)
     if (current?.state === 'pending') { current.waiters.push(reply); return }
@@ -151,7 +151,7 @@ export class Subscriptions implements GrantSource {
     if (unknown) { reply(failureOf(unknown.toBody())); return }
     const ref = projectRefOf(request)
     if (!ref) { reply(failure('INVALID_BODY', 'unsubscribe needs { project: "@user/slug" }')); return }
-    const subscription = this.connections.get(socket)?.subscriptions.get(canonicalRef(ref))
+    const subscription = this.connections.get(socket)?.subscriptions.get(formatProjectRef(ref.owner, ref.slug))
     if (subscription) this.end(subscription, CANCELLED, false)
     reply({ ok: true })
   }
@@ -417,7 +417,3 @@ function sinceOf (request: unknown): number | undefined | typeof INVALID {
   return typeof since === 'number' && Number.isSafeInteger(since) && since >= 0 ? since : INVALID
 }
 
-/** "@Alice/demo" and "alice/demo" → "@alice/demo", the form `change` events carry. */
-export function canonicalRef (ref: { owner: string, slug: string }): string {
-  return formatProjectRef(ref.owner, ref.slug)
-}

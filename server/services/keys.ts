@@ -1,17 +1,16 @@
 // API keys: minted by a signed-in user, shown once, stored as a SHA-256 hash with a visible
 // prefix, optionally limited to some projects, to a lifetime, and narrowed to some paths and
 // operations (docs/design.md §12).
-import { z } from 'zod'
 import { ContentdError } from '../../shared/errors.js'
 import type { NarrowableOperation } from '../../shared/key-scope.js'
 import { hashSecret, newId, newSecret, VISIBLE_KEY_CHARS } from '../auth/tokens.js'
 import type { Clock } from '../clock.js'
-import type { ApiKeyRecord, KeyPosition, ListedApiKey, Permission, ProjectName, Store } from '../store/types.js'
+import type { ApiKeyRecord, ListedApiKey, Permission, ProjectName, Store } from '../store/types.js'
 import type { AccessEvents } from './access-events.js'
 import type { Identity } from './identity.js'
 import { splitProjectRef } from '../../shared/project-ref.js'
 import { displayName } from './identity.js'
-import { readPage, type Page, type PageQuery } from './pagination.js'
+import { createdAtIdPosition, readPage, type Page, type PageQuery } from './pagination.js'
 import type { Projects } from './projects.js'
 
 export interface KeyView {
@@ -39,7 +38,6 @@ export interface NewKeyRequest {
   expiresAt?: string | undefined
 }
 
-const keyPosition: z.ZodType<KeyPosition> = z.object({ createdAt: z.string(), id: z.string() })
 
 /**
  * Scoped projects named on one page of keys, at most (a page still holds at least one key).
@@ -97,7 +95,7 @@ export class Keys {
 
   /** One page of the user's keys, oldest first: one store query, whatever the keys' scopes. */
   async list (userId: string, query: PageQuery): Promise<Page<KeyView>> {
-    const page = await readPage(query, keyPosition, p => this.store.listApiKeys(userId, p), k => ({ createdAt: k.createdAt, id: k.id }), scopeCost)
+    const page = await readPage(query, createdAtIdPosition, p => this.store.listApiKeys(userId, p), k => ({ createdAt: k.createdAt, id: k.id }), scopeCost)
     return { items: page.items.map(view), nextCursor: page.nextCursor }
   }
 

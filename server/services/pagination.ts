@@ -23,6 +23,9 @@ export interface Page<T> {
 
 export const FIRST_PAGE: PageQuery = { limit: PAGE_LIMIT_DEFAULT }
 
+/** The position of lists ordered oldest first (keys, webhooks): creation time, then id. */
+export const createdAtIdPosition = z.object({ createdAt: z.string(), id: z.string() })
+
 export function encodeCursor (position: unknown): string {
   return Buffer.from(JSON.stringify(position)).toString('base64url')
 }

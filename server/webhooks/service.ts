@@ -2,15 +2,14 @@
 // (never a secret), delete, the last deliveries, and a test ping. Shared by the HTTP routes
 // and the CLI; the caller has already checked that the caller owns the project.
 import { randomBytes } from 'node:crypto'
-import { z } from 'zod'
 import { ContentdError } from '../../shared/errors.js'
 import type { CreatedWebhook, DeliveryView, PingPayload, WebhookRequest, WebhookView } from '../../shared/webhooks.js'
 import { newId } from '../auth/tokens.js'
 import { systemClock, type Clock } from '../clock.js'
 import { projectRefOf } from '../store/change-entry.js'
 import type { ProjectRecord, Store } from '../store/types.js'
-import type { DeliveryRecord, WebhookPosition, WebhookRecord } from '../store/webhook-types.js'
-import { readPage, type Page, type PageQuery } from '../services/pagination.js'
+import type { DeliveryRecord, WebhookRecord } from '../store/webhook-types.js'
+import { createdAtIdPosition, readPage, type Page, type PageQuery } from '../services/pagination.js'
 import type { WebhookMetrics } from './metrics.js'
 import { SecretBox } from './secret-box.js'
 import { sendWebhook, type SendResult } from './sender.js'
@@ -26,8 +25,6 @@ export interface WebhookServiceOptions {
   metrics?: WebhookMetrics
   resolve?: Resolver
 }
-
-const webhookPosition: z.ZodType<WebhookPosition> = z.object({ createdAt: z.string(), id: z.string() })
 
 export function webhookView (w: WebhookRecord): WebhookView {
   return {
@@ -90,7 +87,7 @@ export class WebhookService {
 
   /** One page of the project's webhooks, oldest first (paginated as GET /api/keys, docs/design.md §13b). */
   async list (project: ProjectRecord, query: PageQuery): Promise<Page<WebhookView>> {
-    const page = await readPage(query, webhookPosition, p => this.options.store.webhooks.list(project.id, p), w => ({ createdAt: w.createdAt, id: w.id }))
+    const page = await readPage(query, createdAtIdPosition, p => this.options.store.webhooks.list(project.id, p), w => ({ createdAt: w.createdAt, id: w.id }))
     return { items: page.items.map(webhookView), nextCursor: page.nextCursor }
   }
 

@@ -110,8 +110,6 @@ export function eventRoutes (scope: RouteScope, options: EventRouteOptions): voi
       stream.abandon()
       throw e
     }
-    // Dropped already (the snapshot put the user's streams past their unsent budget).
-    if (stream.isEnded) return
     const expiresAt = identity.session?.expiresAt ?? identity.key?.expiresAt ?? null
     if (expiresAt !== null) stops.push(atTime(Date.parse(expiresAt), () => stream.revoke(new ContentdError('INVALID_TOKEN').toBody())))
     const heartbeat = setInterval(() => stream.heartbeat(), options.heartbeatMs)

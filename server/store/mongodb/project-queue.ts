@@ -16,7 +16,4 @@ export class ProjectQueue {
   }
 
   /** Projects with writes queued or running (0 when idle: nothing is kept per project). */
-  get size (): number {
-    return this.tails.size
-  }
 }

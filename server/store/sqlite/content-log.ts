@@ -239,9 +239,11 @@ export class ContentLog {
       let stored = 0
       let more = false
       for (const row of this.statements.entrySizesAfter.iterate(projectId, since, limit + 1) as IterableIterator<{ version: number, bytes: number | null }>) {
-        // Breaking off the loop resets the statement: nothing after it is measured.
+        // Breaking off the loop resets the statement: nothing after it is measured, nor the
+        // one row past `limit`, read only to know whether more follow.
+        if (versions.length === limit) { more = true; break }
         const size = row.bytes ?? this.statements.measureEntry.get(projectId, row.version) as number
-        if (versions.length === limit || !budget.admit(size + added)) { more = true; break }
+        if (!budget.admit(size + added)) { more = true; break }
         versions.push(row.version)
         bytes.push(size + added)
         stored += size

@@ -8,11 +8,6 @@ import { mkdirSync } from 'node:fs'
 import { sqliteFile } from './file.js'
 import { MIGRATIONS } from './migrations.js'
 
-/** The store's one file in DATA_DIR (backups and restores name it too: server/backup/). */
-export function storeFile (dataDir: string): string {
-  return sqliteFile(dataDir)
-}
-
 export function openDatabase (dataDir: string, busyTimeoutMs: number): Database.Database {
   mkdirSync(dataDir, { recursive: true })
   const db = new Database(sqliteFile(dataDir))

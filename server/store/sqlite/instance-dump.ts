@@ -15,7 +15,7 @@ import type Database from 'better-sqlite3'
 import type { JsonObject } from '../../../shared/json.js'
 import { ImportOrder } from '../instance-import-order.js'
 import { ImportRefusedError, InstanceLineError, orderedEntry, type ImportCounts, type InstanceRecord } from '../instance-records.js'
-import { toKey, toUser } from './records.js'
+import { jsonOrNull, toKey, toUser } from './records.js'
 import { toWebhook } from './webhooks.js'
 
 type Row = Record<string, unknown>
@@ -53,7 +53,6 @@ function prepareStatements (db: Database.Database) {
   }
 }
 
-const jsonOrNull = (list: readonly string[] | null): string | null => list === null ? null : JSON.stringify(list)
 
 /** Every row of a keyset-paged query, a page at a time. */
 function * paged<K> (readPage: (after: K) => Row[], keyOf: (row: Row) => K, first: K): Generator<Row> {

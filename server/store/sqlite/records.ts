@@ -279,7 +279,7 @@ function isUniqueViolation (e: unknown): boolean {
     (e.code === 'SQLITE_CONSTRAINT_UNIQUE' || e.code === 'SQLITE_CONSTRAINT_PRIMARYKEY')
 }
 
-function jsonOrNull (list: readonly string[] | null): string | null {
+export function jsonOrNull (list: readonly string[] | null): string | null {
   return list === null ? null : JSON.stringify(list)
 }
 

@@ -7,6 +7,7 @@ import { DELIVERIES_KEPT } from '../../../shared/webhooks.js'
 import { quotaExceeded } from '../quota-exceeded.js'
 import type { PageRequest } from '../types.js'
 import type { DeliveryRecord, WebhookPosition, WebhookProgress, WebhookRecord, WebhookStore } from '../webhook-types.js'
+import { jsonOrNull } from './records.js'
 
 type Row = Record<string, unknown>
 
@@ -134,7 +135,6 @@ export class SqliteWebhooks implements WebhookStore {
   }
 }
 
-const jsonOrNull = (list: string[] | null): string | null => list === null ? null : JSON.stringify(list)
 
 export function toWebhook (row: Row | undefined): WebhookRecord | null {
   if (!row) return null
