@@ -699,8 +699,9 @@ describe.skipIf(!hasChromium)('the console in chromium', () => {
       await page.goto(`${app.url}/#/${PROJECT}/content`)
       await bobPage.goto(`${app.url}/#/${PROJECT}/content`)
       const viewers = (p: Page) => p.locator('.viewer .viewer-name').allTextContents()
-      await expect.poll(() => viewers(page)).toEqual(expect.arrayContaining([`@${USER} (you)`, '@bob']))
-      await expect.poll(() => viewers(bobPage)).toEqual(expect.arrayContaining([`@${USER}`, '@bob (you)']))
+      // Joining takes a presence round trip per page; on two loaded cores more than the default 1 s.
+      await expect.poll(() => viewers(page), { timeout: 10_000 }).toEqual(expect.arrayContaining([`@${USER} (you)`, '@bob']))
+      await expect.poll(() => viewers(bobPage), { timeout: 10_000 }).toEqual(expect.arrayContaining([`@${USER}`, '@bob (you)']))
 
       // Bob (a viewer) selects a value: Ada sees the path next to his name, and the row marked.
       await bobPage.locator('.row[data-path="stats.visits"] .value').click()
