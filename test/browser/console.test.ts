@@ -775,7 +775,9 @@ describe.skipIf(!hasChromium)('the console in chromium', () => {
     page.off('request', onRequest)
     expect(await otherStored()).toEqual(imported)
     expect(sent).toEqual([{ url: `${app.url}${OTHER}/content`, ifMatch: expect.stringMatching(/^"\d+"$/) }])
-    expect(JSON.parse(await page.getByLabel('Content as JSON').inputValue())).toEqual(imported)
+    // The text follows the live copy, which learns of the update from the change feed; the
+    // HTTP answer (which showed the note above) may arrive before that event does.
+    await expect.poll(async () => JSON.parse(await page.getByLabel('Content as JSON').inputValue()) as unknown, { timeout: 10_000 }).toEqual(imported)
   })
 
   it('deletes a project only after its name is typed', async () => {
