@@ -3,17 +3,18 @@
 // - database.ts opens the file (WAL, synchronous=FULL, migrations);
 // - records.ts keeps users, sessions, keys, projects and members, through the
 //   lookup-cache.ts memory every request's look-ups use;
-// - content-writer.ts applies content operations with group commit, each with its change
-//   log entry in the same transaction, made durable by wal-sync.ts off the event loop;
+// - content-writer.ts commits content writes (decided by server/engine/) with group commit,
+//   each with its change log entry in the same transaction, made durable by wal-sync.ts off
+//   the event loop;
 // - idempotency.ts keeps Idempotency-Key records (docs/design.md §10);
 // - content-log.ts lays content and history out as checkpoints + change log (docs/design.md
 //   §9), with the document cache;
-// - schemas.ts keeps content schemas, which content-writer.ts enforces (docs/design.md §12);
+// - schemas.ts keeps content schemas, which the engine enforces (docs/design.md §12);
 // - store-errors.ts turns a full disk or an I/O error into 503 STORE_UNAVAILABLE.
 import type Database from 'better-sqlite3'
 import { projectRefOf } from '../change-entry.js'
 import { DEFAULT_CHANGES_PAGE_BYTES, parsedPage } from '../change-pages.js'
-import { CommitEmitter } from '../commit-emitter.js'
+import { ContentEngine } from '../../engine/content-engine.js'
 import type {
   ApiKeyRecord, ApplyOptions, ChangesJsonPage, ChangesPage, CommitListener, ContentSnapshot, HistoryOptions, IdempotencyClaim, IdempotencyId, IdempotencyState,
   KeyPosition, ListedApiKey, MemberRecord, MemberRole, PageRequest, ProjectPosition, ProjectRecord, ProjectRole, SchemaRecord, SessionRecord, Store,
@@ -67,7 +68,8 @@ export interface SqliteStoreOptions {
 export class SqliteStore implements Store {
   readonly kind = 'sqlite'
   private readonly db: Database.Database
-  private readonly commitListeners = new CommitEmitter()
+  /** The write rules (server/engine/): this store's writer only persists what it decides. */
+  private readonly engine: ContentEngine
   private readonly records: SqliteRecords
   private readonly content: ContentLog
   private readonly entryReader: EntryReader
@@ -89,12 +91,11 @@ export class SqliteStore implements Store {
     this.entryReader = new EntryReader(this.db.memory ? null : this.db.name, options.busyTimeoutMs ?? 5000)
     this.schemas = new SqliteSchemas(this.db)
     this.walSync = (options.walSync ?? (path => new WalSync(path)))(`${this.db.name}-wal`)
+    this.engine = new ContentEngine(() => this.writer, { contentLimitBytes: options.contentLimitBytes })
     this.writer = new ContentWriter({
       db: this.db,
       log: this.content,
       lookups,
-      commitListeners: this.commitListeners,
-      contentLimitBytes: options.contentLimitBytes,
       schemaFor: projectId => this.schemas.schemaFor(projectId),
       sync: done => { this.walSync.sync(done) }
     })
@@ -125,7 +126,7 @@ export class SqliteStore implements Store {
   }
 
   onCommit (listener: CommitListener): void {
-    this.commitListeners.on(listener)
+    this.engine.onCommit(listener)
   }
 
   // ---- records (records.ts) ----------------------------------------------------------
@@ -173,7 +174,7 @@ export class SqliteStore implements Store {
   applyOperation (project: ProjectRecord, operation: StoreOperation, options: ApplyOptions): Promise<{ version: number }> {
     // The writer commits a batch in one transaction; when it fails (a full disk), nothing of
     // the batch is stored and every write in it gets STORE_UNAVAILABLE.
-    return this.writer.apply(project, operation, options).catch((error: unknown) => { throw toStoreError(error) })
+    return this.engine.apply(project, operation, options).catch((error: unknown) => { throw toStoreError(error) })
   }
 
   async readChanges (project: ProjectRecord, since: number, limit: number): Promise<ChangesPage> {
