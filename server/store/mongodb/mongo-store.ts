@@ -18,13 +18,14 @@ import type { JsonSchema } from '../../schema/compile.js'
 import { schemaViolation, type ContentSchema } from '../../schema/content-schema.js'
 import { SchemaCache } from '../../schema/schema-cache.js'
 import type {
-  ApiKeyRecord, ApplyOptions, ChangesJsonPage, ChangesPage, CommitListener, ContentSnapshot, HistoryOptions, IdempotencyClaim, IdempotencyId,
+  ApiKeyRecord, ChangesJsonPage, ContentSnapshot, HistoryOptions, IdempotencyClaim, IdempotencyId,
   IdempotencyState, KeyPosition, ListedApiKey, MemberRecord, MemberRole, PageRequest, Permission, ProjectPosition, ProjectRecord, ProjectRole,
-  SchemaRecord, SessionRecord, Store, StoreOperation, StoredResponse, UserRecord
+  SchemaRecord, SessionRecord, Store, StoredResponse, UserRecord
 } from '../types.js'
 import { projectRefOf } from '../change-entry.js'
-import { ContentEngine } from '../../engine/content-engine.js'
-import { DEFAULT_CHANGES_PAGE_BYTES, parsedPage } from '../change-pages.js'
+import type { ContentCommitter } from '../../engine/content-engine.js'
+import { EngineStore } from '../../engine/engine-store.js'
+import { DEFAULT_CHANGES_PAGE_BYTES } from '../change-pages.js'
 import { answerableFrom } from '../history-policy.js'
 import { standaloneMessage, startupFailureMessage } from './connection.js'
 import { databaseNameFrom } from './uri.js'
@@ -97,12 +98,10 @@ const PROJECT_FIELDS = { content: 0, contentBytes: 0, [SCHEMA_FIELD]: 0, history
 /** MongoDB's largest document; an update of the whole content is measured against it before sending. */
 const MAX_BSON_DOCUMENT_BYTES = 16 * 1024 * 1024
 
-export class MongoStore implements Store {
+export class MongoStore extends EngineStore implements Store {
   readonly kind = 'mongodb'
   private readonly client: MongoClient
   private readonly db: Db
-  /** The write rules (server/engine/): write-path.ts only persists what they decide. */
-  private readonly engine: ContentEngine
   private readonly selectionTimeoutMs: number
   private readonly timeoutMs: number
   private readonly transactionOptions: TransactionOptions
@@ -123,6 +122,7 @@ export class MongoStore implements Store {
   private readonly dump: MongoInstanceDump
 
   constructor (private readonly options: MongoStoreOptions) {
+    super({ contentLimitBytes: options.contentLimitBytes })
     this.selectionTimeoutMs = options.serverSelectionTimeoutMS ?? 5000
     this.timeoutMs = options.operationTimeoutMS ?? DEFAULT_OPERATION_TIMEOUT_MS
     // Pinned whatever the URI says (docs/design.md §20): a version acknowledged to a client
@@ -168,7 +168,6 @@ export class MongoStore implements Store {
       contentLimitBytes: options.contentLimitBytes,
       schemaOf: stored => this.compiledSchema(stored)
     })
-    this.engine = new ContentEngine(() => this.writes, { contentLimitBytes: options.contentLimitBytes })
   }
 
   async init (): Promise<void> {
@@ -216,10 +215,6 @@ export class MongoStore implements Store {
 
   async close (): Promise<void> {
     await this.client.close()
-  }
-
-  onCommit (listener: CommitListener): void {
-    this.engine.onCommit(listener)
   }
 
   /** Runs a driver call, turning driver errors into catalogued ones where they have a name. */
@@ -405,8 +400,9 @@ export class MongoStore implements Store {
     return doc ? { version: doc.version, content: doc.content } : null
   }
 
-  applyOperation (project: ProjectRecord, operation: StoreOperation, options: ApplyOptions): Promise<{ version: number }> {
-    return this.engine.apply(project, operation, options)
+  /** The write path (write-path.ts) as the engine's commit primitive. */
+  protected contentCommitter (): ContentCommitter {
+    return this.writes
   }
 
   /** The write path's reads and transactions on this database (write-path.ts). */
@@ -481,10 +477,6 @@ export class MongoStore implements Store {
       await this.changes.deleteMany({ projectId, version: { $lt: base.version } })
       await this.checkpoints.deleteMany({ projectId, version: { $lt: base.version } })
     } catch { /* see above */ }
-  }
-
-  async readChanges (project: ProjectRecord, since: number, limit: number): Promise<ChangesPage> {
-    return parsedPage(await this.readChangesJson(project, since, limit))
   }
 
   async readChangesJson (project: ProjectRecord, since: number, limit: number): Promise<ChangesJsonPage> {

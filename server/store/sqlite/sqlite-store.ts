@@ -13,12 +13,13 @@
 // - store-errors.ts turns a full disk or an I/O error into 503 STORE_UNAVAILABLE.
 import type Database from 'better-sqlite3'
 import { projectRefOf } from '../change-entry.js'
-import { DEFAULT_CHANGES_PAGE_BYTES, parsedPage } from '../change-pages.js'
-import { ContentEngine } from '../../engine/content-engine.js'
+import { DEFAULT_CHANGES_PAGE_BYTES } from '../change-pages.js'
+import type { ContentCommitter } from '../../engine/content-engine.js'
+import { EngineStore } from '../../engine/engine-store.js'
 import type {
-  ApiKeyRecord, ApplyOptions, ChangesJsonPage, ChangesPage, CommitListener, ContentSnapshot, HistoryOptions, IdempotencyClaim, IdempotencyId, IdempotencyState,
+  ApiKeyRecord, ChangesJsonPage, ContentSnapshot, HistoryOptions, IdempotencyClaim, IdempotencyId, IdempotencyState,
   KeyPosition, ListedApiKey, MemberRecord, MemberRole, PageRequest, ProjectPosition, ProjectRecord, ProjectRole, SchemaRecord, SessionRecord, Store,
-  StoreOperation, StoredResponse, UserRecord
+  StoredResponse, UserRecord
 } from '../types.js'
 import { ContentLog } from './content-log.js'
 import { ContentWriter } from './content-writer.js'
@@ -65,11 +66,9 @@ export interface SqliteStoreOptions {
   walSync?: (walPath: string) => WalSyncer
 }
 
-export class SqliteStore implements Store {
+export class SqliteStore extends EngineStore implements Store {
   readonly kind = 'sqlite'
   private readonly db: Database.Database
-  /** The write rules (server/engine/): this store's writer only persists what it decides. */
-  private readonly engine: ContentEngine
   private readonly records: SqliteRecords
   private readonly content: ContentLog
   private readonly entryReader: EntryReader
@@ -83,6 +82,7 @@ export class SqliteStore implements Store {
   private readonly dump: SqliteInstanceDump
 
   constructor (options: SqliteStoreOptions) {
+    super({ contentLimitBytes: options.contentLimitBytes })
     this.db = openDatabase(options.dataDir, options.busyTimeoutMs ?? 5000)
     const dataVersion = this.db.prepare('PRAGMA data_version').pluck()
     const lookups = new LookupCache(() => dataVersion.get() as number, options.commits)
@@ -91,7 +91,6 @@ export class SqliteStore implements Store {
     this.entryReader = new EntryReader(this.db.memory ? null : this.db.name, options.busyTimeoutMs ?? 5000)
     this.schemas = new SqliteSchemas(this.db)
     this.walSync = (options.walSync ?? (path => new WalSync(path)))(`${this.db.name}-wal`)
-    this.engine = new ContentEngine(() => this.writer, { contentLimitBytes: options.contentLimitBytes })
     this.writer = new ContentWriter({
       db: this.db,
       log: this.content,
@@ -123,10 +122,6 @@ export class SqliteStore implements Store {
     this.walSync.close()
     await this.entryReader.close()
     if (this.db.open) this.db.close()
-  }
-
-  onCommit (listener: CommitListener): void {
-    this.engine.onCommit(listener)
   }
 
   // ---- records (records.ts) ----------------------------------------------------------
@@ -171,14 +166,13 @@ export class SqliteStore implements Store {
     return guarded(() => this.content.read(projectId))
   }
 
-  applyOperation (project: ProjectRecord, operation: StoreOperation, options: ApplyOptions): Promise<{ version: number }> {
-    // The writer commits a batch in one transaction; when it fails (a full disk), nothing of
-    // the batch is stored and every write in it gets STORE_UNAVAILABLE.
-    return this.engine.apply(project, operation, options).catch((error: unknown) => { throw toStoreError(error) })
-  }
-
-  async readChanges (project: ProjectRecord, since: number, limit: number): Promise<ChangesPage> {
-    return parsedPage(await this.readChangesJson(project, since, limit))
+  /** The group commit (content-writer.ts) as the engine's commit primitive. */
+  protected contentCommitter (): ContentCommitter {
+    return {
+      // The writer commits a batch in one transaction; when it fails (a full disk), nothing of
+      // the batch is stored and every write in it gets STORE_UNAVAILABLE.
+      commit: write => this.writer.commit(write).catch((error: unknown) => { throw toStoreError(error) })
+    }
   }
 
   async readChangesJson (project: ProjectRecord, since: number, limit: number): Promise<ChangesJsonPage> {
