@@ -1,16 +1,14 @@
 // The store contract, accounts (AccountStorage, server/store/types.ts): users, sessions, API keys.
 import { randomUUID } from 'node:crypto'
-import { beforeAll, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import { ContentdError } from '../../shared/errors.js'
 import type { ApiKeyRecord, Store, UserRecord } from '../../server/store/types.js'
 import { storeFactories } from '../support/stores.js'
 import { byId, contractStore, expectCode, keyRecord, readAllPages, unique, userRecord } from './contract.js'
 
 describe.each(storeFactories)('store contract, accounts: $name', (factory) => {
-  const suite = contractStore(factory)
-  const { newUser, newProject, allKeys, listed } = suite
   let store: Store
-  beforeAll(() => { store = suite.store })
+  const { newUser, newProject, allKeys, listed } = contractStore(factory, opened => { store = opened })
 
   it('reports its kind and answers ping', async () => {
     expect(store.kind).toBe(factory.kind)

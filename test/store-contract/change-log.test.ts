@@ -11,10 +11,8 @@ import { CONTRACT_CONTENT_LIMIT, storeFactories, type StoreUnderTest } from '../
 import { AS_TEST, contractStore, expectCode, inc, push, set, unique, userRecord } from './contract.js'
 
 describe.each(storeFactories)('store contract, change log: $name', (factory) => {
-  const suite = contractStore(factory)
-  const { changesOf, apply, newUser, newProject, content } = suite
   let store: Store
-  beforeAll(() => { store = suite.store })
+  const { changesOf, apply, newUser, newProject, content } = contractStore(factory, opened => { store = opened })
 
   describe('change log (docs/design.md §9)', () => {
     const refOf = (p: ProjectRecord) => `@${p.ownerName}/${p.slug}`

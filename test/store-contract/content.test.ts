@@ -1,7 +1,7 @@
 // The store contract, content writes (ContentApi over each store's commit primitive,
 // server/engine/): the shared operation table, versions and conditions, the content limit,
 // commit notifications, concurrency.
-import { beforeAll, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import { parseBatch } from '../../shared/batch-request.js'
 import { ContentdError, type ErrorCode } from '../../shared/errors.js'
 import type { Operation } from '../../shared/operations.js'
@@ -19,10 +19,8 @@ describe('operation cases that never reach a store', () => {
 })
 
 describe.each(storeFactories)('store contract, content writes: $name', (factory) => {
-  const suite = contractStore(factory)
-  const { changesOf, apply, newProject, content } = suite
   let store: Store
-  beforeAll(() => { store = suite.store })
+  const { changesOf, apply, newProject, content } = contractStore(factory, opened => { store = opened })
 
   describe('operation cases (test/cases/operation-cases.ts)', () => {
     it.each(STORE_CASES)('$name', async (c) => {

@@ -99,9 +99,10 @@ export const REQUEST_CASES = OPERATION_CASES.filter(rejectedBeforeStore)
 
 /**
  * One store of `factory` for the describe block this is called in (opened before its tests,
- * removed after), with the helpers every concern uses. `store` is set once the store is open.
+ * removed after), with the helpers every concern uses. `store` is set once the store is open,
+ * and `opened` told of it (a file's tests name it `store`).
  */
-export function contractStore (factory: StoreFactory) {
+export function contractStore (factory: StoreFactory, opened?: (store: Store) => void) {
   let sut: StoreUnderTest | undefined
   /** Every change every test committed, in the order the store reported them. */
   const committed: CommittedChange[] = []
@@ -140,6 +141,7 @@ export function contractStore (factory: StoreFactory) {
     sut = await factory.create()
     suite.store = sut.store
     suite.store.onCommit(change => committed.push(change))
+    opened?.(suite.store)
   })
   afterAll(async () => { await sut?.cleanup() })
   return suite

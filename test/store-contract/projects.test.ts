@@ -1,16 +1,14 @@
 // The store contract, projects (ProjectStorage, server/store/types.ts): projects and members.
 import { randomUUID } from 'node:crypto'
-import { beforeAll, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import { ContentdError } from '../../shared/errors.js'
 import type { ProjectRecord, ProjectRole, Store, UserRecord } from '../../server/store/types.js'
 import { storeFactories } from '../support/stores.js'
 import { byId, contractStore, expectCode, FIRST, inc, set, unique, userRecord } from './contract.js'
 
 describe.each(storeFactories)('store contract, projects: $name', (factory) => {
-  const suite = contractStore(factory)
-  const { apply, newUser, newProject, allProjects, allMembers } = suite
   let store: Store
-  beforeAll(() => { store = suite.store })
+  const { apply, newUser, newProject, allProjects, allMembers } = contractStore(factory, opened => { store = opened })
 
   describe('projects', () => {
     it('creates a project at version 0 with content {} and finds it by owner and slug', async () => {

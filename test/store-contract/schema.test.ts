@@ -1,7 +1,7 @@
 // The store contract, content schemas (ContentStorage getSchema/putSchema/deleteSchema and
 // the engine's check on every write, docs/design.md §12).
 import { randomUUID } from 'node:crypto'
-import { beforeAll, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import { parseBatch } from '../../shared/batch-request.js'
 import { ContentdError, OperationError } from '../../shared/errors.js'
 import { parsePatch } from '../../shared/json-patch.js'
@@ -11,10 +11,8 @@ import { storeFactories } from '../support/stores.js'
 import { contractStore, expectCode, inc, push, set } from './contract.js'
 
 describe.each(storeFactories)('store contract, content schema: $name', (factory) => {
-  const suite = contractStore(factory)
-  const { changesOf, apply, newProject, content } = suite
   let store: Store
-  beforeAll(() => { store = suite.store })
+  const { changesOf, apply, newProject, content } = contractStore(factory, opened => { store = opened })
 
   describe('content schema (docs/design.md §12)', () => {
     const INVENTORY = {

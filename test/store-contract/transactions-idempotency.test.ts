@@ -1,6 +1,6 @@
 // The store contract, batches and patches through the engine, and Idempotency-Key records
 // (IdempotencyStorage, docs/design.md §10).
-import { beforeAll, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import { parseBatch } from '../../shared/batch-request.js'
 import { OperationError, type ErrorCode } from '../../shared/errors.js'
 import { parsePatch } from '../../shared/json-patch.js'
@@ -12,10 +12,8 @@ import { CONTRACT_CONTENT_LIMIT, storeFactories } from '../support/stores.js'
 import { contractStore, expectCode, inc, push, set, unique } from './contract.js'
 
 describe.each(storeFactories)('store contract, batches, patches and Idempotency-Key records: $name', (factory) => {
-  const suite = contractStore(factory)
-  const { changesOf, apply, newProject, content } = suite
   let store: Store
-  beforeAll(() => { store = suite.store })
+  const { changesOf, apply, newProject, content } = contractStore(factory, opened => { store = opened })
 
   describe('batches, patches and Idempotency-Key records (docs/design.md §10)', () => {
     const batchOf = (...operations: unknown[]): StoreOperation => ({ op: 'batch', operations: parseBatch({ operations }, 100) })
