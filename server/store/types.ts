@@ -1,5 +1,6 @@
-// The storage interface. Every store (embedded SQLite, MongoDB) implements it, and one
-// contract suite (test/store-contract.test.ts) runs against each, so they behave alike.
+// The storage interface, by concern. Every store (embedded SQLite, MongoDB) implements it,
+// and one contract suite (test/store-contract/, a file per concern) runs against each, so
+// they behave alike.
 // Records carry hashes of secrets only, never the secrets.
 import type { Actor, ChangeEntry } from '../../shared/events.js'
 import type { JsonObject } from '../../shared/json.js'
@@ -246,16 +247,28 @@ export type IdempotencyState =
   /** The user has maxPerUser live records; `retryAt` (ISO) is when the oldest stops counting. */
   | { state: 'full', retryAt: string }
 
-export interface Store {
+/**
+ * The Store, split by concern (issue 27). A store implements the storage primitives of each
+ * concern (StoreLifecycle, AccountStorage, ProjectStorage, ContentStorage, IdempotencyStorage,
+ * InstanceStorage, and `webhooks`: WebhookStore) plus one content-write primitive handed to
+ * the content engine (server/engine/content-engine.ts ContentCommitter), never called
+ * directly. The write rules (ContentApi) are the engine's: EngineStore gives them to every
+ * store. The contract suite has one file per concern (test/store-contract/).
+ */
+export interface Store extends StoreLifecycle, AccountStorage, ProjectStorage, ContentStorage, ContentApi, IdempotencyStorage, InstanceStorage {}
+
+export interface StoreLifecycle {
   readonly kind: 'sqlite' | 'mongodb'
   /** Runs migrations / creates indexes. Throws with a clear message when unreachable. */
   init (): Promise<void>
   ping (): Promise<void>
   close (): Promise<void>
-  onCommit (listener: CommitListener): void
   /** Webhooks: cursors, leases, deliveries (webhook-types.ts; docs/design.md §11). */
   readonly webhooks: WebhookStore
+}
 
+/** Users, sessions and API keys (docs/design.md §5). */
+export interface AccountStorage {
   createUser (user: UserRecord): Promise<void>
   findUserByName (username: string): Promise<UserRecord | null>
   findUserById (id: string): Promise<UserRecord | null>
@@ -285,7 +298,10 @@ export interface Store {
 
   /** One page of all users, by username (for the operator's CLI); `after` is a username. */
   listUsers (page: PageRequest<string>): Promise<UserRecord[]>
+}
 
+/** Projects and their members (docs/design.md §5, §6). */
+export interface ProjectStorage {
   /**
    * Adds the project unless its owner already owns `maxPerOwner`: then QUOTA_EXCEEDED, nothing
    * added (atomically, like createApiKey). A taken slug is PROJECT_EXISTS. The services always
@@ -307,30 +323,15 @@ export interface Store {
   findMemberRole (projectId: string, userId: string): Promise<MemberRole | null>
   /** One page of the project's members, by username; `after` is a username. */
   listMembers (projectId: string, page: PageRequest<string>): Promise<MemberRecord[]>
+}
 
+/**
+ * A project's content as the store keeps it: reads of the current and past versions, the
+ * change log, the schema. Writes go through the content engine (ContentApi), which hands each
+ * to the store's commit primitive (server/engine/content-engine.ts ContentCommitter).
+ */
+export interface ContentStorage {
   readContent (projectId: string): Promise<ContentSnapshot | null>
-  /**
-   * Applies one operation atomically, bumps the version and appends the change to the
-   * project's log in the same atomic step (docs/design.md §9); resolves with the new version.
-   * Takes the operation's value over: the caller must not change it afterwards (the store
-   * may keep it as its document).
-   * Throws ContentdError (PRECONDITION_FAILED, CONTENT_TOO_LARGE, an operation's 400s,
-   * SCHEMA_VIOLATION when the project's schema refuses the result, PROJECT_NOT_FOUND; for a
-   * revert VERSION_NOT_FOUND or HISTORY_EXPIRED, after PRECONDITION_FAILED) having changed
-   * nothing. The schema is the one stored when the write commits: read in the same atomic
-   * step as the content and its log entry, so a schema set meanwhile is never bypassed.
-   */
-  applyOperation (project: ProjectRecord, operation: StoreOperation, options: ApplyOptions): Promise<{ version: number }>
-
-  /**
-   * The log entries after version `since`, ascending, at most `limit` (>= 1) of them and at
-   * most CHANGES_PAGE_BYTES of them counted as their JSON as sent (the first entry always
-   * comes, however large; docs/design.md §13b), read without loading what does not fit. Throws
-   * INVALID_VERSION when `since` is above the current version, HISTORY_EXPIRED when an entry
-   * after `since` is no longer kept (the oldest kept version − 1 is answerable),
-   * PROJECT_NOT_FOUND. Streaming readers catch up with it, then follow onCommit.
-   */
-  readChanges (project: ProjectRecord, since: number, limit: number): Promise<ChangesPage>
   /** readChanges' page, the same entries, as JSON text (for the wire, unparsed). */
   readChangesJson (project: ProjectRecord, since: number, limit: number): Promise<ChangesJsonPage>
 
@@ -354,7 +355,38 @@ export interface Store {
   putSchema (projectId: string, record: SchemaRecord): Promise<void>
   /** Removes the project's schema; false when it had none. */
   deleteSchema (projectId: string): Promise<boolean>
+}
 
+/** The write rules and their notification, the same for every store (server/engine/: EngineStore gives them). */
+export interface ContentApi {
+  /** Hears every change this store commits (CommittedChange). */
+  onCommit (listener: CommitListener): void
+  /**
+   * Applies one operation atomically, bumps the version and appends the change to the
+   * project's log in the same atomic step (docs/design.md §9); resolves with the new version.
+   * Takes the operation's value over: the caller must not change it afterwards (the store
+   * may keep it as its document).
+   * Throws ContentdError (PRECONDITION_FAILED, CONTENT_TOO_LARGE, an operation's 400s,
+   * SCHEMA_VIOLATION when the project's schema refuses the result, PROJECT_NOT_FOUND; for a
+   * revert VERSION_NOT_FOUND or HISTORY_EXPIRED, after PRECONDITION_FAILED) having changed
+   * nothing. The schema is the one stored when the write commits: read in the same atomic
+   * step as the content and its log entry, so a schema set meanwhile is never bypassed.
+   */
+  applyOperation (project: ProjectRecord, operation: StoreOperation, options: ApplyOptions): Promise<{ version: number }>
+
+  /**
+   * The log entries after version `since`, ascending, at most `limit` (>= 1) of them and at
+   * most CHANGES_PAGE_BYTES of them counted as their JSON as sent (the first entry always
+   * comes, however large; docs/design.md §13b), read without loading what does not fit. Throws
+   * INVALID_VERSION when `since` is above the current version, HISTORY_EXPIRED when an entry
+   * after `since` is no longer kept (the oldest kept version − 1 is answerable),
+   * PROJECT_NOT_FOUND. Streaming readers catch up with it, then follow onCommit.
+   */
+  readChanges (project: ProjectRecord, since: number, limit: number): Promise<ChangesPage>
+}
+
+/** Idempotency-Key records (docs/design.md §10, §13b). */
+export interface IdempotencyStorage {
   /**
    * Idempotency-Key (docs/design.md §10). Atomically: when no unexpired record exists, records
    * the claim (running) and answers `claimed` — or `full`, recording nothing, when the user
@@ -366,7 +398,10 @@ export interface Store {
   finishIdempotencyKey (id: IdempotencyId, response: StoredResponse | null): Promise<void>
   /** Deletes the records expired at `now`; resolves with how many. */
   deleteExpiredIdempotencyKeys (now: string): Promise<number>
+}
 
+/** The whole instance, for export and import (docs/design.md §18). */
+export interface InstanceStorage {
   /**
    * The whole instance as records, in the order of instance-records.ts (docs/design.md §18),
    * read one at a time: at most one project's content is held at once.

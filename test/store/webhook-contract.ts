@@ -1,6 +1,6 @@
 // The store contract for webhooks (docs/design.md §11): storage, the durable cursor, the
 // lease that makes one node at a time deliver, and the capped deliveries list. Called from
-// test/store-contract.test.ts inside its per-store describe, so every store runs it.
+// test/store-contract/webhooks.test.ts inside its per-store describe, so every store runs it.
 import { randomUUID } from 'node:crypto'
 import { describe, expect, it } from 'vitest'
 import { ContentdError } from '../../shared/errors.js'

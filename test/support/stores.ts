@@ -1,7 +1,7 @@
-// Every store the contract suite (test/store-contract.test.ts) runs against. SQLite is always
-// here, twice: with a document cache and with none, so both the cache-hit and the re-read
-// paths are exercised. MongoDB joins when MONGODB_URI is set; each run gets a database of
-// its own, dropped afterwards, so runs never see each other's data.
+// Every store the contract suite (test/store-contract/, a file per concern) runs against.
+// SQLite is always here, twice: with a document cache and with none, so both the cache-hit
+// and the re-read paths are exercised. MongoDB joins when MONGODB_URI is set; each run gets a
+// database of its own, dropped afterwards, so runs never see each other's data.
 import { randomBytes } from 'node:crypto'
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'

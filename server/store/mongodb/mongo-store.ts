@@ -1,15 +1,15 @@
 // The MongoDB store (STORE=mongodb). Stateless nodes share one MongoDB replica set; a
 // project's content is embedded in its project document with its version. Content writes
-// follow docs/design.md §20 (write-path.ts): read the document at version V, apply with the
-// shared core, then ONE transaction with the native update filtered on `version: V` and the
-// change's log entry (docs/design.md §9): a change is in the content exactly when it is in the
-// log. Majority write and read concern throughout, bounded by client-side and server-side
+// follow docs/design.md §20 (write-path.ts): read the document at version V, run the engine's
+// write step on it (server/engine/), then ONE transaction with the native update filtered on
+// `version: V` and the change's log entry (docs/design.md §9): a change is in the content
+// exactly when it is in the log. Majority write and read concern throughout, bounded by client-side and server-side
 // time limits; every "not now" error is 503 STORE_UNAVAILABLE (driver-errors.ts).
 //
 // A project with a content schema (docs/design.md §12) keeps it in its document; every
 // write's filter names the schema revision it was checked against (schema-condition.ts).
 import { BSON, MongoClient, ObjectId, ReadConcern, type ClientSession, type Collection, type Db, type Document, type TransactionOptions } from 'mongodb'
-import { ContentdError, isContentdError } from '../../../shared/errors.js'
+import { ContentdError } from '../../../shared/errors.js'
 import { applyContentOperation } from '../../../shared/compound.js'
 import { operationOfChange } from '../../../shared/events.js'
 import type { JsonObject } from '../../../shared/json.js'
@@ -18,15 +18,15 @@ import type { JsonSchema } from '../../schema/compile.js'
 import { schemaViolation, type ContentSchema } from '../../schema/content-schema.js'
 import { SchemaCache } from '../../schema/schema-cache.js'
 import type {
-  ApiKeyRecord, ApplyOptions, ChangesJsonPage, ChangesPage, CommitListener, ContentSnapshot, HistoryOptions, IdempotencyClaim, IdempotencyId,
+  ApiKeyRecord, ChangesJsonPage, ContentSnapshot, HistoryOptions, IdempotencyClaim, IdempotencyId,
   IdempotencyState, KeyPosition, ListedApiKey, MemberRecord, MemberRole, PageRequest, Permission, ProjectPosition, ProjectRecord, ProjectRole,
-  SchemaRecord, SessionRecord, Store, StoreOperation, StoredResponse, UserRecord
+  SchemaRecord, SessionRecord, Store, StoredResponse, UserRecord
 } from '../types.js'
-import { changePartsOf, projectRefOf } from '../change-entry.js'
-import { CommitEmitter } from '../commit-emitter.js'
-import { DEFAULT_CHANGES_PAGE_BYTES, parsedPage } from '../change-pages.js'
+import { projectRefOf } from '../change-entry.js'
+import type { ContentCommitter } from '../../engine/content-engine.js'
+import { EngineStore } from '../../engine/engine-store.js'
+import { DEFAULT_CHANGES_PAGE_BYTES } from '../change-pages.js'
 import { answerableFrom } from '../history-policy.js'
-import { preconditionsHold } from '../version-condition.js'
 import { standaloneMessage, startupFailureMessage } from './connection.js'
 import { databaseNameFrom } from './uri.js'
 import { MongoWebhooks } from './webhooks.js'
@@ -37,7 +37,7 @@ import {
 } from './history.js'
 import { SCHEMA_FIELD } from './schema-condition.js'
 import { runTransaction, settle } from './transaction.js'
-import { MongoWritePath, type CommittedWrite, type ContentBackend, type ContentCommit, type ResolvedWrite, type StoredContent } from './write-path.js'
+import { MongoWritePath, type CommittedWrite, type ContentBackend, type ContentCommit, type StoredContent } from './write-path.js'
 import { keysPagePipeline, membersPagePipeline, projectsPagePipeline } from './pages.js'
 import { QuotaCounters } from './quota-counters.js'
 import { dumpCollections, MongoInstanceDump } from './instance-dump.js'
@@ -98,11 +98,10 @@ const PROJECT_FIELDS = { content: 0, contentBytes: 0, [SCHEMA_FIELD]: 0, history
 /** MongoDB's largest document; an update of the whole content is measured against it before sending. */
 const MAX_BSON_DOCUMENT_BYTES = 16 * 1024 * 1024
 
-export class MongoStore implements Store {
+export class MongoStore extends EngineStore implements Store {
   readonly kind = 'mongodb'
   private readonly client: MongoClient
   private readonly db: Db
-  private readonly commitListeners = new CommitEmitter()
   private readonly selectionTimeoutMs: number
   private readonly timeoutMs: number
   private readonly transactionOptions: TransactionOptions
@@ -123,6 +122,7 @@ export class MongoStore implements Store {
   private readonly dump: MongoInstanceDump
 
   constructor (private readonly options: MongoStoreOptions) {
+    super({ contentLimitBytes: options.contentLimitBytes })
     this.selectionTimeoutMs = options.serverSelectionTimeoutMS ?? 5000
     this.timeoutMs = options.operationTimeoutMS ?? DEFAULT_OPERATION_TIMEOUT_MS
     // Pinned whatever the URI says (docs/design.md §20): a version acknowledged to a client
@@ -166,7 +166,6 @@ export class MongoStore implements Store {
     this.writes = new MongoWritePath({
       backend: this.contentBackend(),
       contentLimitBytes: options.contentLimitBytes,
-      commitListeners: this.commitListeners,
       schemaOf: stored => this.compiledSchema(stored)
     })
   }
@@ -216,10 +215,6 @@ export class MongoStore implements Store {
 
   async close (): Promise<void> {
     await this.client.close()
-  }
-
-  onCommit (listener: CommitListener): void {
-    this.commitListeners.on(listener)
   }
 
   /** Runs a driver call, turning driver errors into catalogued ones where they have a name. */
@@ -405,32 +400,9 @@ export class MongoStore implements Store {
     return doc ? { version: doc.version, content: doc.content } : null
   }
 
-  async applyOperation (project: ProjectRecord, operation: StoreOperation, options: ApplyOptions): Promise<{ version: number }> {
-    const write: ResolvedWrite = operation.op === 'revert'
-      ? await this.resolveRevert(project, operation.version, options)
-      : { applied: operation, parts: changePartsOf(operation), value: 'value' in operation ? operation.value : undefined }
-    const written = await this.writes.apply(project, write, options)
-    if (written.checkpointed) await this.prune(project.id, written.version)
-    return { version: written.version }
-  }
-
-  /**
-   * A revert: the content at `version`, read first (the content of a past version never
-   * changes), then written as a replacement whose entry says what it restored.
-   */
-  private async resolveRevert (project: ProjectRecord, version: number, options: ApplyOptions): Promise<ResolvedWrite> {
-    let target: ContentSnapshot
-    try {
-      target = await this.readContentAt(project.id, version)
-    } catch (e) {
-      // If-Match is checked before the operation's own errors (docs/design.md §4 step 6).
-      if (isContentdError(e) && (options.ifMatch !== undefined || options.ifNoneMatch !== undefined) && (e.code === 'VERSION_NOT_FOUND' || e.code === 'HISTORY_EXPIRED')) {
-        const current = await this.run(() => this.projects.findOne({ _id: project.id }, { projection: { version: 1 } }))
-        if (current && !preconditionsHold(options, current.version)) throw new ContentdError('PRECONDITION_FAILED')
-      }
-      throw e
-    }
-    return { applied: { op: 'update', value: target.content }, parts: changePartsOf({ op: 'revert', version }), value: target.content }
+  /** The write path (write-path.ts) as the engine's commit primitive. */
+  protected contentCommitter (): ContentCommitter {
+    return this.writes
   }
 
   /** The write path's reads and transactions on this database (write-path.ts). */
@@ -441,7 +413,13 @@ export class MongoStore implements Store {
         if (!doc) return null
         return { version: Number(doc.version), content: doc.content, contentBytes: doc.contentBytes, schema: doc.schema }
       }),
-      commit: write => this.run(() => this.commitContent(write))
+      commit: async write => {
+        const committed = await this.run(() => this.commitContent(write))
+        if (committed?.checkpointed === true) await this.prune(write.projectId, committed.version)
+        return committed
+      },
+      // A revert's target: the content of a past version never changes, so it is read first.
+      contentAt: async (projectId, version) => JSON.stringify((await this.readContentAt(projectId, version)).content)
     }
   }
 
@@ -499,10 +477,6 @@ export class MongoStore implements Store {
       await this.changes.deleteMany({ projectId, version: { $lt: base.version } })
       await this.checkpoints.deleteMany({ projectId, version: { $lt: base.version } })
     } catch { /* see above */ }
-  }
-
-  async readChanges (project: ProjectRecord, since: number, limit: number): Promise<ChangesPage> {
-    return parsedPage(await this.readChangesJson(project, since, limit))
   }
 
   async readChangesJson (project: ProjectRecord, since: number, limit: number): Promise<ChangesJsonPage> {

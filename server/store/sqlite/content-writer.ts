@@ -3,11 +3,12 @@
 // after it is durable. Each keeps its own atomicity (a failing operation leaves the document
 // as the previous one left it), its own version and its own change log entry
 // (docs/design.md §9), written in that same transaction; the batch pays for one fsync, and
-// one serialization per touched document at most, instead of one per operation. How the
-// result is laid out in the file is content-log.ts's business. A project's schema
-// (docs/design.md §12) is read inside the same transaction and checked on each operation's
-// result (applyChecked) before its log entry is written, so a refused write leaves neither
-// content nor log changed.
+// one serialization per touched document at most, instead of one per operation. This is the
+// embedded store's commit primitive (server/engine/content-engine.ts ContentCommitter): what
+// a write does (preconditions, limit, schema, entry) is decided by the engine's prepare step,
+// run inside the transaction against the working document and the project's schema read in
+// that same transaction; this file only persists it, so a refused write leaves neither
+// content nor log changed. How the result is laid out in the file is content-log.ts's business.
 //
 // The fsync does not run on the event loop (issue 18): the batch commits with
 // synchronous=NORMAL (no fsync in COMMIT), then `sync` makes the WAL durable on the thread
@@ -18,25 +19,16 @@
 // MongoDB's "local" read concern); no write is acknowledged before it is durable.
 import type Database from 'better-sqlite3'
 import { ContentdError, isContentdError } from '../../../shared/errors.js'
-import type { ChangeEntry } from '../../../shared/events.js'
-import type { Json, JsonObject } from '../../../shared/json.js'
-import { isCompound, type ContentOperation } from '../../../shared/compound.js'
-import { applyWithinLimit } from '../../../shared/content-limit.js'
-import { prepareUndo } from '../../../shared/undo.js'
+import type { ContentWrite } from '../../engine/content-engine.js'
+import { storedEntryJson, type PreparedChange } from '../../engine/write-step.js'
 import type { ContentSchema } from '../../schema/content-schema.js'
-import { changePartsOf, entryOf, projectRefOf, serializeEntry, type ChangeParts } from '../change-entry.js'
-import type { CommitEmitter } from '../commit-emitter.js'
 import type { CachedDocument } from '../document-cache.js'
-import type { ApplyOptions, ProjectRecord, StoreOperation } from '../types.js'
-import { preconditionsHold } from '../version-condition.js'
 import type { ChangedDocument, ContentLog } from './content-log.js'
 import type { LookupCache } from './lookup-cache.js'
 
 interface PendingWrite {
-  project: ProjectRecord
-  operation: StoreOperation
-  options: ApplyOptions
-  resolve: (result: { version: number }) => void
+  write: ContentWrite
+  resolve: (change: PreparedChange) => void
   reject: (error: unknown) => void
 }
 
@@ -46,24 +38,13 @@ interface WorkingDocument extends ChangedDocument {
   schema: ContentSchema | null
 }
 
-type Outcome = { ok: true, version: number, entry: ChangeEntry } | { ok: false, error: unknown }
-
-/** What a store operation does to the document: the Operation to apply and its value as JSON. */
-interface Resolved {
-  applied: ContentOperation
-  /** The value serialized once (absent for delete): measured for the limit, stored in the entry. */
-  valueJson: string | undefined
-  parts: ChangeParts
-}
+type Outcome = { ok: true, change: PreparedChange } | { ok: false, error: unknown }
 
 export interface ContentWriterParts {
   db: Database.Database
   log: ContentLog
   /** Told of every committed version, so remembered projects show it. */
   lookups: LookupCache
-  /** Hears each committed change, after the commit, in version order. */
-  commitListeners: CommitEmitter
-  contentLimitBytes: number
   /** The project's schema as stored now (read inside the batch's transaction), or null. */
   schemaFor: (projectId: string) => ContentSchema | null
   /** Makes the batch just committed durable (off the event loop), then calls `done`. */
@@ -87,17 +68,16 @@ export class ContentWriter {
 
   constructor (private readonly parts: ContentWriterParts) {}
 
-  apply (project: ProjectRecord, operation: StoreOperation, options: ApplyOptions): Promise<{ version: number }> {
+  commit (write: ContentWrite): Promise<PreparedChange> {
     return new Promise((resolve, reject) => {
       if (this.broken) { reject(this.broken); return }
-      this.pending.push({ project, operation, options, resolve, reject })
+      this.pending.push({ write, resolve, reject })
       if (!this.flushScheduled && !this.syncing) {
         this.flushScheduled = true
         setImmediate(() => this.flush())
       }
     })
   }
-
   /** STORE_UNAVAILABLE once a sync has failed (health checks report it: a restart is due). */
   get failure (): ContentdError | undefined {
     return this.broken
@@ -119,7 +99,7 @@ export class ContentWriter {
     const batch = this.pending
     this.pending = []
     if (batch.length > 0) {
-      const committed = this.commit(batch)
+      const committed = this.commitBatch(batch)
       if (committed) {
         this.syncing = true
         this.parts.sync(error => { this.synced(committed, error) })
@@ -137,8 +117,8 @@ export class ContentWriter {
       batch.forEach((write, i) => {
         const outcome = outcomes[i] as Outcome
         if (!outcome.ok) { write.reject(outcome.error); return }
-        this.parts.commitListeners.emit({ project: write.project, entry: outcome.entry })
-        write.resolve({ version: outcome.version })
+        write.write.committed(outcome.change)
+        write.resolve(outcome.change)
       })
     }
     this.flush()
@@ -164,7 +144,7 @@ export class ContentWriter {
   }
 
   /** Runs the batch in one transaction; on failure rejects it all and returns undefined. */
-  private commit (batch: PendingWrite[]): CommittedBatch | undefined {
+  private commitBatch (batch: PendingWrite[]): CommittedBatch | undefined {
     const { db, log, lookups } = this.parts
     const working = new Map<string, WorkingDocument | null>()
     const outcomes: Outcome[] = []
@@ -203,7 +183,7 @@ export class ContentWriter {
     return { batch, outcomes }
   }
 
-  private applyInTransaction (write: PendingWrite, working: Map<string, WorkingDocument | null>, at: string): Outcome {
+  private applyInTransaction ({ write }: PendingWrite, working: Map<string, WorkingDocument | null>, at: string): Outcome {
     const { log } = this.parts
     const projectId = write.project.id
     let state = working.get(projectId)
@@ -213,89 +193,27 @@ export class ContentWriter {
       working.set(projectId, state)
     }
     if (!state) return { ok: false, error: new ContentdError('PROJECT_NOT_FOUND') }
-    const { operation, options } = write
+    const changed = state
     try {
-      // If-Match and If-None-Match first (docs/design.md §4 step 6), then the operation's own errors.
-      if (!preconditionsHold(options, state.version)) {
-        throw new ContentdError('PRECONDITION_FAILED')
-      }
-      const { applied, valueJson, parts } = this.resolve(projectId, operation, state)
-      this.applyChecked(state, applied, valueJson === undefined ? 0 : Buffer.byteLength(valueJson))
-      state.version += 1
+      // A revert reads the log inside this transaction, so it sees the changes earlier in the batch.
+      const change = write.prepare(state, { at, contentAt: version => log.contentAt(projectId, version, changed) })
+      state.doc = change.doc
+      state.bytes = change.bytes
+      state.version = change.version
       state.dirty = true
-      const replaced = applied.op === 'update'
       // The document's JSON is known exactly after a replacement, and stale after anything else.
-      state.json = replaced ? valueJson : undefined
+      state.json = change.replaced ? change.valueJson : undefined
       // The entry is serialized now, in the same transaction: a later operation of this batch
       // may mutate a value this one inserted (set a {b:[1]}, then push a.b), and the log must
       // keep what ran.
-      log.append(projectId, state, serializeEntry(state.version, parts, valueJson, at, JSON.stringify(options.actor)), replaced)
-      const entry = entryOf(projectRefOf(write.project), state.version, parts, ownValue(applied, valueJson), at, options.actor)
-      return { ok: true, version: state.version, entry }
+      log.append(projectId, state, storedEntryJson(change), change.replaced)
+      return { ok: true, change }
     } catch (error) {
       // Only expected failures stay per-operation; anything else aborts the whole batch.
       if (isContentdError(error)) return { ok: false, error }
       throw error
     }
   }
-
-  /**
-   * applyWithinLimit, then the project's schema on the result. A refusal (SCHEMA_VIOLATION)
-   * leaves the working document exactly as it was: a path operation mutated it in place, so
-   * it is undone (prepareUndo records only what the operation replaces), not copied
-   * beforehand; update, revert, batch and patch build a new document and leave it untouched.
-   */
-  private applyChecked (state: WorkingDocument, operation: ContentOperation, valueBytes: number): void {
-    if (!state.schema) { this.applyWithinLimit(state, operation, valueBytes); return }
-    const { doc, bytes } = state
-    const check = state.schema.enforce(doc, operation)
-    const undo = isCompound(operation) ? undefined : prepareUndo(doc, operation)
-    this.applyWithinLimit(state, operation, valueBytes)
-    try {
-      check(state.doc)
-    } catch (error) {
-      // Changed in place unless a new document replaced it (update, batch, patch, near-limit copy).
-      if (state.doc === doc) undo?.()
-      state.doc = doc
-      state.bytes = bytes
-      throw error
-    }
-  }
-
-  /**
-   * A revert becomes the replacement of the content by the content at its version, read
-   * from the log inside this transaction (so it sees the changes earlier in the batch).
-   */
-  private resolve (projectId: string, operation: StoreOperation, state: ChangedDocument): Resolved {
-    const parts = changePartsOf(operation)
-    if (operation.op === 'revert') {
-      const json = this.parts.log.contentAt(projectId, operation.version, state)
-      return { applied: { op: 'update', value: JSON.parse(json) as JsonObject }, valueJson: json, parts }
-    }
-    // JSON.stringify of a validated value is never undefined.
-    const valueJson = 'value' in operation ? JSON.stringify(operation.value) : undefined
-    return { applied: operation, valueJson, parts }
-  }
-
-  /** Applies the operation unless the document would outgrow the content limit (shared/content-limit.ts). */
-  private applyWithinLimit (state: ChangedDocument, operation: ContentOperation, valueBytes: number): void {
-    const sized = applyWithinLimit(state, operation, this.parts.contentLimitBytes, valueBytes, Buffer.byteLength)
-    state.doc = sized.doc
-    state.bytes = sized.bytes
-  }
-}
-
-/**
- * The entry's value as commit listeners get it: a value of its own. The written value now
- * lives inside the document (an update's value IS the document), and later operations may
- * change it in place; a listener that keeps the change must still see what was applied.
- * `valueJson` is the value as JSON, exact because the operation validated it.
- */
-function ownValue (operation: ContentOperation, valueJson: string | undefined): Json | undefined {
-  if (!('value' in operation) || valueJson === undefined) return undefined
-  const value = operation.value
-  if (typeof value !== 'object' || value === null) return value
-  return JSON.parse(valueJson) as Json
 }
 
 function storeFailure (error: unknown): ContentdError | unknown {

@@ -3,21 +3,23 @@
 // - database.ts opens the file (WAL, synchronous=FULL, migrations);
 // - records.ts keeps users, sessions, keys, projects and members, through the
 //   lookup-cache.ts memory every request's look-ups use;
-// - content-writer.ts applies content operations with group commit, each with its change
-//   log entry in the same transaction, made durable by wal-sync.ts off the event loop;
+// - content-writer.ts commits content writes (decided by server/engine/) with group commit,
+//   each with its change log entry in the same transaction, made durable by wal-sync.ts off
+//   the event loop;
 // - idempotency.ts keeps Idempotency-Key records (docs/design.md §10);
 // - content-log.ts lays content and history out as checkpoints + change log (docs/design.md
 //   §9), with the document cache;
-// - schemas.ts keeps content schemas, which content-writer.ts enforces (docs/design.md §12);
+// - schemas.ts keeps content schemas, which the engine enforces (docs/design.md §12);
 // - store-errors.ts turns a full disk or an I/O error into 503 STORE_UNAVAILABLE.
 import type Database from 'better-sqlite3'
 import { projectRefOf } from '../change-entry.js'
-import { DEFAULT_CHANGES_PAGE_BYTES, parsedPage } from '../change-pages.js'
-import { CommitEmitter } from '../commit-emitter.js'
+import { DEFAULT_CHANGES_PAGE_BYTES } from '../change-pages.js'
+import type { ContentCommitter } from '../../engine/content-engine.js'
+import { EngineStore } from '../../engine/engine-store.js'
 import type {
-  ApiKeyRecord, ApplyOptions, ChangesJsonPage, ChangesPage, CommitListener, ContentSnapshot, HistoryOptions, IdempotencyClaim, IdempotencyId, IdempotencyState,
+  ApiKeyRecord, ChangesJsonPage, ContentSnapshot, HistoryOptions, IdempotencyClaim, IdempotencyId, IdempotencyState,
   KeyPosition, ListedApiKey, MemberRecord, MemberRole, PageRequest, ProjectPosition, ProjectRecord, ProjectRole, SchemaRecord, SessionRecord, Store,
-  StoreOperation, StoredResponse, UserRecord
+  StoredResponse, UserRecord
 } from '../types.js'
 import { ContentLog } from './content-log.js'
 import { ContentWriter } from './content-writer.js'
@@ -64,10 +66,9 @@ export interface SqliteStoreOptions {
   walSync?: (walPath: string) => WalSyncer
 }
 
-export class SqliteStore implements Store {
+export class SqliteStore extends EngineStore implements Store {
   readonly kind = 'sqlite'
   private readonly db: Database.Database
-  private readonly commitListeners = new CommitEmitter()
   private readonly records: SqliteRecords
   private readonly content: ContentLog
   private readonly entryReader: EntryReader
@@ -81,6 +82,7 @@ export class SqliteStore implements Store {
   private readonly dump: SqliteInstanceDump
 
   constructor (options: SqliteStoreOptions) {
+    super({ contentLimitBytes: options.contentLimitBytes })
     this.db = openDatabase(options.dataDir, options.busyTimeoutMs ?? 5000)
     const dataVersion = this.db.prepare('PRAGMA data_version').pluck()
     const lookups = new LookupCache(() => dataVersion.get() as number, options.commits)
@@ -93,8 +95,6 @@ export class SqliteStore implements Store {
       db: this.db,
       log: this.content,
       lookups,
-      commitListeners: this.commitListeners,
-      contentLimitBytes: options.contentLimitBytes,
       schemaFor: projectId => this.schemas.schemaFor(projectId),
       sync: done => { this.walSync.sync(done) }
     })
@@ -122,10 +122,6 @@ export class SqliteStore implements Store {
     this.walSync.close()
     await this.entryReader.close()
     if (this.db.open) this.db.close()
-  }
-
-  onCommit (listener: CommitListener): void {
-    this.commitListeners.on(listener)
   }
 
   // ---- records (records.ts) ----------------------------------------------------------
@@ -170,14 +166,13 @@ export class SqliteStore implements Store {
     return guarded(() => this.content.read(projectId))
   }
 
-  applyOperation (project: ProjectRecord, operation: StoreOperation, options: ApplyOptions): Promise<{ version: number }> {
-    // The writer commits a batch in one transaction; when it fails (a full disk), nothing of
-    // the batch is stored and every write in it gets STORE_UNAVAILABLE.
-    return this.writer.apply(project, operation, options).catch((error: unknown) => { throw toStoreError(error) })
-  }
-
-  async readChanges (project: ProjectRecord, since: number, limit: number): Promise<ChangesPage> {
-    return parsedPage(await this.readChangesJson(project, since, limit))
+  /** The group commit (content-writer.ts) as the engine's commit primitive. */
+  protected contentCommitter (): ContentCommitter {
+    return {
+      // The writer commits a batch in one transaction; when it fails (a full disk), nothing of
+      // the batch is stored and every write in it gets STORE_UNAVAILABLE.
+      commit: write => this.writer.commit(write).catch((error: unknown) => { throw toStoreError(error) })
+    }
   }
 
   async readChangesJson (project: ProjectRecord, since: number, limit: number): Promise<ChangesJsonPage> {

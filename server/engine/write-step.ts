@@ -1,0 +1,141 @@
+// The write rules of docs/design.md §3, §4, §9, §10 and §12, once for every store: one content
+// write computed against the project's document at its current version V, without I/O. A
+// store's commit primitive (server/store/types.ts ContentStorage) runs this inside its atomic
+// step (SQLite: the group's transaction; MongoDB: between the read of V and the update filtered
+// on V) and persists what it returns as version V+1 with its change-log entry. So If-Match, a
+// revert's retention checks, the content limit, the schema with its undo, and the entry are
+// decided here, and a store only keeps what was decided.
+//
+// Where the features being built plug in (issue 27):
+// - app rules (§17): a `rules` member of CurrentContent, read in the same atomic step as
+//   `schema`, checked beside the schema below (before/after the apply, refusing with undo);
+// - the path index (§15): a `touches` member of PreparedChange, computed here from the
+//   applied operation, which each store writes beside the entry;
+// - remembered Idempotency-Keys (§19): an `idempotency` member of ApplyOptions copied into
+//   PreparedChange, which each store writes beside the entry.
+import { isCompound, type ContentOperation } from '../../shared/compound.js'
+import { applyWithinLimit, type SizedContent } from '../../shared/content-limit.js'
+import { ContentdError } from '../../shared/errors.js'
+import type { Actor, ChangeEntry } from '../../shared/events.js'
+import type { Json, JsonObject } from '../../shared/json.js'
+import type { PathOperation } from '../../shared/operations.js'
+import { prepareUndo } from '../../shared/undo.js'
+import type { ContentSchema } from '../schema/content-schema.js'
+import { changePartsOf, entryOf, projectRefOf, serializeEntry, type ChangeParts } from '../store/change-entry.js'
+import type { ApplyOptions, ProjectRecord, StoreOperation } from '../store/types.js'
+import { preconditionsHold } from '../store/version-condition.js'
+
+/** The project's content at its current version, as the store read it inside its atomic step. */
+export interface CurrentContent extends SizedContent {
+  version: number
+  /** The project's schema, read in the same atomic step as the content; null without one. */
+  schema: ContentSchema | null
+}
+
+/** What the store lends a write while it runs inside the store's atomic step. */
+export interface CommitContext {
+  /** The entry's time (a group commit gives its writes one). */
+  at: string
+  /**
+   * The content at a past version as JSON (a revert), checking retention: VERSION_NOT_FOUND
+   * above the current version, HISTORY_EXPIRED below the oldest kept one.
+   */
+  contentAt (version: number): string
+  /**
+   * A store that persists a path operation as a native update (MongoDB, translate.ts) builds
+   * it here, from the document as it was before the operation: the result goes in `native`.
+   */
+  translate?: (operation: PathOperation, before: JsonObject) => unknown
+}
+
+/** A write the engine resolved: what to apply, and how its entry reads. */
+export interface ResolvedChange {
+  applied: ContentOperation
+  parts: ChangeParts
+  /** The value as JSON, serialized once (absent for delete): measured, and stored in the entry. */
+  valueJson: string | undefined
+}
+
+/** One change, computed: what the store persists as version `version`, atomically with its entry. */
+export interface PreparedChange extends ResolvedChange {
+  version: number
+  /** The content after the change; for a path operation usually the current document, changed in place. */
+  doc: JsonObject
+  /** An upper bound of the content's JSON bytes (shared/content-limit.ts). */
+  bytes: number
+  /** The change replaces the whole content (update, revert): its entry holds the content (a checkpoint). */
+  replaced: boolean
+  /** The native update CommitContext.translate built; absent for whole-content changes. */
+  native?: unknown
+  at: string
+  actor: Actor
+  /** The entry as listeners get it (`project` first), built now: later writes of a group cannot alter it. */
+  entry: ChangeEntry
+}
+
+/** A revert becomes the replacement of the content by the content at its version. */
+export function resolveChange (operation: StoreOperation, context: Pick<CommitContext, 'contentAt'>): ResolvedChange {
+  const parts = changePartsOf(operation)
+  if (operation.op === 'revert') {
+    const json = context.contentAt(operation.version)
+    return { applied: { op: 'update', value: JSON.parse(json) as JsonObject }, valueJson: json, parts }
+  }
+  // JSON.stringify of a validated value is never undefined.
+  return { applied: operation, valueJson: 'value' in operation ? JSON.stringify(operation.value) : undefined, parts }
+}
+
+/**
+ * One write against `current`: If-Match and If-None-Match first (docs/design.md §4 step 6),
+ * then the operation's own errors, the content limit and the schema. Throws a catalogued
+ * error leaving `current` exactly as it was; otherwise `current.doc` may have been changed in
+ * place (the result's `doc`): the store must then persist the result or forget the document.
+ */
+export function prepareChange (project: ProjectRecord, current: CurrentContent, operation: StoreOperation, options: ApplyOptions, context: CommitContext, contentLimitBytes: number): PreparedChange {
+  if (!preconditionsHold(options, current.version)) throw new ContentdError('PRECONDITION_FAILED')
+  return applyResolved(projectRefOf(project), current, resolveChange(operation, context), options.actor, context, contentLimitBytes)
+}
+
+/** prepareChange after the preconditions, for a change already resolved; `projectRef` ("@alice/demo") goes in the entry. */
+export function applyResolved (projectRef: string, current: CurrentContent, resolved: ResolvedChange, actor: Actor, context: CommitContext, contentLimitBytes: number): PreparedChange {
+  const { applied, valueJson, parts } = resolved
+  const before = current.doc
+  // Before the apply: a path operation changes `before` in place, and the schema's check and
+  // the native translation need it as it was.
+  const check = current.schema ? current.schema.enforce(before, applied) : null
+  const undo = check && !isCompound(applied) ? prepareUndo(before, applied) : undefined
+  const native = context.translate && !isWhole(applied) ? context.translate(applied, before) : undefined
+  const after = applyWithinLimit(current, applied, contentLimitBytes, valueJson === undefined ? 0 : Buffer.byteLength(valueJson), Buffer.byteLength)
+  if (check) {
+    try {
+      check(after.doc)
+    } catch (error) {
+      // Changed in place unless a new document replaced it (update, batch, patch, near-limit copy).
+      if (after.doc === before) undo?.()
+      throw error
+    }
+  }
+  const version = current.version + 1
+  const entry = entryOf(projectRef, version, parts, ownValue(applied, valueJson), context.at, actor)
+  return { applied, parts, valueJson, version, doc: after.doc, bytes: after.bytes, replaced: applied.op === 'update', native, at: context.at, actor, entry }
+}
+
+/** The entry as a store keeps it (without `project`), as JSON: the value's JSON reused, not made again. */
+export function storedEntryJson (change: PreparedChange): string {
+  return serializeEntry(change.version, change.parts, change.valueJson, change.at, JSON.stringify(change.actor))
+}
+
+function isWhole (operation: ContentOperation): operation is Exclude<ContentOperation, PathOperation> {
+  return operation.op === 'update' || isCompound(operation)
+}
+
+/**
+ * The entry's value as listeners get it: a value of its own. The written value now lives
+ * inside the document (an update's value IS the document), and later operations may change
+ * it in place; a listener that keeps the change must still see what was applied.
+ */
+function ownValue (operation: ContentOperation, valueJson: string | undefined): Json | undefined {
+  if (!('value' in operation) || valueJson === undefined) return undefined
+  const value = operation.value
+  if (typeof value !== 'object' || value === null) return value
+  return JSON.parse(valueJson) as Json
+}
