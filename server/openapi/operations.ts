@@ -12,7 +12,7 @@ import { PATCH_MEDIA_TYPE, PATCH_MESSAGE } from '../../shared/json-patch.js'
 import { amountBody, apiKeyBody, credentialsBody, insertBody, memberBody, pathBody, projectBody, revertBody, valueBody } from '../../shared/schemas.js'
 import { webhookBody } from '../../shared/webhooks.js'
 import { CHANGES_PAGE_DEFAULT, CHANGES_PAGE_MAX } from '../http/history-query.js'
-import type { ResponseSchemaName } from './response-schemas.js'
+import type { ResponseSchemaName } from '../../shared/api/index.js'
 
 /** none: public; any: session token or API key; session: session token only; metrics: METRICS_TOKEN unless METRICS=open. */
 export type AuthKind = 'none' | 'any' | 'session' | 'metrics'

@@ -7,7 +7,7 @@ import { ERRORS, type ErrorCode } from '../../shared/errors.js'
 import { SLUG, USERNAME } from '../../shared/schemas.js'
 import type { RegisteredRoute } from '../http/route-table.js'
 import { API_OPERATIONS, type ApiOperation } from './operations.js'
-import { RESPONSE_SCHEMAS } from './response-schemas.js'
+import { RESPONSE_SCHEMAS } from '../../shared/api/index.js'
 
 type JsonSchema = Record<string, unknown>
 const ref = (name: string): JsonSchema => ({ $ref: `#/components/schemas/${name}` })

@@ -1,0 +1,26 @@
+// Projects and their members.
+import { z } from 'zod'
+import { displayName, isoTime, nextCursor } from './common.js'
+
+export const projectRole = z.enum(['owner', 'editor', 'viewer'])
+export const memberRole = z.enum(['viewer', 'editor'])
+
+export const project = z.object({
+  username: displayName,
+  slug: z.string(),
+  name: z.string(),
+  createdAt: isoTime,
+  version: z.number().int().min(0),
+  role: projectRole.optional().meta({ description: "The caller's role; absent only where the server has no caller" })
+})
+export type ProjectView = z.infer<typeof project>
+
+export const member = z.object({ username: displayName, role: memberRole })
+export type MemberView = z.infer<typeof member>
+
+export const PROJECT_RESPONSES = {
+  Project: project,
+  ProjectList: z.object({ projects: z.array(project), nextCursor }),
+  Member: member,
+  MemberList: z.object({ members: z.array(member), nextCursor })
+}
