@@ -53,52 +53,9 @@ export const webhookBody = z.strictObject({
 })
 export type WebhookRequest = z.output<typeof webhookBody>
 
-/** A webhook just added: `secret` (whsec_…) signs its deliveries, and is shown this once. */
-export interface CreatedWebhook {
-  id: string
-  url: string
-  paths: string[] | null
-  ops: string[] | null
-  secret: string
-  createdAt: string
-}
-
-/** A webhook as the API shows it: never its secret (only the create answer carries that). */
-export interface WebhookView {
-  id: string
-  url: string
-  /** null: every path. */
-  paths: string[] | null
-  /** null: every operation. */
-  ops: string[] | null
-  description: string | null
-  createdAt: string
-  /** The newest version delivered (or skipped by the filters); changes after it are pending. */
-  cursor: number
-  /** false once disabled after failing for 3 days; `disabledReason` says why. */
-  enabled: boolean
-  disabledReason: string | null
-  /** Since when the pending change has failed (null when the last attempt succeeded). */
-  failingSince: string | null
-  nextAttemptAt: string | null
-}
-
-/**
- * One attempt, or changes reported lost. `status` is the receiver's HTTP status, or null when
- * there was no answer (refused connection, timeout, forbidden address). `outcome` says what
- * it meant: delivered (2xx in time), failed (will be retried), lost (the change left the
- * retained history before it could be delivered: `version` is the newest lost one, `error`
- * names the range).
- */
-export interface DeliveryView {
-  version: number
-  status: number | null
-  outcome: 'delivered' | 'failed' | 'lost'
-  attempt: number
-  error?: string
-  at: string
-  durationMs: number
-}
+// What the API shows of webhooks (the created one with its secret, once; deliveries) are the
+// shapes of shared/api/webhooks.ts.
+export type { CreatedWebhook, DeliveryView, WebhookView } from './api/webhooks.js'
 
 /** The body of `POST …/webhooks/:id/test`. */
 export interface PingPayload {

@@ -5,6 +5,7 @@
 //   GET /metrics — Prometheus text. By default behind Authorization: Bearer <METRICS_TOKEN>
 //                  (with no token configured it answers 401 to everyone, saying why);
 //                  METRICS=open serves it to anyone, METRICS=off removes it.
+import type { ResponseBody } from '../../shared/api/index.js'
 import { createHash, timingSafeEqual } from 'node:crypto'
 import type { RequestHandler } from 'express'
 import { ContentdError } from '../../shared/errors.js'
@@ -39,7 +40,8 @@ export function readinessRoute (store: Store, redis: Pingable | undefined, backu
       throw new ContentdError('STORE_UNAVAILABLE')
     }
     // With scheduled backups (BACKUP_DIR), when the last good one began (docs/design.md §18).
-    res.json(backups ? { status: 'ready', checks, backup: { lastAt: backups.lastSuccessAt()?.toISOString() ?? null } } : { status: 'ready', checks })
+    const body: ResponseBody<'Ready'> = backups ? { status: 'ready', checks, backup: { lastAt: backups.lastSuccessAt()?.toISOString() ?? null } } : { status: 'ready', checks }
+    res.json(body)
   }
 }
 

@@ -1,4 +1,5 @@
 // Signing up, logging in and out. Sessions are random tokens stored as hashes.
+import type { SessionGrant } from '../../shared/api/accounts.js'
 import { ContentdError } from '../../shared/errors.js'
 import { passwordProblem } from '../auth/password-policy.js'
 import { hashPassword, verifyPassword } from '../auth/passwords.js'
@@ -8,11 +9,8 @@ import type { Store, UserRecord } from '../store/types.js'
 import type { AccessEvents } from './access-events.js'
 import { displayName } from './identity.js'
 
-export interface SessionGrant {
-  token: string
-  username: string
-  expiresAt: string
-}
+// What signup and login answer: the shape of shared/api/accounts.ts.
+export type { SessionGrant }
 
 export class Accounts {
   /** `accessEvents` hears of logouts, to end the connections using the session. */

@@ -1,6 +1,7 @@
 // API keys: minted by a signed-in user, shown once, stored as a SHA-256 hash with a visible
 // prefix, optionally limited to some projects, to a lifetime, and narrowed to some paths and
 // operations (docs/design.md §12).
+import type { CreatedKeyView, KeyView } from '../../shared/api/keys.js'
 import { ContentdError } from '../../shared/errors.js'
 import type { NarrowableOperation } from '../../shared/key-scope.js'
 import { hashSecret, newId, newSecret, VISIBLE_KEY_CHARS } from '../auth/tokens.js'
@@ -13,20 +14,8 @@ import { displayName } from './identity.js'
 import { createdAtIdPosition, readPage, type Page, type PageQuery } from './pagination.js'
 import type { Projects } from './projects.js'
 
-export interface KeyView {
-  id: string
-  name: string
-  prefix: string
-  permission: Permission
-  /** null: every project the user can access. */
-  projects: string[] | null
-  /** null: not narrowed to paths. */
-  paths: string[] | null
-  /** null: not narrowed to operations. */
-  ops: NarrowableOperation[] | null
-  expiresAt: string | null
-  createdAt: string
-}
+// What clients see of a key: the shape of shared/api/keys.ts.
+export type { KeyView }
 
 export interface NewKeyRequest {
   name: string
@@ -56,7 +45,7 @@ export class Keys {
    */
   constructor (private readonly store: Store, private readonly projects: Projects, private readonly accessEvents: AccessEvents, private readonly now: Clock, private readonly maxPerUser: number) {}
 
-  async create (identity: Identity, request: NewKeyRequest): Promise<KeyView & { key: string }> {
+  async create (identity: Identity, request: NewKeyRequest): Promise<CreatedKeyView> {
     let projectIds: string[] | null = null
     const projectNames: ProjectName[] = []
     if (request.projects) {

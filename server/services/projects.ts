@@ -5,18 +5,13 @@ import { accessDenial, type Access } from '../auth/rights.js'
 import { newId } from '../auth/tokens.js'
 import type { Clock } from '../clock.js'
 import type { MemberRole, ProjectPosition, ProjectRecord, ProjectRole, Store } from '../store/types.js'
+import type { MemberView, ProjectView } from '../../shared/api/projects.js'
 import type { AccessEvents } from './access-events.js'
 import { displayName, type Identity } from './identity.js'
 import { readPage, type Page, type PageQuery } from './pagination.js'
 
-export interface ProjectView {
-  username: string
-  slug: string
-  name: string
-  createdAt: string
-  version: number
-  role?: ProjectRole
-}
+// What clients see of projects and members: the shapes of shared/api/projects.ts.
+export type { MemberView, ProjectView }
 
 export function projectView (project: ProjectRecord, role?: ProjectRole): ProjectView {
   return { username: displayName(project.ownerName), slug: project.slug, name: project.name, createdAt: project.createdAt, version: project.version, ...(role ? { role } : {}) }
@@ -24,11 +19,6 @@ export function projectView (project: ProjectRecord, role?: ProjectRole): Projec
 
 export function projectRef (project: ProjectRecord): string {
   return `${displayName(project.ownerName)}/${project.slug}`
-}
-
-export interface MemberView {
-  username: string
-  role: MemberRole
 }
 
 const projectPosition: z.ZodType<ProjectPosition> = z.object({ ownerName: z.string(), slug: z.string() })

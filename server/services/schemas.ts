@@ -1,17 +1,14 @@
 // A project's content schema (docs/design.md §12): set, read and removed by the owner (over
 // HTTP with a session, or by the operator with the CLI). The store checks the current content
 // and stores the schema in one atomic step; this names the revision and who set it.
+import type { SchemaSetView } from '../../shared/api/schema.js'
 import { ContentdError } from '../../shared/errors.js'
 import { newId } from '../auth/tokens.js'
 import type { Clock } from '../clock.js'
 import type { ProjectRecord, SchemaRecord, Store } from '../store/types.js'
 
 /** What PUT answers: who set the schema and when (the schema itself is what GET answers). */
-export interface SchemaSet {
-  message: string
-  setBy: string
-  setAt: string
-}
+export type SchemaSet = SchemaSetView
 
 /**
  * The schema's size as stored (and as GET answers it): compact JSON, so the body's own

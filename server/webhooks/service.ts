@@ -2,6 +2,7 @@
 // (never a secret), delete, the last deliveries, and a test ping. Shared by the HTTP routes
 // and the CLI; the caller has already checked that the caller owns the project.
 import { randomBytes } from 'node:crypto'
+import type { PingResultView } from '../../shared/api/webhooks.js'
 import { ContentdError } from '../../shared/errors.js'
 import type { CreatedWebhook, DeliveryView, PingPayload, WebhookRequest, WebhookView } from '../../shared/webhooks.js'
 import { newId } from '../auth/tokens.js'
@@ -102,7 +103,7 @@ export class WebhookService {
   }
 
   /** POSTs a signed `ping` now, outside the change order; the answer says how it went. */
-  async ping (project: ProjectRecord, id: string): Promise<{ delivered: boolean, status: number | null, error?: string, durationMs: number }> {
+  async ping (project: ProjectRecord, id: string): Promise<PingResultView> {
     const webhook = await this.find(project, id)
     const at = this.now()
     const payload: PingPayload = { type: 'ping', webhook: webhook.id, project: projectRefOf(project), at: new Date(at).toISOString() }

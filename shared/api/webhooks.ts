@@ -24,6 +24,13 @@ export type WebhookView = z.infer<typeof webhook>
 export const createdWebhook = z.object({ ...webhookFields, secret: z.string().meta({ description: 'The signing secret (whsec_…), shown only in this response' }) })
 export type CreatedWebhook = z.infer<typeof createdWebhook>
 
+/**
+ * One attempt, or changes reported lost. `status` is the receiver's HTTP status, or null when
+ * there was no answer (refused connection, timeout, forbidden address). `outcome` says what
+ * it meant: delivered (2xx in time), failed (will be retried), lost (the change left the
+ * retained history before it could be delivered: `version` is the newest lost one, `error`
+ * names the range).
+ */
 export const delivery = z.object({
   version: z.number().int().min(1),
   status: z.number().int().nullable().meta({ description: "The receiver's HTTP status; null without an answer" }),

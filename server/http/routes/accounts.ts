@@ -1,4 +1,5 @@
 // Signup, login, logout and "who am I".
+import type { ResponseBody } from '../../../shared/api/index.js'
 import type { RequestHandler } from 'express'
 import { ContentdError } from '../../../shared/errors.js'
 import { credentialsBody, parseBody } from '../../../shared/schemas.js'
@@ -35,6 +36,6 @@ export function accountRoutes (api: RouteScope, accounts: Accounts, signupOpen: 
 
   api.get('/me', requireIdentity, (_req, res) => {
     const { user } = identityOf(res)
-    res.json({ username: displayName(user.username), createdAt: user.createdAt })
+    res.json({ username: displayName(user.username), createdAt: user.createdAt } satisfies ResponseBody<'Me'>)
   })
 }

@@ -3,6 +3,7 @@
 // (§10). Each write validates its body, hands one operation to the store with the caller as
 // its actor, and answers with its message and the new version as ETag; every write honours
 // Idempotency-Key (idempotency.ts).
+import type { ResponseBody } from '../../../shared/api/index.js'
 import type { Request, RequestHandler, Response } from 'express'
 import { BATCH_MESSAGE } from '../../../shared/batch.js'
 import { parseBatch } from '../../../shared/batch-request.js'
@@ -91,7 +92,7 @@ export function contentRoutes (api: RouteScope, store: Store, projects: Projects
   /** Batches and patches answer with their message and the new version in the body too. */
   const commitAll = async (req: Request, res: Response, operation: ContentOperation, message: string) => {
     const version = await commit(req, res, operation, () => undefined)
-    res.json({ message, version })
+    res.json({ message, version } satisfies ResponseBody<'Applied'>)
   }
 
   api.get(content, access('read'), async (req, res) => {

@@ -1,4 +1,5 @@
 // API keys: minted, listed and revoked by a signed-in user.
+import type { ResponseBody } from '../../../shared/api/index.js'
 import { apiKeyBody, parseBody } from '../../../shared/schemas.js'
 import type { Keys } from '../../services/keys.js'
 import { identityOf, requireSession } from '../auth-middleware.js'
@@ -23,7 +24,7 @@ export function keyRoutes (api: RouteScope, keys: Keys, bodyLimitBytes: number):
     // charged as such (one more point per SCOPES_PER_POINT), so listing keys in a loop runs
     // out of budget as fast as the work it makes (issue 12).
     charge(res, Math.floor(page.items.reduce((sum, key) => sum + (key.projects?.length ?? 0), 0) / SCOPES_PER_POINT))
-    res.json({ keys: page.items, nextCursor: page.nextCursor })
+    res.json({ keys: page.items, nextCursor: page.nextCursor } satisfies ResponseBody<'ApiKeyList'>)
   })
 
   api.delete('/keys/:id', requireSession, async (req, res) => {

@@ -1,4 +1,5 @@
 // Creating, listing and deleting projects; the owner manages members.
+import type { ResponseBody } from '../../../shared/api/index.js'
 import { memberBody, parseBody, projectBody } from '../../../shared/schemas.js'
 import { projectView, type Projects } from '../../services/projects.js'
 import { identityOf, requireIdentity, requireSession } from '../auth-middleware.js'
@@ -20,7 +21,7 @@ export function projectRoutes (api: RouteScope, projects: Projects, bodyLimitByt
 
   api.get('/projects', requireIdentity, async (req, res) => {
     const page = await projects.listFor(identityOf(res), pageQuery(req))
-    res.json({ projects: page.items, nextCursor: page.nextCursor })
+    res.json({ projects: page.items, nextCursor: page.nextCursor } satisfies ResponseBody<'ProjectList'>)
   })
 
   /** Only the owner, signed in with a session, manages a project. */
@@ -37,7 +38,7 @@ export function projectRoutes (api: RouteScope, projects: Projects, bodyLimitByt
 
   api.get('/:username/:projectSlug/members', ownerSession, async (req, res) => {
     const page = await projects.members(projectOf(res), pageQuery(req))
-    res.json({ members: page.items, nextCursor: page.nextCursor })
+    res.json({ members: page.items, nextCursor: page.nextCursor } satisfies ResponseBody<'MemberList'>)
   })
 
   api.put('/:username/:projectSlug/members/:member', ownerSession, parseJson, async (req, res) => {

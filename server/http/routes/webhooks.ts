@@ -1,4 +1,5 @@
 // A project's webhooks (docs/design.md §11): owner only, with a session.
+import type { ResponseBody } from '../../../shared/api/index.js'
 import { parseBody } from '../../../shared/schemas.js'
 import { webhookBody } from '../../../shared/webhooks.js'
 import type { Projects } from '../../services/projects.js'
@@ -20,7 +21,7 @@ export function webhookRoutes (api: RouteScope, webhooks: WebhookService, projec
   // Paginated exactly as GET /api/keys (docs/design.md §13b).
   api.get(base, owner, async (req, res) => {
     const page = await webhooks.list(projectOf(res), pageQuery(req))
-    res.json({ webhooks: page.items, nextCursor: page.nextCursor })
+    res.json({ webhooks: page.items, nextCursor: page.nextCursor } satisfies ResponseBody<'WebhookList'>)
   })
 
   api.delete(`${base}/:id`, owner, async (req, res) => {
@@ -29,7 +30,7 @@ export function webhookRoutes (api: RouteScope, webhooks: WebhookService, projec
   })
 
   api.get(`${base}/:id/deliveries`, owner, async (req, res) => {
-    res.json({ deliveries: await webhooks.deliveries(projectOf(res), String(req.params.id)) })
+    res.json({ deliveries: await webhooks.deliveries(projectOf(res), String(req.params.id)) } satisfies ResponseBody<'DeliveryList'>)
   })
 
   api.post(`${base}/:id/test`, owner, async (req, res) => {
