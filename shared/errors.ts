@@ -2,6 +2,8 @@
 // HTTP status and default message; every error body is {message, code}, and a schema
 // violation adds `errors` (docs/design.md §12). docs/errors.md lists them all (a test checks
 // it), and clients can rely on the codes never changing meaning.
+import type { z } from 'zod'
+import type { errorBody, schemaError } from './api/errors.js'
 
 export const ERRORS = {
   // 400: the request itself is wrong
@@ -80,20 +82,10 @@ export const ERRORS = {
 export type ErrorCode = keyof typeof ERRORS
 
 /** One way the content breaks a project's schema; `path` in dot form, "" for the root. */
-export interface SchemaError {
-  path: string
-  message: string
-}
+export type SchemaError = z.infer<typeof schemaError>
 
-/** The JSON body of every error response. */
-export interface ErrorBody {
-  message: string
-  code: ErrorCode
-  /** Only with SCHEMA_VIOLATION: what breaks the schema. */
-  errors?: SchemaError[]
-  /** Batches and patches (docs/design.md §10): the index of the operation that failed. */
-  operation?: number
-}
+/** The JSON body of every error response (shared/api/errors.ts): `errors` only with SCHEMA_VIOLATION, `operation` for batches and patches. */
+export type ErrorBody = z.infer<typeof errorBody>
 
 export interface ContentdErrorExtras {
   /** SCHEMA_VIOLATION's list of violations. */

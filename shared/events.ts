@@ -2,13 +2,13 @@
 // shared by the server, the dashboard and any client. A client replays `change` events (log
 // entries) over its subscribe snapshot with the very same applyOperation the server uses,
 // so both always agree on the content.
+import type { ChangeActor, ChangeEntryView } from './api/changes.js'
 import type { ErrorBody } from './errors.js'
 import { batchOperationOf, type BatchOperationBody } from './batch.js'
 import type { ContentOperation } from './compound.js'
 import type { Json, JsonObject } from './json.js'
 import type { PatchOperation } from './json-patch.js'
 import { parsePath } from './path.js'
-import type { OperationName } from './operations.js'
 
 /** Event names, so no side spells them differently. */
 export const EVENTS = {
@@ -82,45 +82,19 @@ export type UnsubscribeAck = { ok: true } | EventFailure
 /**
  * Who made a change (docs/design.md §9): a user through a session, an API key (its id and
  * name, never its secret), or the operator outside the API (the CLI's content import is
- * `{ type: "system", name: "cli" }`).
+ * `{ type: "system", name: "cli" }`). The shape is shared/api/changes.ts's.
  */
-export type Actor =
-  | { type: 'user', name: string }
-  | { type: 'key', id: string, name: string }
-  | { type: 'system', name: string }
+export type Actor = ChangeActor
 
 /** The operations a change log entry can record: the content operations, revert, batch and patch. */
-export type ChangeOp = OperationName | 'revert' | 'batch' | 'patch'
+export type ChangeOp = ChangeEntryView['op']
 
 /**
  * One committed change, as the change log keeps it and every channel sends it (HTTP
- * `…/content/changes`, the Socket.IO `change` event): docs/design.md §9. `version` is the
- * project's version right after it.
+ * `…/content/changes`, SSE, the Socket.IO `change` event): docs/design.md §9. `version` is the
+ * project's version right after it. The shape, member by member, is shared/api/changes.ts's.
  */
-export interface ChangeEntry {
-  project: string
-  version: number
-  op: ChangeOp
-  /** Dot path; absent for update and revert. */
-  path?: string
-  /**
-   * increment/decrement: the amount; set/push/insert: the value; update: the new content;
-   * revert: the content it restored. Absent for delete.
-   */
-  value?: Json
-  /** insert only. */
-  index?: number
-  /**
-   * batch: its operations with dot paths (`{op, path, value?, index?}`); patch: the RFC 6902
-   * operations as applied (docs/design.md §10).
-   */
-  operations?: Json[]
-  /** revert only: the version whose content was restored. */
-  revertedTo?: number
-  /** ISO time of the commit. */
-  at: string
-  actor: Actor
-}
+export type ChangeEntry = ChangeEntryView
 
 /** The realtime `change` event is the change log's entry. */
 export type ChangeEvent = ChangeEntry

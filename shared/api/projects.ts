@@ -4,6 +4,8 @@ import { displayName, isoTime, nextCursor } from './common.js'
 
 export const projectRole = z.enum(['owner', 'editor', 'viewer'])
 export const memberRole = z.enum(['viewer', 'editor'])
+export type ProjectRole = z.infer<typeof projectRole>
+export type MemberRole = z.infer<typeof memberRole>
 
 export const project = z.object({
   username: displayName,

@@ -1,55 +1,36 @@
 // Accounts, projects and API keys (docs/api.md "Accounts, projects, members and keys"): the
 // management half of the HTTP API. Signing up and in need no token; everything else here
 // needs a session token (an API key gets 403 SESSION_REQUIRED), except listing projects.
+import type { SessionGrant, MeView } from '../api/accounts.js'
+import type { MessageBody } from '../api/common.js'
+import type { CreatedKeyView, KeyPermission, KeyView } from '../api/keys.js'
+import type { MemberRole, MemberView, ProjectRole, ProjectView } from '../api/projects.js'
 import type { NarrowableOperation } from '../key-scope.js'
 import type { Http } from './http.js'
 import { readAllPages } from './pages.js'
 import { parseProjectRef } from './project-ref.js'
 
-export type ProjectRole = 'owner' | 'editor' | 'viewer'
-export type MemberRole = 'editor' | 'viewer'
-export type KeyPermission = 'read' | 'write'
+// The answers' types are the server's own: aliases of the response schemas in shared/api/, so
+// an SDK type cannot drift from what the server sends (test/api/shapes-types.test.ts).
+export type { KeyPermission, MemberRole, ProjectRole }
 
 /** What signup and login answer: a session token for createClient({ token }). */
-export interface SessionGrant {
-  token: string
-  /** "@alice" */
-  username: string
-  expiresAt: string
-}
+export type { SessionGrant }
 
-export interface ProjectSummary {
-  /** The owner, "@alice". */
-  username: string
-  slug: string
-  name: string
-  createdAt: string
-  version: number
-  /** The caller's role; absent only where the server has no caller (never from these calls). */
-  role?: ProjectRole
-}
+/** A project as listed and created; `role` is the caller's (absent only where the server has no caller). */
+export type ProjectSummary = ProjectView
 
-export interface Member {
-  /** "@bob" */
-  username: string
-  role: MemberRole
-}
+/** A member: "@bob" and the role. */
+export type Member = MemberView
 
-export interface ApiKeyInfo {
-  id: string
-  name: string
-  /** The first characters of the key, to tell keys apart. */
-  prefix: string
-  permission: KeyPermission
-  /** Project references the key is limited to; null: every project its user can access. */
-  projects: string[] | null
-  /** Dot paths the key is narrowed to (at or below one of them); null: not narrowed by path. */
-  paths: string[] | null
-  /** Operations the key is narrowed to; null: every operation its permission allows. */
-  ops: NarrowableOperation[] | null
-  expiresAt: string | null
-  createdAt: string
-}
+/** A key as listed: never its secret; `projects`, `paths` and `ops` null when the key is not limited by them. */
+export type ApiKeyInfo = KeyView
+
+/** The created key: `key` is the secret, returned this once and never again. */
+export type CreatedApiKey = CreatedKeyView
+
+/** Who the token belongs to. */
+export type Me = MeView
 
 export interface NewApiKey {
   name: string
@@ -64,11 +45,6 @@ export interface NewApiKey {
   expiresAt?: string
 }
 
-/** The created key: `key` is the secret, returned this once and never again. */
-export interface CreatedApiKey extends ApiKeyInfo {
-  key: string
-}
-
 export class AccountRequests {
   constructor (private readonly http: Http) {}
 
@@ -81,12 +57,12 @@ export class AccountRequests {
   }
 
   /** Ends the session the client was made with. */
-  async logout (): Promise<{ message: string }> {
-    return (await this.http.request<{ message: string }>('POST', '/api/auth/logout')).body
+  async logout (): Promise<MessageBody> {
+    return (await this.http.request<MessageBody>('POST', '/api/auth/logout')).body
   }
 
-  async me (): Promise<{ username: string, createdAt: string }> {
-    return (await this.http.request<{ username: string, createdAt: string }>('GET', '/api/me')).body
+  async me (): Promise<Me> {
+    return (await this.http.request<Me>('GET', '/api/me')).body
   }
 
   async projects (): Promise<ProjectSummary[]> {
@@ -98,8 +74,8 @@ export class AccountRequests {
   }
 
   /** Deletes the project with its content and memberships (owner only). */
-  async deleteProject (ref: string): Promise<{ message: string }> {
-    return (await this.http.request<{ message: string }>('DELETE', projectPath(ref))).body
+  async deleteProject (ref: string): Promise<MessageBody> {
+    return (await this.http.request<MessageBody>('DELETE', projectPath(ref))).body
   }
 
   async keys (): Promise<ApiKeyInfo[]> {
@@ -111,8 +87,8 @@ export class AccountRequests {
   }
 
   /** The key stops working at once, and live connections using it end. */
-  async revokeKey (id: string): Promise<{ message: string }> {
-    return (await this.http.request<{ message: string }>('DELETE', `/api/keys/${encodeURIComponent(id)}`)).body
+  async revokeKey (id: string): Promise<MessageBody> {
+    return (await this.http.request<MessageBody>('DELETE', `/api/keys/${encodeURIComponent(id)}`)).body
   }
 }
 

@@ -12,7 +12,7 @@
 // The same client manages accounts, projects and keys (account.ts): createClient without a
 // token can sign up or log in; a client made with the session token does the rest.
 import type { Json } from '../json.js'
-import { AccountRequests, type ApiKeyInfo, type CreatedApiKey, type NewApiKey, type ProjectSummary, type SessionGrant } from './account.js'
+import { AccountRequests, type ApiKeyInfo, type CreatedApiKey, type Me, type NewApiKey, type ProjectSummary, type SessionGrant } from './account.js'
 import { Http, type FetchLike } from './http.js'
 import { parseProjectRef } from './project-ref.js'
 import { ProjectClient } from './project.js'
@@ -33,7 +33,7 @@ export interface ContentdClient {
   /** A project by reference: "@alice/demo" (or "alice/demo"). */
   project (ref: string): ProjectClient
   /** Who the token belongs to. */
-  me (): Promise<{ username: string, createdAt: string }>
+  me (): Promise<Me>
   /** The projects the token can see, with the caller's role in each: all of them (the server sends them a page at a time). */
   projects (): Promise<ProjectSummary[]>
   /** Creates an account (403 SIGNUP_DISABLED when the server's sign-up is closed). */
@@ -85,7 +85,7 @@ export function createClient (options: ClientOptions): ContentdClient {
 export { ContentdClientError, ContentdClientError as ContentdError, type ClientErrorCode } from './errors.js'
 export type { ProjectClient, WriteOptions, WriteResult, Snapshot, ChangesPage, ChangesOptions, JsonSchema, SchemaSet, NewWebhook, PingResult } from './project.js'
 export type { WebhookView, DeliveryView, CreatedWebhook } from '../webhooks.js'
-export type { ApiKeyInfo, CreatedApiKey, KeyPermission, Member, MemberRole, NewApiKey, ProjectRole, ProjectSummary, SessionGrant } from './account.js'
+export type { ApiKeyInfo, CreatedApiKey, KeyPermission, Me, Member, MemberRole, NewApiKey, ProjectRole, ProjectSummary, SessionGrant } from './account.js'
 export type { NarrowableOperation } from '../key-scope.js'
 export type { ConnectionState, ConnectionListener } from './realtime.js'
 export type { Subscription, SubscribeOptions, ContentListener } from './subscription.js'

@@ -5,8 +5,10 @@
 // idempotencyKey is retried on network errors (and while the server says the first attempt is
 // still running): the key makes a retry safe, because the server answers it with the first
 // answer instead of applying it again (docs/design.md §10).
+import type { ChangesPageView } from '../api/changes.js'
+import type { SchemaSetView } from '../api/schema.js'
+import type { PingResultView } from '../api/webhooks.js'
 import type { BatchOperationBody } from '../batch.js'
-import type { ChangeEntry } from '../events.js'
 import type { Json, JsonObject } from '../json.js'
 import type { PatchOperation } from '../json-patch.js'
 import type { CreatedWebhook, DeliveryView, WebhookView } from '../webhooks.js'
@@ -43,13 +45,8 @@ export interface WriteOptions {
 /** A JSON Schema, draft 2020-12: an object, or true or false. */
 export type JsonSchema = boolean | JsonObject
 
-/** Who set a schema and when. */
-export interface SchemaSet {
-  message: string
-  /** "@alice", or "operator" when set with the CLI. */
-  setBy: string
-  setAt: string
-}
+/** Who set a schema and when: `setBy` is "@alice", or "operator" when set with the CLI. */
+export type SchemaSet = SchemaSetView
 
 const RETRY_BASE_MS = 200
 /** Worth retrying with the same key: the request may not have run, or its answer was lost, or it is still running. */
@@ -62,15 +59,8 @@ export interface Snapshot<T = Json> {
   version: number | undefined
 }
 
-/** One page of the change log (GET …/content/changes, docs/design.md §9). */
-export interface ChangesPage {
-  /** The project's version when the page was read. */
-  version: number
-  /** Entries after the page's `since`, ascending. */
-  changes: ChangeEntry[]
-  /** More entries follow the last one of this page. */
-  more: boolean
-}
+/** One page of the change log (GET …/content/changes, docs/design.md §9): `more` says whether entries follow. */
+export type ChangesPage = ChangesPageView
 
 /** A webhook to add (docs/design.md §11): without `paths` or `ops`, every change is sent. */
 export interface NewWebhook {
@@ -81,12 +71,7 @@ export interface NewWebhook {
 }
 
 /** What a test ping got: whether the receiver answered 2xx in time, its status, or why not. */
-export interface PingResult {
-  delivered: boolean
-  status: number | null
-  error?: string
-  durationMs: number
-}
+export type PingResult = PingResultView
 
 export interface ChangesOptions {
   /** Start after this version (default 0: from the oldest kept entry on). */
