@@ -18,12 +18,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { RESPONSE_SCHEMAS, type ResponseSchemaName } from '../../shared/api/index.js'
 import { PATCH_MEDIA_TYPE } from '../../shared/json-patch.js'
 import { PATH_OPERATION_NAMES, type PathOperationName } from '../../shared/operation-table.js'
-import { createLogger } from '../../server/logger.js'
 import { API_OPERATIONS } from '../../server/openapi/operations.js'
-import { createWebhooks, type Webhooks } from '../../server/webhooks/index.js'
 import { call, type CallResult } from '../support/http.js'
-import { startTestApp, type TestApp } from '../support/temp-app.js'
-import { eventually, startReceiver, type Receiver } from '../webhooks/receiver.js'
+import { startWebhookApp, type WebhookApp } from '../support/webhook-app.js'
+import { eventually } from '../webhooks/receiver.js'
 import { checkEveryResponseAgainstOpenApi, matchPath } from './openapi-check.js'
 
 checkEveryResponseAgainstOpenApi()
@@ -91,7 +89,7 @@ const ROWS: Row[] = [
   { name: 'the change log, every kind of entry', method: 'GET', path: `${C}/changes`, token: session, status: 200 },
   { name: 'revert', method: 'POST', path: `${C}/revert`, token: session, body: (s: State) => ({ version: s.version - 1 }), status: 200 },
   { name: 'the change log with the revert', method: 'GET', path: (s: State) => `${C}/changes?since=${s.version}`, token: key, status: 200 },
-  { name: 'add a webhook', method: 'POST', path: `${P}/webhooks`, token: session, body: () => ({ url: receiver.url, paths: ['stats'], ops: ['increment'], description: 'counts' }), status: 201, keep: (r, s) => { s.webhookId = r.body.id } },
+  { name: 'add a webhook', method: 'POST', path: `${P}/webhooks`, token: session, body: () => ({ url: webhookApp.receiver.url, paths: ['stats'], ops: ['increment'], description: 'counts' }), status: 201, keep: (r, s) => { s.webhookId = r.body.id } },
   { name: 'ping the webhook', method: 'POST', path: (s: State) => `${P}/webhooks/${s.webhookId}/test`, token: session, status: 200 },
   { name: 'a change the webhook delivers', method: 'POST', path: `${C}/increment`, token: key, body: { path: 'stats.visits' }, status: 200 },
   {
@@ -102,7 +100,7 @@ const ROWS: Row[] = [
     status: 200,
     before: async s => {
       await eventually(async () => {
-        const r = await fetch(`${url}${P}/webhooks/${s.webhookId}/deliveries`, { headers: { authorization: `Bearer ${s.session}` } })
+        const r = await fetch(`${url()}${P}/webhooks/${s.webhookId}/deliveries`, { headers: { authorization: `Bearer ${s.session}` } })
         return ((await r.json()) as { deliveries: unknown[] }).deliveries.length > 0
       }, 'a delivery')
     }
@@ -124,27 +122,16 @@ const ROWS: Row[] = [
   { name: 'logout', method: 'POST', path: '/api/auth/logout', token: session, status: 200 }
 ]
 
-let app: TestApp
-let url: string
-let webhooks: Webhooks
-let receiver: Receiver
+let webhookApp: WebhookApp
 let document: any
+const url = () => webhookApp.app.url
 
 beforeAll(async () => {
-  // The receiver listens on loopback (docs/webhooks.md, "Where webhooks may point").
-  app = await startTestApp({ WEBHOOK_ALLOW_PRIVATE: 'true' })
-  url = app.url
-  webhooks = createWebhooks({ config: app.config, store: app.store, logger: createLogger('silent'), pollIntervalMs: 20 })
-  webhooks.dispatcher.start()
-  receiver = await startReceiver()
-  document = await (await fetch(`${url}/openapi.json`)).json()
+  webhookApp = await startWebhookApp()
+  document = await (await fetch(`${url()}/openapi.json`)).json()
 })
 
-afterAll(async () => {
-  await webhooks?.dispatcher.stop()
-  await receiver?.stop()
-  await app?.close()
-})
+afterAll(async () => { await webhookApp?.close() })
 
 const ajv = new Ajv2020({ strict: false, allErrors: true })
 addFormats.default(ajv)
@@ -171,7 +158,7 @@ describe('every documented response shape, against a running app', () => {
       const path = typeof row.path === 'function' ? row.path(state) : row.path
       const body = typeof row.body === 'function' ? (row.body as (s: State) => unknown)(state) : row.body
       // `call` checks the answer against /openapi.json (status, body, headers) before it returns.
-      const r = await call(url, row.method, path, { token: row.token?.(state), body, headers: row.headers })
+      const r = await call(url(), row.method, path, { token: row.token?.(state), body, headers: row.headers })
       expect(r.status, r.text.slice(0, 500)).toBe(row.status)
       const template = matchPath(Object.keys(document.paths), new URL(path, 'http://x').pathname)
       const op = DOCUMENTED.get(`${row.method} ${template}`)
@@ -194,8 +181,8 @@ describe('every documented response shape, against a running app', () => {
 
   it('the change log rows saw every kind of entry the table wrote, actors included', async () => {
     // The table ends with a logout: a new session reads the log.
-    const login = await call(url, 'POST', '/api/auth/login', { body: { username: 'alice', password: 'correct horse battery staple' } })
-    const r = await call(url, 'GET', `${C}/changes`, { token: login.body.token })
+    const login = await call(url(), 'POST', '/api/auth/login', { body: { username: 'alice', password: 'correct horse battery staple' } })
+    const r = await call(url(), 'GET', `${C}/changes`, { token: login.body.token })
     const ops = new Set((r.body.changes as Array<{ op: string }>).map(c => c.op))
     expect([...ops].sort()).toEqual(['batch', 'decrement', 'delete', 'increment', 'insert', 'patch', 'push', 'revert', 'set', 'update'])
     expect(closedValidator('ChangesPage')(r.body)).toBe(true)

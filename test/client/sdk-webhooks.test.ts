@@ -3,24 +3,20 @@
 // deliveries, delete it; and the owner-only and not-found refusals as ContentdError.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createClient, ContentdError, type ContentdClient } from '../../shared/client/index.js'
-import { createLogger } from '../../server/logger.js'
-import { createWebhooks, type Webhooks } from '../../server/webhooks/index.js'
 import { ownerWithProject } from '../support/http.js'
 import { startTestApp, type TestApp } from '../support/temp-app.js'
-import { eventually, startReceiver, type Receiver } from '../webhooks/receiver.js'
+import { startWebhookApp, type WebhookApp } from '../support/webhook-app.js'
+import { eventually, type Receiver } from '../webhooks/receiver.js'
 
+let webhookApp: WebhookApp
 let app: TestApp
-let webhooks: Webhooks
 let receiver: Receiver
 let owner: ContentdClient
 let writer: ContentdClient
 
 beforeAll(async () => {
-  // The receiver listens on loopback (docs/webhooks.md, "Where webhooks may point").
-  app = await startTestApp({ WEBHOOK_ALLOW_PRIVATE: 'true' })
-  webhooks = createWebhooks({ config: app.config, store: app.store, logger: createLogger('silent'), pollIntervalMs: 20 })
-  webhooks.dispatcher.start()
-  receiver = await startReceiver()
+  webhookApp = await startWebhookApp()
+  ;({ app, receiver } = webhookApp)
   const { key, session } = await ownerWithProject(app.url, 'alice')
   owner = createClient({ baseUrl: app.url, token: session })
   writer = createClient({ baseUrl: app.url, token: key })
@@ -29,9 +25,7 @@ beforeAll(async () => {
 afterAll(async () => {
   owner?.close()
   writer?.close()
-  await webhooks?.dispatcher.stop()
-  await receiver?.stop()
-  await app?.close()
+  await webhookApp?.close()
 })
 
 describe('webhooks through the SDK', () => {
