@@ -87,7 +87,7 @@ export const RESPONSE_SCHEMAS = {
   Applied: z.object({ message: z.string(), version: z.number().int().min(1).meta({ description: 'The version the batch or patch created' }) }),
   Session: z.object({ token: z.string().meta({ description: 'Session token (prefix cds_); send as Authorization: Bearer <token>' }), username: displayName, expiresAt: isoTime }),
   Me: z.object({ username: displayName, createdAt: isoTime }),
-  Project: project,
+  Project: project.extend({ hasSchema: z.boolean().optional().meta({ description: 'Only when reading one project: whether it has a schema (GET …/schema answers it, owner only)' }) }),
   ProjectList: z.object({ projects: z.array(project), nextCursor }),
   ApiKey: apiKey,
   NewApiKey: apiKey.extend({ key: z.string().meta({ description: 'The secret (prefix cdk_), shown only in this response' }) }),

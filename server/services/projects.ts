@@ -16,10 +16,12 @@ export interface ProjectView {
   createdAt: string
   version: number
   role?: ProjectRole
+  /** Only in the answer for one project: whether it has a schema, so a client need not ask GET …/schema for a 404. */
+  hasSchema?: boolean
 }
 
-export function projectView (project: ProjectRecord, role?: ProjectRole): ProjectView {
-  return { username: displayName(project.ownerName), slug: project.slug, name: project.name, createdAt: project.createdAt, version: project.version, ...(role ? { role } : {}) }
+export function projectView (project: ProjectRecord, role?: ProjectRole, hasSchema?: boolean): ProjectView {
+  return { username: displayName(project.ownerName), slug: project.slug, name: project.name, createdAt: project.createdAt, version: project.version, ...(role ? { role } : {}), ...(hasSchema === undefined ? {} : { hasSchema }) }
 }
 
 export function projectRef (project: ProjectRecord): string {
@@ -77,6 +79,11 @@ export class Projects {
     const scope = identity.key?.projectIds ?? null
     const page = await readPage(query, projectPosition, p => this.store.listProjectsForUser(identity.user.id, p, scope), p => ({ ownerName: p.ownerName, slug: p.slug }))
     return { items: page.items.map(p => projectView(p, p.role)), nextCursor: page.nextCursor }
+  }
+
+  /** Whether the project has a schema (GET of one project says so). */
+  async hasSchema (project: ProjectRecord): Promise<boolean> {
+    return (await this.store.getSchema(project.id)) !== null
   }
 
   async delete (project: ProjectRecord): Promise<void> {

@@ -27,6 +27,8 @@ export interface ProjectSummary {
   version: number
   /** The caller's role; absent only where the server has no caller (never from these calls). */
   role?: ProjectRole
+  /** Only from project(…).info(): whether the project has a schema. */
+  hasSchema?: boolean
 }
 
 export interface Member {
