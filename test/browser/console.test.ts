@@ -48,6 +48,15 @@ describe.skipIf(!hasChromium)('the console in chromium', () => {
   const shownValue = (path: string) => row(path).locator('.shown').first()
   const checkScreen = async (name: string) => { accessibility[name] = await seriousViolations(page) }
   const versionShown = () => page.locator('.live .version').textContent()
+  /** The JSON editor labelled `label` (CodeMirror, console/editor/), once it has loaded. */
+  const editor = async (label: string) => {
+    await page.locator('.code-editor[data-state="ready"]').waitFor({ timeout: 10_000 })
+    return page.locator(`.cm-content[aria-label="${label}"]`)
+  }
+  /** Its whole text, from CodeMirror's own state (only the lines on screen are in the DOM). */
+  const editorText = (label: string) => page.evaluate(
+    `import('@codemirror/view').then(({ EditorView }) => EditorView.findFromDOM(document.querySelector('.cm-content[aria-label="${label}"]')).state.doc.toString())`
+  ) as Promise<string>
 
   beforeAll(async () => {
     // Webhooks may point at the loopback receiver (docs/webhooks.md, "Where webhooks may point").
@@ -260,8 +269,8 @@ describe.skipIf(!hasChromium)('the console in chromium', () => {
 
   it('edits the whole document as JSON, with errors shown at the text', async () => {
     await page.getByRole('button', { name: 'JSON', exact: true }).click()
-    const text = page.getByLabel('Content as JSON')
-    expect(JSON.parse(await text.inputValue())).toEqual(await stored())
+    const text = await editor('Content as JSON')
+    expect(JSON.parse(await editorText('Content as JSON'))).toEqual(await stored())
     await text.fill('{"title": "Raw", oops}')
     await page.getByRole('button', { name: 'Save document' }).click()
     await expect.poll(() => page.locator('.raw-editor .field-error').first().textContent()).toContain('Not valid JSON')
@@ -424,8 +433,9 @@ describe.skipIf(!hasChromium)('the console in chromium', () => {
   it('opens a project page and its tabs without a refused or failed request, or a console error', async () => {
     // Issue 34: the console probed four endpoints on every project page (some answered 403
     // or 404 NOT_FOUND, shown in red in the browser's console). Every answer and every
-    // console error counts here, not only script errors. (The Schema tab of a project without
-    // a schema reads it and gets 404 SCHEMA_NOT_FOUND, its way of saying "none": not opened here.)
+    // console error counts here, not only script errors. The Schema tab and the JSON editor of a
+    // project without a schema make no request for it (GET project's hasSchema says there is none),
+    // and CodeMirror's styles pass the page's Content-Security-Policy (their nonce).
     const noise: string[] = []
     const onConsole = (message: { type (): string, text (): string }) => { if (message.type() === 'error' || message.type() === 'warning') noise.push(`console: ${message.text()}`) }
     const onFailed = (request: { url (): string, failure (): { errorText: string } | null }) => noise.push(`failed: ${request.url()} ${request.failure()?.errorText ?? ''}`)
@@ -439,10 +449,13 @@ describe.skipIf(!hasChromium)('the console in chromium', () => {
       await page.goto(`${app.url}/#/${PROJECT}/content`)
       await shownValue('title').waitFor()
       await expect.poll(versionShown).toMatch(/^v\d+$/)
-      for (const [tab, ready] of [['History', '.change'], ['Connect', 'pre'], ['Webhooks', 'text=No webhooks yet'], ['Members', 'text=Add a member'], ['Settings', 'text=Delete this project'], ['Content', '.viewer']] as const) {
+      for (const [tab, ready] of [['History', '.change'], ['Connect', 'pre'], ['Webhooks', 'text=No webhooks yet'], ['Members', 'text=Add a member'], ['Settings', 'text=Delete this project'], ['Schema', 'text=No schema yet: every write is accepted'], ['Content', '.viewer']] as const) {
         await page.getByRole('navigation', { name: `${PROJECT} sections` }).getByRole('link', { name: tab, exact: true }).click()
         await page.locator(ready).first().waitFor()
       }
+      await page.getByRole('button', { name: 'JSON', exact: true }).click()
+      await editor('Content as JSON')
+      await page.getByRole('button', { name: 'Tree', exact: true }).click()
       await page.waitForTimeout(300)
     } finally {
       page.off('console', onConsole)
@@ -450,6 +463,30 @@ describe.skipIf(!hasChromium)('the console in chromium', () => {
       page.off('response', onResponse)
     }
     expect(noise).toEqual([])
+  })
+
+  it('loads CodeMirror only when an editor opens: the first page stays light', async () => {
+    type Loaded = { url: string, bytes: number, encoded: number }
+    const scripts = () => page.evaluate(() => performance.getEntriesByType('resource')
+      .filter(e => /\.m?js$/.test(new URL(e.name).pathname))
+      .map(e => ({ url: new URL(e.name).pathname, bytes: (e as PerformanceResourceTiming).decodedBodySize, encoded: (e as PerformanceResourceTiming).encodedBodySize }))) as Promise<Loaded[]>
+    const total = (list: Loaded[], key: 'bytes' | 'encoded') => list.reduce((sum, e) => sum + e[key], 0)
+    await page.goto('about:blank')
+    await page.goto(`${app.url}/#/${PROJECT}/content`)
+    await shownValue('title').waitFor()
+    const first = await scripts()
+    expect(first.some(e => e.url.startsWith('/vendor/@codemirror/'))).toBe(false)
+    expect(first.some(e => e.url === '/console/editor/setup.js')).toBe(false)
+    await page.getByRole('button', { name: 'JSON', exact: true }).click()
+    await editor('Content as JSON')
+    const all = await scripts()
+    const editorOnly = all.filter(e => !first.some(f => f.url === e.url))
+    expect(editorOnly.some(e => e.url.startsWith('/vendor/@codemirror/view/'))).toBe(true)
+    expect(editorOnly.some(e => e.url === '/console/editor/setup.js')).toBe(true)
+    // Measured, not asserted (docs/console.md, "Editors"): uncompressed module bytes, and as sent.
+    console.log(`console page weight: first page ${first.length} modules, ${total(first, 'bytes')} B (${total(first, 'encoded')} B sent); ` +
+      `the JSON tab adds ${editorOnly.length} modules, ${total(editorOnly, 'bytes')} B (${total(editorOnly, 'encoded')} B sent)`)
+    await page.getByRole('button', { name: 'Tree', exact: true }).click()
   })
 
   it('works from the keyboard alone, with the focus always visible', async () => {
@@ -621,9 +658,9 @@ describe.skipIf(!hasChromium)('the console in chromium', () => {
 
     // The first draft names the content's keys with their types; the content matches it.
     await page.getByRole('button', { name: 'Write a schema' }).click()
-    const text = page.getByLabel('Schema as JSON')
+    const text = await editor('Schema as JSON')
     const content = await stored()
-    expect(Object.keys(JSON.parse(await text.inputValue()).properties)).toEqual(Object.keys(content))
+    expect(Object.keys((JSON.parse(await editorText('Schema as JSON')) as { properties: object }).properties)).toEqual(Object.keys(content))
     const problem = page.locator('.schema-problem')
 
     // Not JSON: said at the text, before any request.
@@ -657,7 +694,7 @@ describe.skipIf(!hasChromium)('the console in chromium', () => {
     expect(await problem.count()).toBe(0)
     expect(await page.locator('.schema-state').textContent()).toContain(`set by @${USER}`)
     expect((await schemaStored()).body).toEqual(schema)
-    expect(JSON.parse(await text.inputValue())).toEqual(schema)
+    expect(JSON.parse(await editorText('Schema as JSON'))).toEqual(schema)
     await checkScreen('schema')
     await screenshot(page, 'console-schema', { docName: 'console-schema' })
 
@@ -680,7 +717,8 @@ describe.skipIf(!hasChromium)('the console in chromium', () => {
 
     // Removing it (after a confirmation): writes are no longer checked.
     await page.goto(`${app.url}/#/${PROJECT}/schema`)
-    await expect.poll(async () => JSON.parse(await text.inputValue())).toEqual(schema)
+    await editor('Schema as JSON')
+    await expect.poll(async () => JSON.parse(await editorText('Schema as JSON')) as unknown, { timeout: 10_000 }).toEqual(schema)
     await page.getByRole('button', { name: 'Remove the schema' }).click()
     await page.getByRole('group', { name: /^Remove the schema/ }).getByRole('button', { name: 'Remove', exact: true }).click()
     await page.getByText('No schema yet: every write is accepted').waitFor()
@@ -777,7 +815,8 @@ describe.skipIf(!hasChromium)('the console in chromium', () => {
     expect(sent).toEqual([{ url: `${app.url}${OTHER}/content`, ifMatch: expect.stringMatching(/^"\d+"$/) }])
     // The text follows the live copy, which learns of the update from the change feed; the
     // HTTP answer (which showed the note above) may arrive before that event does.
-    await expect.poll(async () => JSON.parse(await page.getByLabel('Content as JSON').inputValue()) as unknown, { timeout: 10_000 }).toEqual(imported)
+    await editor('Content as JSON')
+    await expect.poll(async () => JSON.parse(await editorText('Content as JSON')) as unknown, { timeout: 10_000 }).toEqual(imported)
   })
 
   it('deletes a project only after its name is typed', async () => {
