@@ -471,8 +471,14 @@ describe.skipIf(!hasChromium)('the console in chromium', () => {
       .filter(e => /\.m?js$/.test(new URL(e.name).pathname))
       .map(e => ({ url: new URL(e.name).pathname, bytes: (e as PerformanceResourceTiming).decodedBodySize, encoded: (e as PerformanceResourceTiming).encodedBodySize }))) as Promise<Loaded[]>
     const total = (list: Loaded[], key: 'bytes' | 'encoded') => list.reduce((sum, e) => sum + e[key], 0)
+    // Every Content-Security-Policy refusal on the page, as the page itself hears of it.
+    await page.addInitScript('document.addEventListener("securitypolicyviolation", e => { (window.cspRefusals ??= []).push(e.violatedDirective + " " + e.blockedURI) })')
     await page.goto('about:blank')
-    await page.goto(`${app.url}/#/${PROJECT}/content`)
+    const answer = await page.goto(`${app.url}/#/${PROJECT}/content`)
+    // Styles from this origin or with this answer's nonce; no inline style of any other kind.
+    const policy = answer?.headers()['content-security-policy'] ?? ''
+    expect(policy).toMatch(/(^|;)style-src 'self' 'nonce-[A-Za-z0-9+/=]{20,}'(;|$)/)
+    expect(policy).not.toContain('unsafe-inline')
     await shownValue('title').waitFor()
     const first = await scripts()
     expect(first.some(e => e.url.startsWith('/vendor/@codemirror/'))).toBe(false)
@@ -483,6 +489,9 @@ describe.skipIf(!hasChromium)('the console in chromium', () => {
     const editorOnly = all.filter(e => !first.some(f => f.url === e.url))
     expect(editorOnly.some(e => e.url.startsWith('/vendor/@codemirror/view/'))).toBe(true)
     expect(editorOnly.some(e => e.url === '/console/editor/setup.js')).toBe(true)
+    // CodeMirror's own styles apply (its <style> carries the nonce): its base theme makes the editor a flex box.
+    expect(await page.locator('.cm-editor').evaluate(el => getComputedStyle(el).display)).toBe('flex')
+    expect(await page.evaluate('window.cspRefusals ?? []')).toEqual([])
     // Measured, not asserted (docs/console.md, "Editors"): uncompressed module bytes, and as sent.
     console.log(`console page weight: first page ${first.length} modules, ${total(first, 'bytes')} B (${total(first, 'encoded')} B sent); ` +
       `the JSON tab adds ${editorOnly.length} modules, ${total(editorOnly, 'bytes')} B (${total(editorOnly, 'encoded')} B sent)`)
