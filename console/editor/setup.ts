@@ -98,8 +98,11 @@ function completionSource (mode: EditorOptions['mode'], schema: () => JsonSchema
     const word = context.matchBefore(/"?[\w$-]*/)
     const from = word ? word.from : context.pos
     if (!context.explicit && (!word || word.from === word.to)) return null
-    // A key: in a property name, or in an object between members.
-    const object = node.name === 'PropertyName' ? node.parent?.parent ?? null : node.name === 'Object' ? node : null
+    // A key: in a property name, or in an object between members (on a brace, a comma, or
+    // a half-typed name the parser marks as an error).
+    let at: TreeNode | null = node
+    while (at && !['Object', 'Array', 'Property', 'PropertyName'].includes(at.name)) at = at.parent
+    const object = at?.name === 'PropertyName' ? at.parent?.parent ?? null : at?.name === 'Object' ? at : null
     if (object) {
       const path = pathOf(state, object)
       const present = keysOf(state, object)

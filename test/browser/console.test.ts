@@ -67,6 +67,13 @@ describe.skipIf(!hasChromium)('the console in chromium', () => {
     browser = await launchChromium()
     context = await browser.newContext({ viewport: { width: 1280, height: 800 }, permissions: ['clipboard-read', 'clipboard-write'], colorScheme: 'light' })
     page = await context.newPage()
+    // Every Content-Security-Policy refusal on the page, as the page itself hears of it: kept,
+    // and said as a console error with what was refused (the browser's own message does not say).
+    await page.addInitScript(`document.addEventListener('securitypolicyviolation', e => {
+      const what = e.violatedDirective + ' ' + (e.blockedURI || '') + ' ' + (e.sample || '') + ' at ' + (e.target && e.target.outerHTML ? e.target.outerHTML.slice(0, 200) : '')
+      ;(window.cspRefusals ??= []).push(what)
+      console.error('CSP refusal: ' + what)
+    })`)
     // Well inside the test's own timeout, so a missing element fails with its locator.
     context.setDefaultTimeout(8000)
     page.on('console', message => {
@@ -471,8 +478,6 @@ describe.skipIf(!hasChromium)('the console in chromium', () => {
       .filter(e => /\.m?js$/.test(new URL(e.name).pathname))
       .map(e => ({ url: new URL(e.name).pathname, bytes: (e as PerformanceResourceTiming).decodedBodySize, encoded: (e as PerformanceResourceTiming).encodedBodySize }))) as Promise<Loaded[]>
     const total = (list: Loaded[], key: 'bytes' | 'encoded') => list.reduce((sum, e) => sum + e[key], 0)
-    // Every Content-Security-Policy refusal on the page, as the page itself hears of it.
-    await page.addInitScript('document.addEventListener("securitypolicyviolation", e => { (window.cspRefusals ??= []).push(e.violatedDirective + " " + e.blockedURI) })')
     await page.goto('about:blank')
     const answer = await page.goto(`${app.url}/#/${PROJECT}/content`)
     // Styles from this origin or with this answer's nonce; no inline style of any other kind.
@@ -678,7 +683,7 @@ describe.skipIf(!hasChromium)('the console in chromium', () => {
     await expect.poll(() => problem.textContent()).toContain('Not valid JSON')
     // Its place, said once (Chromium's own message has it too).
     expect((await problem.textContent())?.match(/line \d+,? column \d+/g)).toEqual(['line 1, column 19'])
-    expect(await text.getAttribute('aria-invalid')).toBe('true')
+    await expect.poll(() => text.getAttribute('aria-invalid')).toBe('true')
     // Not a schema (the server says why: 400 INVALID_SCHEMA); nothing stored.
     await text.fill('{"type": "objekt"}')
     await page.getByRole('button', { name: 'Save schema' }).click()
@@ -723,6 +728,24 @@ describe.skipIf(!hasChromium)('the console in chromium', () => {
     await page.keyboard.press('Escape')
     // Escape closes the editor; the value is still the stored one.
     await page.getByRole('button', { name: 'Edit stats.visits' }).waitFor()
+
+    // The JSON tab helps from the schema (console/editor/schema-assist.ts): a hint at a member
+    // of the wrong type, and the keys the schema names for the object the cursor is in.
+    await page.getByRole('button', { name: 'JSON', exact: true }).click()
+    const json = await editor('Content as JSON')
+    await json.fill('{"title": 5, "stats": {}}')
+    await expect.poll(() => page.locator('.cm-lintRange-warning').first().textContent(), { timeout: 10_000 }).toBe('"title"')
+    await page.keyboard.press('End')
+    await page.keyboard.press('ArrowLeft')
+    await page.keyboard.press('ArrowLeft')
+    await page.keyboard.press('Control+Space')
+    const offered = page.locator('.cm-tooltip-autocomplete li')
+    await expect.poll(() => offered.allTextContents(), { timeout: 10_000 }).toEqual([expect.stringContaining('visits')])
+    // Clicked: CodeMirror ignores Enter for a moment after the list opens (interactionDelay), against accidents.
+    await offered.first().click()
+    await expect.poll(() => editorText('Content as JSON')).toBe('{"title": 5, "stats": {"visits"}}')
+    await checkScreen('content, JSON with schema help')
+    await page.getByRole('button', { name: 'Tree', exact: true }).click()
 
     // Removing it (after a confirmation): writes are no longer checked.
     await page.goto(`${app.url}/#/${PROJECT}/schema`)
