@@ -61,15 +61,22 @@ export function ProjectPage ({ project, tab }: { project: string, tab: ProjectTa
         ))}
       </nav>
       <div class="tab-body">
-        <TabBody tab={tab} project={project} info={info} doc={doc} />
+        <TabBody tab={tab} project={project} info={info} doc={doc} onSchema={hasSchema => setInfo({ ...info, hasSchema })} />
       </div>
     </section>
   )
 }
 
-interface TabBodyProps { tab: ProjectTab, project: string, info: ProjectSummary, doc: LiveDocument }
+interface TabBodyProps {
+  tab: ProjectTab
+  project: string
+  info: ProjectSummary
+  doc: LiveDocument
+  /** The Schema tab set or removed the schema: info.hasSchema follows, so no tab asks for a 404. */
+  onSchema: (hasSchema: boolean) => void
+}
 
-function TabBody ({ tab, project, info, doc }: TabBodyProps) {
+function TabBody ({ tab, project, info, doc, onSchema }: TabBodyProps) {
   const role = info.role ?? 'viewer'
   const tabInfo = PROJECT_TABS.find(t => t.id === tab)
   if (tabInfo?.ownerOnly && role !== 'owner') {
@@ -80,13 +87,13 @@ function TabBody ({ tab, project, info, doc }: TabBodyProps) {
     )
   }
   switch (tab) {
-    case 'content': return <ContentPage doc={doc} canWrite={role !== 'viewer'} project={project} />
+    case 'content': return <ContentPage doc={doc} canWrite={role !== 'viewer'} project={project} schemaReadable={role === 'owner' && info.hasSchema === true} />
     case 'connect': return <ConnectPage project={project} role={role} />
     case 'members': return <MembersPage project={project} owner={info.username} />
     case 'settings': return <SettingsPage info={info} project={project} />
     case 'history': return <HistoryPanel doc={doc} canWrite={role !== 'viewer'} />
     case 'webhooks': return <WebhooksPanel project={project} />
-    case 'schema': return <SchemaPanel doc={doc} />
+    case 'schema': return <SchemaPanel doc={doc} hasSchema={info.hasSchema === true} onSchema={onSchema} />
   }
 }
 

@@ -30,7 +30,7 @@ function countValues (doc: Json, limit: number): number {
   return count
 }
 
-export function ContentPage ({ doc, canWrite, project }: { doc: LiveDocument, canWrite: boolean, project: string }) {
+export function ContentPage ({ doc, canWrite, project, schemaReadable }: { doc: LiveDocument, canWrite: boolean, project: string, schemaReadable: boolean }) {
   const [view, setView] = useState<'tree' | 'json'>('tree')
   const [, setFrame] = useState(0)
   const [layout, setLayout] = useState(0)
@@ -174,7 +174,7 @@ export function ContentPage ({ doc, canWrite, project }: { doc: LiveDocument, ca
         </div>
         {notice && <p class="notice" role="status">{notice}</p>}
         {view === 'tree' && results && <SearchResults results={results} content={content} onReveal={reveal} />}
-        {view === 'json' && <RawEditor doc={doc} canWrite={canWrite} />}
+        {view === 'json' && <RawEditor doc={doc} canWrite={canWrite} schemaReadable={schemaReadable} />}
         {view === 'tree' && (
           <>
             {adding && (

@@ -2,9 +2,11 @@
 // If-Match on the version it was loaded at). The text does not follow live changes while
 // it is open (it would overwrite what the user types); a banner says when it is behind.
 import { useEffect, useId, useRef, useState } from 'preact/hooks'
-import type { JsonObject } from '../../shared/client/index.js'
+import type { JsonObject, JsonSchema } from '../../shared/client/index.js'
+import { CodeEditor } from '../editor/code-editor.js'
 import { isJsonObject, parseJsonText, pretty } from '../json-text.js'
-import { ErrorText, valueOf } from '../ui.js'
+import { readSchema } from '../panels/schema-panel.js'
+import { ErrorText } from '../ui.js'
 import { ActionError, ConflictNote, useAction } from './conflict.js'
 import { ImportExport } from './import-export.js'
 import type { LiveDocument } from './live-document.js'
@@ -12,7 +14,11 @@ import type { LiveDocument } from './live-document.js'
 /** Above this many characters the text stops following live changes by itself. */
 const FOLLOW_LIMIT = 200_000
 
-export function RawEditor ({ doc, canWrite }: { doc: LiveDocument, canWrite: boolean }) {
+/**
+ * `schemaReadable`: the project has a schema and the user may read it (the owner), so the text
+ * gets its hints; read once when the tab opens (no request at all otherwise, so no 404).
+ */
+export function RawEditor ({ doc, canWrite, schemaReadable }: { doc: LiveDocument, canWrite: boolean, schemaReadable: boolean }) {
   const id = useId()
   const [text, setText] = useState(() => pretty(doc.content))
   const [baseVersion, setBaseVersion] = useState(doc.version ?? 0)
@@ -20,7 +26,14 @@ export function RawEditor ({ doc, canWrite }: { doc: LiveDocument, canWrite: boo
   const [problem, setProblem] = useState<string | null>(null)
   const [saved, setSaved] = useState(false)
   const action = useAction(doc)
-  const area = useRef<HTMLTextAreaElement>(null)
+  const [schema, setSchema] = useState<JsonSchema | null>(null)
+  useEffect(() => {
+    let alive = true
+    // Only hints: without the schema the editor still edits, and the server still checks.
+    readSchema(doc.project, schemaReadable).then(found => { if (alive) setSchema(found) }, () => {})
+    return () => { alive = false }
+  }, [doc, schemaReadable])
+  const area = useRef<{ focus (): void } | null>(null)
   const [, setFrame] = useState(0)
   useEffect(() => doc.onUpdate(() => setFrame(n => n + 1)), [doc])
 
@@ -76,11 +89,9 @@ export function RawEditor ({ doc, canWrite }: { doc: LiveDocument, canWrite: boo
           <button type="button" class="button small ghost" onClick={reload}>{dirty ? 'Discard my text and load the latest' : 'Load the latest'}</button>
         </p>
       )}
-      <label for={`${id}-json`} class="visually-hidden">Content as JSON</label>
-      <textarea id={`${id}-json`} ref={area} class="mono json-area" value={text} readOnly={!canWrite} spellcheck={false}
-        rows={Math.min(30, Math.max(8, text.split('\n', 31).length))}
-        aria-invalid={problem ? true : undefined} aria-describedby={problem ? `${id}-problem` : undefined}
-        onInput={e => { setText(valueOf(e)); setDirty(true); setSaved(false); setProblem(null) }} />
+      <CodeEditor id={`${id}-json`} label="Content as JSON" mode="content" schema={schema} handle={area} text={text} readOnly={!canWrite} rows={8}
+        invalid={problem !== null} describedBy={problem ? `${id}-problem` : undefined}
+        onChange={next => { setText(next); setDirty(true); setSaved(false); setProblem(null) }} />
       <ErrorText id={`${id}-problem`} message={problem} />
       <ActionError action={action} doc={doc} />
       {action.conflict && (

@@ -9,13 +9,19 @@ import { useApp } from '../app-context.js'
 import type { LiveDocument } from '../content/live-document.js'
 import { pretty } from '../json-text.js'
 import { SchemaErrorList } from '../schema-errors.js'
-import { ConfirmButton, EmptyState, ErrorText, Loading, Time, valueOf } from '../ui.js'
+import { CodeEditor } from '../editor/code-editor.js'
+import { ConfirmButton, EmptyState, ErrorText, Loading, Time } from '../ui.js'
 import { parseSchemaText, starterSchema } from './schema-text.js'
 
 /** The stored schema: none, or the one the server has (and, after a save here, who set it when). */
 type Stored = { schema: JsonSchema | null, set: SchemaSet | null }
 
-async function readSchema (project: ProjectClient): Promise<JsonSchema | null> {
+/**
+ * The stored schema, read only when the project says it has one (GET project's hasSchema), so
+ * the page makes no request that answers 404. One removed meanwhile still reads as none.
+ */
+export async function readSchema (project: ProjectClient, hasSchema: boolean): Promise<JsonSchema | null> {
+  if (!hasSchema) return null
   try {
     return await project.getSchema()
   } catch (e) {
@@ -24,11 +30,11 @@ async function readSchema (project: ProjectClient): Promise<JsonSchema | null> {
   }
 }
 
-export function SchemaPanel ({ doc }: { doc: LiveDocument }) {
+export function SchemaPanel ({ doc, hasSchema, onSchema }: { doc: LiveDocument, hasSchema: boolean, onSchema: (hasSchema: boolean) => void }) {
   const { failure, announce } = useApp()
   const project = doc.project
   const id = useId()
-  const area = useRef<HTMLTextAreaElement>(null)
+  const area = useRef<{ focus (): void } | null>(null)
   const [stored, setStored] = useState<Stored | null>(null)
   const [loadError, setLoadError] = useState<string | null>(null)
   /** The text being edited; null while the owner has not started one (no schema yet). */
@@ -40,12 +46,13 @@ export function SchemaPanel ({ doc }: { doc: LiveDocument }) {
 
   useEffect(() => {
     let alive = true
-    readSchema(project).then(schema => {
+    readSchema(project, hasSchema).then(schema => {
       if (!alive) return
       setStored({ schema, set: null })
       setText(schema === null ? null : pretty(schema))
     }, e => { if (alive) setLoadError(failure(e)) })
     return () => { alive = false }
+    // Read once per visit of the tab: hasSchema changing by this panel's own save is no reason to read again.
   }, [project, failure])
 
   if (loadError) return <ErrorText message={loadError} />
@@ -69,6 +76,7 @@ export function SchemaPanel ({ doc }: { doc: LiveDocument }) {
       setStored({ schema: parsed.schema, set })
       setText(pretty(parsed.schema))
       setSaved(true)
+      onSchema(true)
       announce('Schema saved: every write is checked against it from now on.')
     } catch (e) {
       const errors = e instanceof ContentdError && e.code === 'SCHEMA_VIOLATION' ? e.errors ?? [] : null
@@ -86,6 +94,7 @@ export function SchemaPanel ({ doc }: { doc: LiveDocument }) {
       setStored({ schema: null, set: null })
       setText(null)
       setSaved(false)
+      onSchema(false)
       announce('Schema removed: writes are no longer checked.')
     } catch (e) {
       showProblem(failure(e))
@@ -131,11 +140,9 @@ export function SchemaPanel ({ doc }: { doc: LiveDocument }) {
         </p>
       </div>
       <p class="hint">Draft 2020-12, self-contained ($ref inside the schema only). Setting it changes neither the content nor its version; if the content does not match it, nothing is stored.</p>
-      <label for={`${id}-schema`} class="visually-hidden">Schema as JSON</label>
-      <textarea id={`${id}-schema`} ref={area} class="mono json-area" value={text} spellcheck={false}
-        rows={Math.min(30, Math.max(10, text.split('\n', 31).length))}
-        aria-invalid={problem ? true : undefined} aria-describedby={problem ? `${id}-problem` : undefined}
-        onInput={e => { setText(valueOf(e)); setSaved(false); setProblem(null); setViolations(null) }} />
+      <CodeEditor id={`${id}-schema`} label="Schema as JSON" mode="schema" handle={area} text={text} rows={10}
+        invalid={problem !== null} describedBy={problem ? `${id}-problem` : undefined}
+        onChange={next => { setText(next); setSaved(false); setProblem(null); setViolations(null) }} />
       {problem && (
         <div id={`${id}-problem`} class="field-error schema-problem" role="alert">
           <p>{problem}</p>

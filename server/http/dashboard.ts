@@ -2,24 +2,34 @@
 //   /                  public/index.html, with an import map written in at start-up
 //   /console/…         the console's modules, compiled from console/ by the server's own build
 //   /shared/…          the compiled shared modules: the SDK (contentd/client) and what it uses
-//   /vendor/…          the few browser modules the console needs from node_modules (Preact)
+//   /vendor/…          the browser modules the console needs from node_modules: Preact, and
+//                      CodeMirror's packages (vendor-modules.ts finds them by their imports),
+//                      which only the editors load, with import() (console/editor/)
 //   anything else      public/ (the stylesheet)
 // The one bare import of the SDK, socket.io-client, maps to the ESM client that Socket.IO
 // serves itself, so it always matches the server's version.
 //
 // An inline import map is a script as far as Content-Security-Policy goes: the page's
 // response allows exactly that one script by its SHA-256, and otherwise keeps helmet's policy.
-import { createHash } from 'node:crypto'
+// Styles: CodeMirror writes its theme into <style> elements at run time. Rather than helmet's
+// `style-src 'unsafe-inline'`, each page answer carries a fresh nonce, in the policy and in
+// <meta property="csp-nonce">, where the editor reads it (EditorView.cspNonce). Inline style
+// attributes are then refused too; none is needed (SECURITY.md, "The console's policy").
+import { createHash, randomBytes } from 'node:crypto'
 import { existsSync, readFileSync } from 'node:fs'
 import { createRequire } from 'node:module'
 import { basename, dirname, join } from 'node:path'
 import express, { Router, type Response } from 'express'
+import { vendorGraph } from './vendor-modules.js'
 
 /** Bare specifiers the console imports from node_modules, each served from the file npm resolves it to. */
 const VENDOR_SPECIFIERS = ['preact', 'preact/hooks', 'preact/jsx-runtime']
 /** Served by Socket.IO itself (server/realtime), on the same port. */
 const SOCKET_IO_CLIENT = '/socket.io/socket.io.esm.min.js'
 const IMPORT_MAP_SLOT = '<!-- contentd:importmap -->'
+const NONCE_SLOT = '<!-- contentd:nonce -->'
+/** The packages the editors import (console/editor/setup.ts); what they import in turn is found. */
+export const EDITOR_PACKAGES = ['@codemirror/state', '@codemirror/view', '@codemirror/language', '@codemirror/lang-json', '@codemirror/lint', '@codemirror/autocomplete', 'codemirror']
 
 /** The repository root: the nearest folder above this module holding package.json. */
 function projectRoot (): string {
@@ -47,32 +57,42 @@ function vendorModules (): VendorModule[] {
   })
 }
 
-/** The page with its import map, and the Content-Security-Policy source that allows the map. */
-export function consolePage (template: string, vendor: VendorModule[]): { html: string, scriptHash: string } {
+/**
+ * The page with its import map, and the Content-Security-Policy source that allows the map.
+ * `withNonce` fills in one answer's style nonce.
+ */
+export function consolePage (template: string, vendor: VendorModule[]): { withNonce: (nonce: string) => string, scriptHash: string } {
   const imports = Object.fromEntries(vendor.map(m => [m.specifier, m.url]))
   const map = JSON.stringify({ imports: { ...imports, 'socket.io-client': SOCKET_IO_CLIENT } })
-  if (!template.includes(IMPORT_MAP_SLOT)) throw new Error(`public/index.html lacks ${IMPORT_MAP_SLOT}`)
+  for (const slot of [IMPORT_MAP_SLOT, NONCE_SLOT]) if (!template.includes(slot)) throw new Error(`public/index.html lacks ${slot}`)
   const scriptHash = `'sha256-${createHash('sha256').update(map).digest('base64')}'`
-  return { html: template.replace(IMPORT_MAP_SLOT, `<script type="importmap">${map}</script>`), scriptHash }
+  const [before, after] = template.replace(IMPORT_MAP_SLOT, `<script type="importmap">${map}</script>`).split(NONCE_SLOT) as [string, string]
+  return { withNonce: nonce => `${before}<meta property="csp-nonce" nonce="${nonce}">${after}`, scriptHash }
 }
 
-/** helmet's policy (already on the response) with one more allowed script. */
-function allowScript (res: Response, source: string): void {
-  const policy = res.getHeader('Content-Security-Policy')
-  if (typeof policy !== 'string') return
-  res.setHeader('Content-Security-Policy', policy.replace(/(^|;)script-src ([^;]*)/, `$1script-src $2 ${source}`))
+/**
+ * helmet's policy (already on the response) with one more allowed script, and styles from
+ * this origin or carrying the nonce, instead of helmet's `https: 'unsafe-inline'`.
+ */
+export function consolePolicy (policy: string, scriptSource: string, nonce: string): string {
+  return policy
+    .replace(/(^|;)script-src ([^;]*)/, `$1script-src $2 ${scriptSource}`)
+    .replace(/(^|;)style-src [^;]*/, `$1style-src 'self' 'nonce-${nonce}'`)
 }
 
 export function dashboard (): Router {
   const root = projectRoot()
   const router = Router()
   const vendor = vendorModules()
-  const { html, scriptHash } = consolePage(readFileSync(join(root, 'public', 'index.html'), 'utf8'), vendor)
+  const editor = vendorGraph(EDITOR_PACKAGES)
+  const { withNonce, scriptHash } = consolePage(readFileSync(join(root, 'public', 'index.html'), 'utf8'), [...vendor, ...editor.modules])
   const sendPage = (_req: unknown, res: Response) => {
-    allowScript(res, scriptHash)
-    // Always revalidated: it names the modules, and they change with every build.
-    res.setHeader('Cache-Control', 'no-cache')
-    res.type('html').send(html)
+    const nonce = randomBytes(16).toString('base64')
+    const policy = res.getHeader('Content-Security-Policy')
+    if (typeof policy === 'string') res.setHeader('Content-Security-Policy', consolePolicy(policy, scriptHash, nonce))
+    // Never stored: it names the modules (they change with every build) and carries this answer's nonce.
+    res.setHeader('Cache-Control', 'no-store')
+    res.type('html').send(withNonce(nonce))
   }
   router.get(['/', '/index.html'], sendPage)
 
@@ -80,6 +100,7 @@ export function dashboard (): Router {
     router.get(url, (_req, res) => res.sendFile(file))
     if (existsSync(`${file}.map`)) router.get(`${url}.map`, (_req, res) => res.sendFile(`${file}.map`))
   }
+  for (const { name, folder } of editor.packages) router.use(`/vendor/${name}`, express.static(folder, { index: false, fallthrough: false }))
   router.use('/console', express.static(join(root, 'dist', 'console'), { index: false, fallthrough: true }))
   router.use('/shared', express.static(join(root, 'dist', 'shared'), { index: false, fallthrough: true }))
   router.use(express.static(join(root, 'public'), { index: false, fallthrough: true }))

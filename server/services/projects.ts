@@ -13,8 +13,8 @@ import { readPage, type Page, type PageQuery } from './pagination.js'
 // What clients see of projects and members: the shapes of shared/api/projects.ts.
 export type { MemberView, ProjectView }
 
-export function projectView (project: ProjectRecord, role?: ProjectRole): ProjectView {
-  return { username: displayName(project.ownerName), slug: project.slug, name: project.name, createdAt: project.createdAt, version: project.version, ...(role ? { role } : {}) }
+export function projectView (project: ProjectRecord, role?: ProjectRole, hasSchema?: boolean): ProjectView {
+  return { username: displayName(project.ownerName), slug: project.slug, name: project.name, createdAt: project.createdAt, version: project.version, ...(role ? { role } : {}), ...(hasSchema === undefined ? {} : { hasSchema }) }
 }
 
 export function projectRef (project: ProjectRecord): string {
@@ -67,6 +67,11 @@ export class Projects {
     const scope = identity.key?.projectIds ?? null
     const page = await readPage(query, projectPosition, p => this.store.listProjectsForUser(identity.user.id, p, scope), p => ({ ownerName: p.ownerName, slug: p.slug }))
     return { items: page.items.map(p => projectView(p, p.role)), nextCursor: page.nextCursor }
+  }
+
+  /** Whether the project has a schema (GET of one project says so). */
+  async hasSchema (project: ProjectRecord): Promise<boolean> {
+    return (await this.store.getSchema(project.id)) !== null
   }
 
   async delete (project: ProjectRecord): Promise<void> {

@@ -13,7 +13,8 @@ export const project = z.object({
   name: z.string(),
   createdAt: isoTime,
   version: z.number().int().min(0),
-  role: projectRole.optional().meta({ description: "The caller's role; absent only where the server has no caller" })
+  role: projectRole.optional().meta({ description: "The caller's role; absent only where the server has no caller" }),
+  hasSchema: z.boolean().optional().meta({ description: 'Only when reading one project: whether it has a schema (GET …/schema answers it, owner only); lists leave it out' })
 })
 export type ProjectView = z.infer<typeof project>
 

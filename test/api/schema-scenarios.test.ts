@@ -292,6 +292,24 @@ describe('content schema and narrowed keys (docs/design.md §12)', () => {
     expect(after.headers.get('etag')).toBe(before.headers.get('etag'))
   })
 
+  it('GET of the project says whether it has a schema (hasSchema), to every member, so no client asks for a 404', async () => {
+    const hasSchema = async (token: string) => {
+      const r = await call(app.url, 'GET', PROJECT, { token })
+      expect(r.status).toBe(200)
+      return r.body.hasSchema as unknown
+    }
+    await withoutSchema(app.url, fixture)
+    expect(await hasSchema(fixture.ownerSession)).toBe(false)
+    await withSchema(app.url, fixture)
+    expect(await hasSchema(fixture.ownerSession)).toBe(true)
+    expect(await hasSchema(fixture.viewerSession)).toBe(true)
+    await withoutSchema(app.url, fixture)
+    expect(await hasSchema(fixture.editorSession)).toBe(false)
+    // The list stays as it was: one schema read per project would make it cost more.
+    const list = await call(app.url, 'GET', '/api/projects', { token: fixture.ownerSession })
+    expect((list.body.projects as Array<Record<string, unknown>>).every(p => !('hasSchema' in p))).toBe(true)
+  })
+
   it('GET /api/keys lists each key\'s narrowing', async () => {
     const r = await call(app.url, 'GET', '/api/keys', { token: fixture.ownerSession })
     expect(r.status).toBe(200)

@@ -48,6 +48,15 @@ describe.skipIf(!hasChromium)('the console in chromium', () => {
   const shownValue = (path: string) => row(path).locator('.shown').first()
   const checkScreen = async (name: string) => { accessibility[name] = await seriousViolations(page) }
   const versionShown = () => page.locator('.live .version').textContent()
+  /** The JSON editor labelled `label` (CodeMirror, console/editor/), once it has loaded. */
+  const editor = async (label: string) => {
+    await page.locator('.code-editor[data-state="ready"]').waitFor({ timeout: 10_000 })
+    return page.locator(`.cm-content[aria-label="${label}"]`)
+  }
+  /** Its whole text, from CodeMirror's own state (only the lines on screen are in the DOM). */
+  const editorText = (label: string) => page.evaluate(
+    `import('@codemirror/view').then(({ EditorView }) => EditorView.findFromDOM(document.querySelector('.cm-content[aria-label="${label}"]')).state.doc.toString())`
+  ) as Promise<string>
 
   beforeAll(async () => {
     // Webhooks may point at the loopback receiver (docs/webhooks.md, "Where webhooks may point").
@@ -58,6 +67,13 @@ describe.skipIf(!hasChromium)('the console in chromium', () => {
     browser = await launchChromium()
     context = await browser.newContext({ viewport: { width: 1280, height: 800 }, permissions: ['clipboard-read', 'clipboard-write'], colorScheme: 'light' })
     page = await context.newPage()
+    // Every Content-Security-Policy refusal on the page, as the page itself hears of it: kept,
+    // and said as a console error with what was refused (the browser's own message does not say).
+    await page.addInitScript(`document.addEventListener('securitypolicyviolation', e => {
+      const what = e.violatedDirective + ' ' + (e.blockedURI || '') + ' ' + (e.sample || '') + ' at ' + (e.target && e.target.outerHTML ? e.target.outerHTML.slice(0, 200) : '')
+      ;(window.cspRefusals ??= []).push(what)
+      console.error('CSP refusal: ' + what)
+    })`)
     // Well inside the test's own timeout, so a missing element fails with its locator.
     context.setDefaultTimeout(8000)
     page.on('console', message => {
@@ -260,8 +276,8 @@ describe.skipIf(!hasChromium)('the console in chromium', () => {
 
   it('edits the whole document as JSON, with errors shown at the text', async () => {
     await page.getByRole('button', { name: 'JSON', exact: true }).click()
-    const text = page.getByLabel('Content as JSON')
-    expect(JSON.parse(await text.inputValue())).toEqual(await stored())
+    const text = await editor('Content as JSON')
+    expect(JSON.parse(await editorText('Content as JSON'))).toEqual(await stored())
     await text.fill('{"title": "Raw", oops}')
     await page.getByRole('button', { name: 'Save document' }).click()
     await expect.poll(() => page.locator('.raw-editor .field-error').first().textContent()).toContain('Not valid JSON')
@@ -424,8 +440,9 @@ describe.skipIf(!hasChromium)('the console in chromium', () => {
   it('opens a project page and its tabs without a refused or failed request, or a console error', async () => {
     // Issue 34: the console probed four endpoints on every project page (some answered 403
     // or 404 NOT_FOUND, shown in red in the browser's console). Every answer and every
-    // console error counts here, not only script errors. (The Schema tab of a project without
-    // a schema reads it and gets 404 SCHEMA_NOT_FOUND, its way of saying "none": not opened here.)
+    // console error counts here, not only script errors. The Schema tab and the JSON editor of a
+    // project without a schema make no request for it (GET project's hasSchema says there is none),
+    // and CodeMirror's styles pass the page's Content-Security-Policy (their nonce).
     const noise: string[] = []
     const onConsole = (message: { type (): string, text (): string }) => { if (message.type() === 'error' || message.type() === 'warning') noise.push(`console: ${message.text()}`) }
     const onFailed = (request: { url (): string, failure (): { errorText: string } | null }) => noise.push(`failed: ${request.url()} ${request.failure()?.errorText ?? ''}`)
@@ -439,10 +456,13 @@ describe.skipIf(!hasChromium)('the console in chromium', () => {
       await page.goto(`${app.url}/#/${PROJECT}/content`)
       await shownValue('title').waitFor()
       await expect.poll(versionShown).toMatch(/^v\d+$/)
-      for (const [tab, ready] of [['History', '.change'], ['Connect', 'pre'], ['Webhooks', 'text=No webhooks yet'], ['Members', 'text=Add a member'], ['Settings', 'text=Delete this project'], ['Content', '.viewer']] as const) {
+      for (const [tab, ready] of [['History', '.change'], ['Connect', 'pre'], ['Webhooks', 'text=No webhooks yet'], ['Members', 'text=Add a member'], ['Settings', 'text=Delete this project'], ['Schema', 'text=No schema yet: every write is accepted'], ['Content', '.viewer']] as const) {
         await page.getByRole('navigation', { name: `${PROJECT} sections` }).getByRole('link', { name: tab, exact: true }).click()
         await page.locator(ready).first().waitFor()
       }
+      await page.getByRole('button', { name: 'JSON', exact: true }).click()
+      await editor('Content as JSON')
+      await page.getByRole('button', { name: 'Tree', exact: true }).click()
       await page.waitForTimeout(300)
     } finally {
       page.off('console', onConsole)
@@ -450,6 +470,37 @@ describe.skipIf(!hasChromium)('the console in chromium', () => {
       page.off('response', onResponse)
     }
     expect(noise).toEqual([])
+  })
+
+  it('loads CodeMirror only when an editor opens: the first page stays light', async () => {
+    type Loaded = { url: string, bytes: number, encoded: number }
+    const scripts = () => page.evaluate(() => performance.getEntriesByType('resource')
+      .filter(e => /\.m?js$/.test(new URL(e.name).pathname))
+      .map(e => ({ url: new URL(e.name).pathname, bytes: (e as PerformanceResourceTiming).decodedBodySize, encoded: (e as PerformanceResourceTiming).encodedBodySize }))) as Promise<Loaded[]>
+    const total = (list: Loaded[], key: 'bytes' | 'encoded') => list.reduce((sum, e) => sum + e[key], 0)
+    await page.goto('about:blank')
+    const answer = await page.goto(`${app.url}/#/${PROJECT}/content`)
+    // Styles from this origin or with this answer's nonce; no inline style of any other kind.
+    const policy = answer?.headers()['content-security-policy'] ?? ''
+    expect(policy).toMatch(/(^|;)style-src 'self' 'nonce-[A-Za-z0-9+/=]{20,}'(;|$)/)
+    expect(policy).not.toContain('unsafe-inline')
+    await shownValue('title').waitFor()
+    const first = await scripts()
+    expect(first.some(e => e.url.startsWith('/vendor/@codemirror/'))).toBe(false)
+    expect(first.some(e => e.url === '/console/editor/setup.js')).toBe(false)
+    await page.getByRole('button', { name: 'JSON', exact: true }).click()
+    await editor('Content as JSON')
+    const all = await scripts()
+    const editorOnly = all.filter(e => !first.some(f => f.url === e.url))
+    expect(editorOnly.some(e => e.url.startsWith('/vendor/@codemirror/view/'))).toBe(true)
+    expect(editorOnly.some(e => e.url === '/console/editor/setup.js')).toBe(true)
+    // CodeMirror's own styles apply (its <style> carries the nonce): its base theme makes the editor a flex box.
+    expect(await page.locator('.cm-editor').evaluate(el => getComputedStyle(el).display)).toBe('flex')
+    expect(await page.evaluate('window.cspRefusals ?? []')).toEqual([])
+    // Measured, not asserted (docs/console.md, "Editors"): uncompressed module bytes, and as sent.
+    console.log(`console page weight: first page ${first.length} modules, ${total(first, 'bytes')} B (${total(first, 'encoded')} B sent); ` +
+      `the JSON tab adds ${editorOnly.length} modules, ${total(editorOnly, 'bytes')} B (${total(editorOnly, 'encoded')} B sent)`)
+    await page.getByRole('button', { name: 'Tree', exact: true }).click()
   })
 
   it('works from the keyboard alone, with the focus always visible', async () => {
@@ -621,9 +672,9 @@ describe.skipIf(!hasChromium)('the console in chromium', () => {
 
     // The first draft names the content's keys with their types; the content matches it.
     await page.getByRole('button', { name: 'Write a schema' }).click()
-    const text = page.getByLabel('Schema as JSON')
+    const text = await editor('Schema as JSON')
     const content = await stored()
-    expect(Object.keys(JSON.parse(await text.inputValue()).properties)).toEqual(Object.keys(content))
+    expect(Object.keys((JSON.parse(await editorText('Schema as JSON')) as { properties: object }).properties)).toEqual(Object.keys(content))
     const problem = page.locator('.schema-problem')
 
     // Not JSON: said at the text, before any request.
@@ -632,7 +683,7 @@ describe.skipIf(!hasChromium)('the console in chromium', () => {
     await expect.poll(() => problem.textContent()).toContain('Not valid JSON')
     // Its place, said once (Chromium's own message has it too).
     expect((await problem.textContent())?.match(/line \d+,? column \d+/g)).toEqual(['line 1, column 19'])
-    expect(await text.getAttribute('aria-invalid')).toBe('true')
+    await expect.poll(() => text.getAttribute('aria-invalid')).toBe('true')
     // Not a schema (the server says why: 400 INVALID_SCHEMA); nothing stored.
     await text.fill('{"type": "objekt"}')
     await page.getByRole('button', { name: 'Save schema' }).click()
@@ -657,7 +708,7 @@ describe.skipIf(!hasChromium)('the console in chromium', () => {
     expect(await problem.count()).toBe(0)
     expect(await page.locator('.schema-state').textContent()).toContain(`set by @${USER}`)
     expect((await schemaStored()).body).toEqual(schema)
-    expect(JSON.parse(await text.inputValue())).toEqual(schema)
+    expect(JSON.parse(await editorText('Schema as JSON'))).toEqual(schema)
     await checkScreen('schema')
     await screenshot(page, 'console-schema', { docName: 'console-schema' })
 
@@ -678,9 +729,28 @@ describe.skipIf(!hasChromium)('the console in chromium', () => {
     // Escape closes the editor; the value is still the stored one.
     await page.getByRole('button', { name: 'Edit stats.visits' }).waitFor()
 
+    // The JSON tab helps from the schema (console/editor/schema-assist.ts): a hint at a member
+    // of the wrong type, and the keys the schema names for the object the cursor is in.
+    await page.getByRole('button', { name: 'JSON', exact: true }).click()
+    const json = await editor('Content as JSON')
+    await json.fill('{"title": 5, "stats": {}}')
+    await expect.poll(() => page.locator('.cm-lintRange-warning').first().textContent(), { timeout: 10_000 }).toBe('"title"')
+    await page.keyboard.press('End')
+    await page.keyboard.press('ArrowLeft')
+    await page.keyboard.press('ArrowLeft')
+    await page.keyboard.press('Control+Space')
+    const offered = page.locator('.cm-tooltip-autocomplete li')
+    await expect.poll(() => offered.allTextContents(), { timeout: 10_000 }).toEqual([expect.stringContaining('visits')])
+    // Clicked: CodeMirror ignores Enter for a moment after the list opens (interactionDelay), against accidents.
+    await offered.first().click()
+    await expect.poll(() => editorText('Content as JSON')).toBe('{"title": 5, "stats": {"visits"}}')
+    await checkScreen('content, JSON with schema help')
+    await page.getByRole('button', { name: 'Tree', exact: true }).click()
+
     // Removing it (after a confirmation): writes are no longer checked.
     await page.goto(`${app.url}/#/${PROJECT}/schema`)
-    await expect.poll(async () => JSON.parse(await text.inputValue())).toEqual(schema)
+    await editor('Schema as JSON')
+    await expect.poll(async () => JSON.parse(await editorText('Schema as JSON')) as unknown, { timeout: 10_000 }).toEqual(schema)
     await page.getByRole('button', { name: 'Remove the schema' }).click()
     await page.getByRole('group', { name: /^Remove the schema/ }).getByRole('button', { name: 'Remove', exact: true }).click()
     await page.getByText('No schema yet: every write is accepted').waitFor()
@@ -777,7 +847,8 @@ describe.skipIf(!hasChromium)('the console in chromium', () => {
     expect(sent).toEqual([{ url: `${app.url}${OTHER}/content`, ifMatch: expect.stringMatching(/^"\d+"$/) }])
     // The text follows the live copy, which learns of the update from the change feed; the
     // HTTP answer (which showed the note above) may arrive before that event does.
-    await expect.poll(async () => JSON.parse(await page.getByLabel('Content as JSON').inputValue()) as unknown, { timeout: 10_000 }).toEqual(imported)
+    await editor('Content as JSON')
+    await expect.poll(async () => JSON.parse(await editorText('Content as JSON')) as unknown, { timeout: 10_000 }).toEqual(imported)
   })
 
   it('deletes a project only after its name is typed', async () => {

@@ -27,8 +27,9 @@ export function projectRoutes (api: RouteScope, projects: Projects, bodyLimitByt
   /** Only the owner, signed in with a session, manages a project. */
   const ownerSession = ownerOnly(projects)
 
-  api.get('/:username/:projectSlug', projectAccess(projects, 'read'), (_req, res) => {
-    res.json(projectView(projectOf(res), context(res).role))
+  api.get('/:username/:projectSlug', projectAccess(projects, 'read'), async (_req, res) => {
+    const project = projectOf(res)
+    res.json(projectView(project, context(res).role, await projects.hasSchema(project)))
   })
 
   api.delete('/:username/:projectSlug', ownerSession, async (_req, res) => {
