@@ -11,11 +11,15 @@ import type { Json, JsonObject } from '../../../shared/json.js'
 import { entryOf, type ChangeParts } from '../change-entry.js'
 import { PageBudget, projectMemberOf } from '../change-pages.js'
 import { CHECKPOINT_ENTRIES, CHECKPOINT_MIN_BYTES } from '../history-policy.js'
-import type { EntryJson } from '../types.js'
+import type { EntryJson, LoggedIdempotencyKey } from '../types.js'
 import { CONTENT_FIELD } from './translate.js'
 
-/** One entry of the `changes` collection: the §9 entry without `project`, keyed by (projectId, version). */
-export type ChangeDoc = Omit<ChangeEntry, 'project'> & { projectId: string }
+/**
+ * One entry of the `changes` collection: the §9 entry without `project`, keyed by (projectId,
+ * version). `idempotency`: the request's Idempotency-Key (docs/design.md §19), never part of
+ * the entry that readers get (entryOfChangeDoc leaves it out).
+ */
+export type ChangeDoc = Omit<ChangeEntry, 'project'> & { projectId: string, idempotency?: LoggedIdempotencyKey }
 
 /** One checkpoint: the content at `version`; null when that version's change (update, revert) holds it. */
 export interface CheckpointDoc {
