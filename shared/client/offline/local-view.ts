@@ -18,7 +18,11 @@ export function localOperationOf (write: Pick<QueuedWrite, 'method' | 'suffix' |
   const name = write.suffix.replace(/^\//, '')
   if (name === '') return operationOfChange({ op: 'update', value: body as JsonObject })
   if (name === 'revert' || Array.isArray(body)) return null
-  if (name === 'batch') return operationOfChange({ op: 'batch', operations: body.operations as never })
+  if (name === 'batch') {
+    // Requests may leave out an amount of 1; change entries, which operationOfChange reads, never do.
+    const operations = (body.operations as Array<Record<string, Json>>).map(o => (o.op === 'increment' || o.op === 'decrement') && o.value === undefined ? { ...o, value: 1 } : o)
+    return operationOfChange({ op: 'batch', operations: operations as never })
+  }
   const amount = name === 'increment' || name === 'decrement' ? body.value ?? 1 : body.value
   return operationOfChange({ op: name as 'set', path: String(body.path), value: amount as Json, ...(typeof body.index === 'number' ? { index: body.index } : {}) })
 }
