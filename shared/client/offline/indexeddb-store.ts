@@ -2,7 +2,9 @@
 // store of keys and values, through the maintained `idb` wrapper. Every put is its own
 // readwrite transaction with `durability: 'strict'` (Chromium's default is relaxed: a
 // transaction may complete before the data is on disk), and resolves when it completes.
-import { openDB, type IDBPDatabase } from 'idb'
+// `idb` is imported when the store is first used: a page that uses the SDK without the
+// offline store needs no import-map entry for it.
+import type { IDBPDatabase } from 'idb'
 import type { Json } from '../../json.js'
 import type { OfflineStore } from './storage.js'
 
@@ -11,7 +13,7 @@ const STORE = 'kv'
 export function indexedDbStore (name = 'contentd-offline'): OfflineStore {
   let db: Promise<IDBPDatabase> | undefined
   const open = () => {
-    db ??= openDB(name, 1, { upgrade (database) { database.createObjectStore(STORE) } })
+    db ??= import('idb').then(({ openDB }) => openDB(name, 1, { upgrade (database) { database.createObjectStore(STORE) } }))
     return db
   }
   return {
