@@ -6,6 +6,8 @@ import type { Json } from '../../json.js'
 import type { OfflineStore } from './storage.js'
 
 type Fs = typeof import('node:fs/promises')
+// Held in a variable, so bundlers building for browsers do not try to resolve it.
+const NODE_FS = 'node:fs/promises'
 
 // Keys become file names: every character but [A-Za-z0-9_-] escaped, so names are portable.
 const fileOf = (key: string) => key.replace(/[^A-Za-z0-9_-]/g, c => '.' + c.charCodeAt(0).toString(16).padStart(4, '0')) + '.json'
@@ -14,7 +16,7 @@ const keyOf = (file: string) => file.slice(0, -'.json'.length).replace(/\.([0-9a
 export function directoryStore (directory: string): OfflineStore {
   let fs: Promise<Fs> | undefined
   const ready = () => {
-    fs ??= import('node:fs/promises').then(async module => { await module.mkdir(directory, { recursive: true }); return module })
+    fs ??= (import(NODE_FS) as Promise<Fs>).then(async module => { await module.mkdir(directory, { recursive: true }); return module })
     return fs
   }
   const path = (file: string) => `${directory}/${file}`
