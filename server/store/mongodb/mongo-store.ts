@@ -33,7 +33,7 @@ import { MongoWebhooks } from './webhooks.js'
 import { MongoIdempotency } from './idempotency.js'
 import { isDuplicateKey, mapDriverError } from './driver-errors.js'
 import {
-  CHANGES_BATCH, changeDocOf, readChangesPage, supportsTransactions, WRITE_RESULT_PROJECTION, type ChangeDoc, type CheckpointDoc
+  CHANGES_BATCH, changeDocOf, loggedChangeOf, loggedIdempotencyQuery, readChangesPage, supportsTransactions, WRITE_RESULT_PROJECTION, type ChangeDoc, type CheckpointDoc
 } from './history.js'
 import { SCHEMA_FIELD } from './schema-condition.js'
 import { runTransaction, settle } from './transaction.js'
@@ -525,13 +525,8 @@ export class MongoStore extends EngineStore implements Store {
   async finishIdempotencyKey (id: IdempotencyId, response: StoredResponse | null): Promise<void> { await this.run(() => this.idempotency.finish(id, response)) }
   deleteExpiredIdempotencyKeys (now: string): Promise<number> { return this.run(() => this.idempotency.deleteExpired(now)) }
   async findLoggedIdempotency (id: IdempotencyId): Promise<LoggedIdempotentChange | null> {
-    // The partial index's own filter ($exists) is repeated so the planner may use it.
-    const doc = await this.run(() => this.changes.findOne(
-      { projectId: id.projectId, 'idempotency.caller': id.caller, 'idempotency.key': id.key, idempotency: { $exists: true } },
-      { sort: { version: -1 }, projection: { _id: 0, version: 1, op: 1, revertedTo: 1, idempotency: 1 }, maxTimeMS: this.timeoutMs }
-    ))
-    if (!doc?.idempotency) return null
-    return { version: doc.version, fingerprint: doc.idempotency.fingerprint, op: doc.op, ...(typeof doc.revertedTo === 'number' ? { revertedTo: doc.revertedTo } : {}) }
+    const { filter, sort, projection } = loggedIdempotencyQuery(id)
+    return loggedChangeOf(await this.run(() => this.changes.findOne(filter, { sort, projection, maxTimeMS: this.timeoutMs })))
   }
 
   // ---- the whole instance (instance-dump.ts; docs/design.md §18) ---------------------
