@@ -51,7 +51,7 @@ const serverContent = async (path: string, token: string) => {
 }
 
 describe('offline-first SDK', { timeout: 90_000 }, () => {
-  it('200 writes made with the server down land exactly once after a restart, answers lost on the way included', async () => {
+  it('200 writes made with the server down land exactly once after restarts of the app and the server, answers lost on the way included', async () => {
     const { key, path } = await ownerWithProject(server.url, 'offa')
     const dir = tempDir()
     const store = directoryStore(dir)
@@ -75,8 +75,11 @@ describe('offline-first SDK', { timeout: 90_000 }, () => {
     await until(() => live.content?.n === 200, 'the local copy shows the 200 writes')
     expect(live.version).toBe(0)
     expect((await serverContent(path, key)).version).toBe(0)
-    // The app stops with its writes unsent (their promises never settle in this run).
+    // The app stops with its writes unsent (their promises never settle in this run), and the
+    // server is stopped and started again on its data meanwhile.
     await first.close()
+    await server.stop()
+    server = await startServerProcess({ dataDir: server.dataDir, port: server.port })
 
     // The app starts again, with the same store: the writes go out once the network is back,
     // and one cut half-way loses answers of writes the server applied.
