@@ -117,7 +117,8 @@ describe('offline-first SDK', { timeout: 90_000 }, () => {
     proxy.cut()
     const second = offlineClient(key, { store: directoryStore(dir) })
     const shown: Array<{ content: JsonObject, version: number }> = []
-    const view = second.project('@offb/demo').subscribe((content, version) => shown.push({ content: structuredClone(content), version }))
+    const changes: number[] = []
+    const view = second.project('@offb/demo').subscribe((content, version) => shown.push({ content: structuredClone(content), version }), { onChange: change => changes.push(change.version) })
     await view.ready
     // Shown from the store while the server cannot be reached.
     expect(shown[0]).toEqual({ content: { title: 'kept', items: [1, 2, 3] }, version: 1 })
@@ -127,6 +128,7 @@ describe('offline-first SDK', { timeout: 90_000 }, () => {
     await until(() => view.version === 2, 'version 2 after the reconnect', 15_000)
     expect(view.content).toEqual({ title: 'kept', items: [1, 2, 3, 4] })
     expect(view.snapshots).toBe(0)
+    expect(changes).toEqual([2])
   })
 
   it('refused writes (a failed test, a stale If-Match) are removed, undone and reported with the changes in between; later writes land', async () => {

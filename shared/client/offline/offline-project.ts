@@ -75,6 +75,8 @@ export class OfflineProject {
   private latest: ServerState | undefined
   private view: JsonObject | undefined
   private readonly listeners = new Set<ContentListener>()
+  /** The subscribers' onChange and onError, told of the server subscription's changes and failure. */
+  private readonly subscriberOptions = new Set<SubscribeOptions>()
   /** Acknowledged writes whose change the server state has not shown yet. */
   private acknowledged: Array<{ write: QueuedWrite, version: number }> = []
   private readonly waiters = new Map<number, { resolve: (result: WriteResult) => void, reject: (error: unknown) => void }>()
@@ -113,8 +115,11 @@ export class OfflineProject {
       this.recompute()
     }
     // The server's state from here on: resumed from the kept copy's version when there is one.
-    this.subscription = this.live.subscribe(this.ref, (content, version) => this.serverChanged(content, version),
-      kept ? { from: { content: kept.content, version: kept.version } } : {})
+    this.subscription = this.live.subscribe(this.ref, (content, version) => this.serverChanged(content, version), {
+      ...(kept ? { from: { content: kept.content, version: kept.version } } : {}),
+      onChange: change => { for (const options of [...this.subscriberOptions]) options.onChange?.(change) },
+      onError: error => { for (const options of [...this.subscriberOptions]) options.onError?.(error) }
+    })
     this.stopListening.push(this.live.onConnection(state => { if (state === 'online') this.sendNow() }))
     const target = globalThis as { addEventListener?: (event: string, listener: () => void) => void, removeEventListener?: (event: string, listener: () => void) => void }
     if (typeof target.addEventListener === 'function') {
@@ -152,8 +157,11 @@ export class OfflineProject {
   }
 
   /** The local copy, now and after every change (a local write, or the server's). */
-  subscribe (onContent: ContentListener, _options: SubscribeOptions = {}): Subscription {
+  subscribe (onContent: ContentListener, options: SubscribeOptions = {}): Subscription {
     this.listeners.add(onContent)
+    // Its own object: one listener's options are removed with its close() alone.
+    const own = { ...options }
+    this.subscriberOptions.add(own)
     const view = () => this.view
     const basis = () => this.basis
     const live = () => this.subscription
@@ -175,7 +183,7 @@ export class OfflineProject {
       get version () { return basis()?.version },
       get snapshots () { return live()?.snapshots ?? 0 },
       get resumes () { return live()?.resumes ?? 0 },
-      close: () => { this.listeners.delete(onContent) }
+      close: () => { this.listeners.delete(onContent); this.subscriberOptions.delete(own) }
     }
   }
 
