@@ -22,7 +22,7 @@ import type { PathOperation } from '../../shared/operations.js'
 import { prepareUndo } from '../../shared/undo.js'
 import type { ContentSchema } from '../schema/content-schema.js'
 import { changePartsOf, entryOf, projectRefOf, serializeEntry, type ChangeParts } from '../store/change-entry.js'
-import type { ApplyOptions, ProjectRecord, StoreOperation } from '../store/types.js'
+import type { ApplyOptions, LoggedIdempotencyKey, ProjectRecord, StoreOperation } from '../store/types.js'
 import { preconditionsHold } from '../store/version-condition.js'
 
 /** The project's content at its current version, as the store read it inside its atomic step. */
@@ -71,6 +71,8 @@ export interface PreparedChange extends ResolvedChange {
   actor: Actor
   /** The entry as listeners get it (`project` first), built now: later writes of a group cannot alter it. */
   entry: ChangeEntry
+  /** The request's Idempotency-Key, which the store writes beside the entry, never in it (docs/design.md §19). */
+  idempotency?: LoggedIdempotencyKey
 }
 
 /** A revert becomes the replacement of the content by the content at its version. */
@@ -92,7 +94,9 @@ export function resolveChange (operation: StoreOperation, context: Pick<CommitCo
  */
 export function prepareChange (project: ProjectRecord, current: CurrentContent, operation: StoreOperation, options: ApplyOptions, context: CommitContext, contentLimitBytes: number): PreparedChange {
   if (!preconditionsHold(options, current.version)) throw new ContentdError('PRECONDITION_FAILED')
-  return applyResolved(projectRefOf(project), current, resolveChange(operation, context), options.actor, context, contentLimitBytes)
+  const change = applyResolved(projectRefOf(project), current, resolveChange(operation, context), options.actor, context, contentLimitBytes)
+  if (options.idempotency) change.idempotency = options.idempotency
+  return change
 }
 
 /** prepareChange after the preconditions, for a change already resolved; `projectRef` ("@alice/demo") goes in the entry. */

@@ -1,7 +1,7 @@
 // What earlier middleware learned about a request, kept in res.locals with types.
 import type { Response } from 'express'
 import type { ErrorCode } from '../../shared/errors.js'
-import type { ProjectRecord, ProjectRole } from '../store/types.js'
+import type { LoggedIdempotencyKey, ProjectRecord, ProjectRole } from '../store/types.js'
 import type { Identity } from '../services/identity.js'
 
 export interface RequestContext {
@@ -11,6 +11,8 @@ export interface RequestContext {
   project?: ProjectRecord
   /** The caller's role in `project`, as the access check found it. */
   role?: ProjectRole
+  /** Set by the idempotency middleware: the key the write's change log entry remembers (docs/design.md §19). */
+  idempotency?: LoggedIdempotencyKey
 }
 
 export function context (res: Response): RequestContext {

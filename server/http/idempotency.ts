@@ -17,7 +17,8 @@ import { systemClock, type Clock } from '../clock.js'
 import { usageBucketMs } from '../store/idempotency-usage.js'
 import type { IdempotencyId, Store, StoredResponse } from '../store/types.js'
 import { identityOf } from './auth-middleware.js'
-import { projectOf } from './context.js'
+import { context, projectOf } from './context.js'
+import { loggedAnswer } from './logged-replay.js'
 
 export const IDEMPOTENCY_KEY_HEADER = 'Idempotency-Key'
 export const REPLAYED_HEADER = 'Idempotent-Replayed'
@@ -114,6 +115,25 @@ export function idempotency (store: Store, ttlMs: number, maxPerUser: number, no
       replay(res, found.response)
       return
     }
+    // No live answer: the change log may still know the key (docs/design.md §19), so a retry
+    // after IDEMPOTENCY_TTL is not applied twice. The claim, held meanwhile, keeps a second
+    // retry out until this one is answered.
+    const logged = await store.findLoggedIdempotency(id).catch(async (error: unknown) => {
+      await store.finishIdempotencyKey(id, null)
+      throw error
+    })
+    if (logged) {
+      if (logged.fingerprint !== fingerprint) {
+        await store.finishIdempotencyKey(id, null)
+        throw new ContentdError('IDEMPOTENCY_KEY_REUSED')
+      }
+      const response = loggedAnswer(logged)
+      // Kept again for IDEMPOTENCY_TTL: further retries are answered without the log.
+      await store.finishIdempotencyKey(id, response)
+      replay(res, response)
+      return
+    }
+    context(res).idempotency = { caller: id.caller, key, fingerprint }
     recordAnswer(req, res, store, id)
     next()
   }

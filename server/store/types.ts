@@ -126,6 +126,27 @@ export interface ApplyOptions {
   ifNoneMatch?: VersionCondition
   /** Who makes the change: recorded in its log entry (docs/design.md §9). */
   actor: Actor
+  /**
+   * The request's Idempotency-Key, remembered beside the change's log entry (never in it) so a
+   * retry after the key's stored answer expired is still known as applied (docs/design.md §19).
+   */
+  idempotency?: LoggedIdempotencyKey
+}
+
+/** An Idempotency-Key as the change log remembers it (docs/design.md §19): who, which key, which request. */
+export interface LoggedIdempotencyKey {
+  caller: string
+  key: string
+  fingerprint: string
+}
+
+/** The logged change a key made (docs/design.md §19): enough to answer a retry as the first answer did. */
+export interface LoggedIdempotentChange {
+  fingerprint: string
+  version: number
+  op: string
+  /** A revert's target version (its answer names it). */
+  revertedTo?: number
 }
 
 /**
@@ -398,6 +419,11 @@ export interface IdempotencyStorage {
   finishIdempotencyKey (id: IdempotencyId, response: StoredResponse | null): Promise<void>
   /** Deletes the records expired at `now`; resolves with how many. */
   deleteExpiredIdempotencyKeys (now: string): Promise<number>
+  /**
+   * The change still in the project's log that was made under this Idempotency-Key by this
+   * caller (docs/design.md §19), or null: the newest one, found through an index.
+   */
+  findLoggedIdempotency (id: IdempotencyId): Promise<LoggedIdempotentChange | null>
 }
 
 /** The whole instance, for export and import (docs/design.md §18). */

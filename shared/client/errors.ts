@@ -12,6 +12,8 @@ export type ClientErrorCode =
   | 'UNEXPECTED_RESPONSE'
   /** The socket connection or a subscription failed without a catalogued code. */
   | 'REALTIME_ERROR'
+  /** The offline outbox is at its limit of writes or bytes (docs/sdk.md#offline); nothing was queued. */
+  | 'OUTBOX_FULL'
 
 export class ContentdClientError extends Error {
   /** HTTP status; 0 when no HTTP answer was received. */

@@ -17,6 +17,7 @@ import { Http, type FetchLike } from './http.js'
 import { parseProjectRef } from './project-ref.js'
 import { ProjectClient } from './project.js'
 import { LiveContent, type ConnectionListener, type ConnectionState } from './realtime.js'
+import { OfflineProject, type OfflineOptions } from './offline/offline-project.js'
 
 export interface ClientOptions {
   /** Where contentd runs, e.g. "https://content.example.com". */
@@ -27,6 +28,12 @@ export interface ClientOptions {
   fetch?: FetchLike
   /** Extra socket.io-client options for subscriptions (e.g. { transports: ['websocket'] }). */
   socketOptions?: Record<string, unknown>
+  /**
+   * Offline first (docs/sdk.md#offline): writes go to a durable outbox and the local copy at
+   * once, and are sent exactly once when the server can be reached; the copy is kept in
+   * `store` and shown on the next start before the network answers.
+   */
+  offline?: OfflineOptions
 }
 
 export interface ContentdClient {
@@ -55,8 +62,8 @@ export interface ContentdClient {
   readonly connection: ConnectionState
   /** Calls `listener` with every new connection state; returns the function that stops it. */
   onConnection (listener: ConnectionListener): () => void
-  /** Ends the realtime connection and every subscription. */
-  close (): void
+  /** Ends the realtime connection and every subscription (offline: keeps the copies first; await it to be sure they are kept). */
+  close (): Promise<void>
 }
 
 export function createClient (options: ClientOptions): ContentdClient {
@@ -64,8 +71,21 @@ export function createClient (options: ClientOptions): ContentdClient {
   const http = new Http(options)
   const live = new LiveContent({ baseUrl: http.baseUrl, token: options.token, socketOptions: options.socketOptions })
   const account = new AccountRequests(http)
+  // One outbox and local copy per project, whichever ProjectClient asks.
+  const offlineProjects = new Map<string, OfflineProject>()
+  const offline = options.offline
+  const offlineFor = offline === undefined
+    ? undefined
+    : (ref: string) => (base: string) => {
+        let project = offlineProjects.get(ref)
+        if (!project) { project = new OfflineProject(ref, http, live, base, offline); offlineProjects.set(ref, project) }
+        return project
+      }
   return {
-    project: ref => new ProjectClient(http, live, parseProjectRef(ref)),
+    project: ref => {
+      const parsed = parseProjectRef(ref)
+      return new ProjectClient(http, live, parsed, offlineFor?.(parsed.ref))
+    },
     me: () => account.me(),
     projects: () => account.projects(),
     signup: (username, password) => account.signup(username, password),
@@ -78,7 +98,11 @@ export function createClient (options: ClientOptions): ContentdClient {
     revokeKey: id => account.revokeKey(id),
     get connection () { return live.connection },
     onConnection: listener => live.onConnection(listener),
-    close: () => live.close()
+    close: () => {
+      // Without offline projects the connection ends now, as it always did.
+      if (offlineProjects.size === 0) { live.close(); return Promise.resolve() }
+      return Promise.all([...offlineProjects.values()].map(project => project.close())).then(() => live.close())
+    }
   }
 }
 
@@ -98,3 +122,8 @@ export type { ChangeEvent, ChangeEntry } from '../events.js'
 export type { ErrorCode, SchemaError } from '../errors.js'
 export type { Json, JsonObject } from '../json.js'
 export type JsonValue = Json
+export { memoryStore, type OfflineStore } from './offline/storage.js'
+export { directoryStore } from './offline/directory-store.js'
+export { indexedDbStore } from './offline/indexeddb-store.js'
+export type { OfflineOptions, OfflineProject, RejectedWrite } from './offline/offline-project.js'
+export type { QueuedWrite } from './offline/outbox.js'

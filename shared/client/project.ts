@@ -20,6 +20,7 @@ import { readAllPages } from './pages.js'
 import type { ProjectPresence } from './presence.js'
 import type { ProjectRef } from './project-ref.js'
 import type { LiveContent } from './realtime.js'
+import type { OfflineProject } from './offline/offline-project.js'
 import type { Subscription, SubscribeOptions, ContentListener } from './subscription.js'
 
 export interface WriteResult {
@@ -88,11 +89,18 @@ export class ProjectClient {
   private readonly base: string
   private readonly schemaUrl: string
 
-  constructor (private readonly http: Http, private readonly live: LiveContent, project: ProjectRef) {
+  /**
+   * With `createClient({ offline })`: this project's outbox and local copy (docs/sdk.md#offline);
+   * every write and subscription goes through it. Undefined otherwise.
+   */
+  readonly offline: OfflineProject | undefined
+
+  constructor (private readonly http: Http, private readonly live: LiveContent, project: ProjectRef, offline?: (base: string) => OfflineProject) {
     this.ref = project.ref
     this.projectBase = `/api/@${project.owner}/${encodeURIComponent(project.slug)}`
     this.base = `${this.projectBase}/content`
     this.schemaUrl = `${this.projectBase}/schema`
+    this.offline = offline?.(this.base)
   }
 
   /** The project's details, with the caller's role (read access). */
@@ -232,6 +240,8 @@ export class ProjectClient {
    * every change, applied locally in version order. Gaps and reconnects re-subscribe.
    */
   subscribe (onContent: ContentListener, options: SubscribeOptions = {}): Subscription {
+    // Offline first: the local copy, the server's state plus the pending writes (docs/design.md §19).
+    if (this.offline) return this.offline.subscribe(onContent, options)
     return this.live.subscribe(this.ref, onContent, options)
   }
 
@@ -267,6 +277,8 @@ export class ProjectClient {
   }
 
   private async write (suffix: string, body: unknown, options: WriteOptions = {}, method: 'POST' | 'PATCH' = 'POST'): Promise<WriteResult> {
+    // Offline first: into the durable outbox with a key of its own, sent in order (docs/design.md §19).
+    if (this.offline) return this.offline.enqueue(method, suffix, body as Json, options)
     const headers: Record<string, string> = {}
     if (options.ifVersion !== undefined) headers['if-match'] = `"${options.ifVersion}"`
     if (method === 'PATCH') headers['content-type'] = 'application/json-patch+json'

@@ -80,6 +80,8 @@ export class LiveContent {
     set.add(copy)
     // Not before subscribe() has returned: listeners may refer to the subscription.
     if (live) queueMicrotask(() => copy.startFrom(live))
+    // A copy started from a kept one (SubscribeOptions.from) asks only for what it missed.
+    else if (copy.version !== undefined) copy.resume()
     else copy.resync()
   }
 

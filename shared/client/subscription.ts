@@ -34,6 +34,12 @@ export interface SubscribeOptions {
    * connection was refused. It is not retried after this.
    */
   onError?: (error: ContentdClientError) => void
+  /**
+   * Start from a copy kept earlier (the offline store's, docs/design.md §19): the copy begins
+   * with this content and version and asks only for the changes after it (a snapshot when
+   * the server no longer has them).
+   */
+  from?: { content: JsonObject, version: number }
 }
 
 export interface Subscription {
@@ -90,6 +96,11 @@ export class LiveCopy implements Subscription {
     })
     // Nobody has to await `ready`; an unobserved refusal must not crash the process.
     this.ready.catch(() => {})
+    if (options.from && keepsContent) {
+      this.doc = structuredClone(options.from.content)
+      this.currentVersion = options.from.version
+      this.waiting = false
+    }
   }
 
   get content (): JsonObject | undefined { return this.doc }
@@ -154,6 +165,8 @@ export class LiveCopy implements Subscription {
     if (this.currentVersion !== version) { this.resync(); return }
     if (more) { this.request(version); return }
     this.resumed += 1
+    // A copy that started from a kept one (options.from) is ready once it caught up.
+    this.settleReady()
     for (const change of held.sort((a, b) => a.version - b.version)) this.receive(change)
   }
 

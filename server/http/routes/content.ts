@@ -22,7 +22,7 @@ import type { ApplyOptions, Store, StoreOperation } from '../../store/types.js'
 import { etagFor, parseVersionCondition, versionMatches } from '../../store/version-condition.js'
 import { identityOf } from '../auth-middleware.js'
 import { jsonBody } from '../body.js'
-import { projectOf } from '../context.js'
+import { context, projectOf } from '../context.js'
 import { sendContentJson } from '../encoded-content.js'
 import { constantJson } from '../fast-path.js'
 import { changesPageBody } from '../../store/change-pages.js'
@@ -78,6 +78,8 @@ export function contentRoutes (api: RouteScope, store: Store, projects: Projects
     const identity = identityOf(res)
     requireOperationScope(identity.key, operation)
     const options: ApplyOptions = { actor: actorOf(identity) }
+    const { idempotency: key } = context(res)
+    if (key) options.idempotency = key
     // Checked by the store against the version it changes, atomically (docs/design.md §13b):
     // a failing If-Match, or an If-None-Match that matches, is 412 and changes nothing.
     const { 'if-match': ifMatch, 'if-none-match': ifNoneMatch } = req.headers

@@ -11,11 +11,15 @@ import type { Json, JsonObject } from '../../../shared/json.js'
 import { entryOf, type ChangeParts } from '../change-entry.js'
 import { PageBudget, projectMemberOf } from '../change-pages.js'
 import { CHECKPOINT_ENTRIES, CHECKPOINT_MIN_BYTES } from '../history-policy.js'
-import type { EntryJson } from '../types.js'
+import type { EntryJson, IdempotencyId, LoggedIdempotencyKey, LoggedIdempotentChange } from '../types.js'
 import { CONTENT_FIELD } from './translate.js'
 
-/** One entry of the `changes` collection: the §9 entry without `project`, keyed by (projectId, version). */
-export type ChangeDoc = Omit<ChangeEntry, 'project'> & { projectId: string }
+/**
+ * One entry of the `changes` collection: the §9 entry without `project`, keyed by (projectId,
+ * version). `idempotency`: the request's Idempotency-Key (docs/design.md §19), never part of
+ * the entry that readers get (entryOfChangeDoc leaves it out).
+ */
+export type ChangeDoc = Omit<ChangeEntry, 'project'> & { projectId: string, idempotency?: LoggedIdempotencyKey }
 
 /** One checkpoint: the content at `version`; null when that version's change (update, revert) holds it. */
 export interface CheckpointDoc {
@@ -114,4 +118,22 @@ export async function readChangesPage (cursor: AsyncIterable<ChangeDoc> & { clos
   } finally {
     await cursor.close()
   }
+}
+
+/**
+ * The look-up of a remembered Idempotency-Key (docs/design.md §19): the newest change the
+ * caller made under the key. The partial index's own condition ($exists) is repeated so the
+ * planner may use that index. `loggedChangeOf` reads the answer.
+ */
+export function loggedIdempotencyQuery (id: IdempotencyId): { filter: Document, sort: Document, projection: Document } {
+  return {
+    filter: { projectId: id.projectId, 'idempotency.caller': id.caller, 'idempotency.key': id.key, idempotency: { $exists: true } },
+    sort: { version: -1 },
+    projection: { _id: 0, version: 1, op: 1, revertedTo: 1, idempotency: 1 }
+  }
+}
+
+export function loggedChangeOf (doc: Pick<ChangeDoc, 'version' | 'op' | 'revertedTo' | 'idempotency'> | null): LoggedIdempotentChange | null {
+  if (!doc?.idempotency) return null
+  return { version: doc.version, fingerprint: doc.idempotency.fingerprint, op: doc.op, ...(typeof doc.revertedTo === 'number' ? { revertedTo: doc.revertedTo } : {}) }
 }

@@ -19,7 +19,7 @@ import { schemaViolation, type ContentSchema } from '../../schema/content-schema
 import { SchemaCache } from '../../schema/schema-cache.js'
 import type {
   ApiKeyRecord, ChangesJsonPage, ContentSnapshot, HistoryOptions, IdempotencyClaim, IdempotencyId,
-  IdempotencyState, KeyPosition, ListedApiKey, MemberRecord, MemberRole, PageRequest, Permission, ProjectPosition, ProjectRecord, ProjectRole,
+  IdempotencyState, LoggedIdempotentChange, KeyPosition, ListedApiKey, MemberRecord, MemberRole, PageRequest, Permission, ProjectPosition, ProjectRecord, ProjectRole,
   SchemaRecord, SessionRecord, Store, StoredResponse, UserRecord
 } from '../types.js'
 import { projectRefOf } from '../change-entry.js'
@@ -33,7 +33,7 @@ import { MongoWebhooks } from './webhooks.js'
 import { MongoIdempotency } from './idempotency.js'
 import { isDuplicateKey, mapDriverError } from './driver-errors.js'
 import {
-  CHANGES_BATCH, changeDocOf, readChangesPage, supportsTransactions, WRITE_RESULT_PROJECTION, type ChangeDoc, type CheckpointDoc
+  CHANGES_BATCH, changeDocOf, loggedChangeOf, loggedIdempotencyQuery, readChangesPage, supportsTransactions, WRITE_RESULT_PROJECTION, type ChangeDoc, type CheckpointDoc
 } from './history.js'
 import { SCHEMA_FIELD } from './schema-condition.js'
 import { runTransaction, settle } from './transaction.js'
@@ -198,6 +198,8 @@ export class MongoStore extends EngineStore implements Store {
         this.members.createIndex({ projectId: 1, userId: 1 }, { unique: true }),
         this.members.createIndex({ userId: 1 }),
         this.changes.createIndex({ projectId: 1, version: 1 }, { unique: true }),
+        // Remembered Idempotency-Keys (docs/design.md §19): only keyed changes are in it.
+        this.changes.createIndex({ projectId: 1, 'idempotency.caller': 1, 'idempotency.key': 1, version: -1 }, { partialFilterExpression: { idempotency: { $exists: true } } }),
         this.checkpoints.createIndex({ projectId: 1, version: 1 }, { unique: true }),
         this.webhooks.createIndexes(),
         this.idempotency.indexes()
@@ -434,6 +436,7 @@ export class MongoStore extends EngineStore implements Store {
     }
     const entry = changeDocOf(write.projectId, write.version, write.parts, write.value, write.at, write.actor) as ChangeDoc & { _id: ObjectId }
     entry._id = new ObjectId()
+    if (write.idempotency) entry.idempotency = write.idempotency
     const outcome = await this.client.withSession(session => runTransaction(session, this.transactionOptions, async () => {
       const updated = await this.projects.findOneAndUpdate(write.filter, write.update, {
         session, returnDocument: 'after', projection: WRITE_RESULT_PROJECTION, maxTimeMS: this.timeoutMs
@@ -521,6 +524,10 @@ export class MongoStore extends EngineStore implements Store {
   claimIdempotencyKey (claim: IdempotencyClaim): Promise<IdempotencyState> { return this.run(() => this.idempotency.claim(claim)) }
   async finishIdempotencyKey (id: IdempotencyId, response: StoredResponse | null): Promise<void> { await this.run(() => this.idempotency.finish(id, response)) }
   deleteExpiredIdempotencyKeys (now: string): Promise<number> { return this.run(() => this.idempotency.deleteExpired(now)) }
+  async findLoggedIdempotency (id: IdempotencyId): Promise<LoggedIdempotentChange | null> {
+    const { filter, sort, projection } = loggedIdempotencyQuery(id)
+    return loggedChangeOf(await this.run(() => this.changes.findOne(filter, { sort, projection, maxTimeMS: this.timeoutMs })))
+  }
 
   // ---- the whole instance (instance-dump.ts; docs/design.md §18) ---------------------
 

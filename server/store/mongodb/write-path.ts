@@ -23,7 +23,7 @@ import { applyResolved, type CommitContext, type CurrentContent, type PreparedCh
 import type { ContentSchema } from '../../schema/content-schema.js'
 import { projectRefOf, type ChangeParts } from '../change-entry.js'
 import type { CommitEmitter } from '../commit-emitter.js'
-import type { ApplyOptions, ProjectRecord } from '../types.js'
+import type { ApplyOptions, LoggedIdempotencyKey, ProjectRecord } from '../types.js'
 import { preconditionsHold } from '../version-condition.js'
 import type { ContentOperation } from '../../../shared/compound.js'
 import { withTailBookkeeping } from './history.js'
@@ -57,6 +57,8 @@ export interface ContentCommit {
   value: Json | undefined
   at: string
   actor: Actor
+  /** The request's Idempotency-Key, kept beside the entry (docs/design.md §19). */
+  idempotency?: LoggedIdempotencyKey
 }
 
 export interface CommittedWrite {
@@ -186,7 +188,9 @@ function commitOf (projectId: string, stored: StoredContent, change: PreparedCha
   }, change.replaced, entryBytesOf(change)) as Document
   const filter: Document = { _id: projectId, version: stored.version, ...schemaCondition(stored.schema?.revision ?? null) }
   const value = 'value' in change.applied ? change.applied.value : undefined
-  return { projectId, filter, update, version: change.version, replaced: change.replaced, parts: change.parts, value, at: change.at, actor: change.actor }
+  const commit: ContentCommit = { projectId, filter, update, version: change.version, replaced: change.replaced, parts: change.parts, value, at: change.at, actor: change.actor }
+  if (change.idempotency) commit.idempotency = change.idempotency
+  return commit
 }
 
 /** Roughly what the entry weighs, for the checkpoint rule (history-policy.ts): it need not be exact. */

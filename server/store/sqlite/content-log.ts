@@ -35,7 +35,7 @@ import { DocumentCache, jsonOf, type CachedDocument } from '../document-cache.js
 import { PageBudget, projectMemberBytes } from '../change-pages.js'
 import { answerableFrom, checkpointDue } from '../history-policy.js'
 import { PastContent, SharedBaseReplay } from '../shared-base-replay.js'
-import type { ContentSnapshot, HistoryOptions } from '../types.js'
+import type { ContentSnapshot, HistoryOptions, LoggedIdempotencyKey, LoggedIdempotentChange } from '../types.js'
 
 /** A document a batch is changing, with what the log needs to know about it. */
 export interface ChangedDocument extends CachedDocument {
@@ -67,7 +67,10 @@ function prepareStatements (db: Database.Database) {
     entrySizesAfter: db.prepare('SELECT version, bytes FROM changes INDEXED BY changes_by_size WHERE project_id = ? AND version > ? ORDER BY version LIMIT ?'),
     // Entries written before sizes were kept (bytes NULL): measured when first paged.
     measureEntry: db.prepare('SELECT octet_length(entry) FROM changes WHERE project_id = ? AND version = ?').pluck(),
-    appendEntry: db.prepare('INSERT INTO changes (project_id, version, entry, bytes) VALUES (?, ?, ?, ?)'),
+    appendEntry: db.prepare('INSERT INTO changes (project_id, version, entry, bytes, idem_caller, idem_key, idem_fingerprint) VALUES (?, ?, ?, ?, ?, ?, ?)'),
+    // The newest change made under a key (docs/design.md §19), through changes_by_idempotency_key.
+    loggedKey: db.prepare(`SELECT version, idem_fingerprint AS fingerprint, json_extract(entry, '$.op') AS op, json_extract(entry, '$.revertedTo') AS revertedTo
+      FROM changes INDEXED BY changes_by_idempotency_key WHERE project_id = ? AND idem_caller = ? AND idem_key = ? AND idem_key IS NOT NULL ORDER BY version DESC LIMIT 1`),
     insertCheckpoint: db.prepare('INSERT INTO checkpoints (project_id, version, content) VALUES (?, ?, ?)'),
     moveCheckpoint: db.prepare('UPDATE checkpoints SET version = ?, content = ? WHERE project_id = ? AND version = ?'),
     writeVersion: db.prepare('UPDATE projects SET version = ? WHERE id = ?'),
@@ -101,6 +104,13 @@ export class ContentLog {
     this.cache = new DocumentCache(cacheBytes)
   }
 
+  /** The newest change still in the log made by `caller` under `key` (docs/design.md §19). */
+  loggedIdempotency (projectId: string, caller: string, key: string): LoggedIdempotentChange | null {
+    const row = this.statements.loggedKey.get(projectId, caller, key) as { version: number, fingerprint: string, op: string, revertedTo: number | null } | undefined
+    if (!row) return null
+    return { version: row.version, fingerprint: row.fingerprint, op: row.op, ...(row.revertedTo === null ? {} : { revertedTo: row.revertedTo }) }
+  }
+
   /** The current content, for a caller to serialize or copy before its next await. */
   read (projectId: string): ContentSnapshot | null {
     const current = this.current(projectId)
@@ -127,9 +137,10 @@ export class ContentLog {
    * is applied (so a revert later in the same batch reads it). `replaced`: the change
    * replaced the whole content (update, revert), so its version becomes a checkpoint.
    */
-  append (projectId: string, changed: ChangedDocument, entryJson: string, replaced: boolean): void {
+  append (projectId: string, changed: ChangedDocument, entryJson: string, replaced: boolean, idempotency?: LoggedIdempotencyKey): void {
     if (this.history.enabled) {
-      this.statements.appendEntry.run(projectId, changed.version, entryJson, Buffer.byteLength(entryJson))
+      this.statements.appendEntry.run(projectId, changed.version, entryJson, Buffer.byteLength(entryJson),
+        idempotency?.caller ?? null, idempotency?.key ?? null, idempotency?.fingerprint ?? null)
       if (replaced) this.statements.insertCheckpoint.run(projectId, changed.version, null)
     }
     if (replaced) {

@@ -219,5 +219,15 @@ export const MIGRATIONS: readonly Migration[] = [
   `
   ALTER TABLE changes ADD COLUMN bytes INTEGER;
   CREATE INDEX changes_by_size ON changes(project_id, version, bytes);
+  `,
+  // Remembered Idempotency-Keys (docs/design.md §19): each change made under a key keeps the
+  // caller, the key and the request's fingerprint beside its entry (never inside it: the
+  // entry is what others read), so a retry after IDEMPOTENCY_TTL is still known as applied.
+  // The partial index holds only keyed changes, so unkeyed writes cost nothing more.
+  `
+  ALTER TABLE changes ADD COLUMN idem_caller TEXT;
+  ALTER TABLE changes ADD COLUMN idem_key TEXT;
+  ALTER TABLE changes ADD COLUMN idem_fingerprint TEXT;
+  CREATE INDEX changes_by_idempotency_key ON changes(project_id, idem_caller, idem_key) WHERE idem_key IS NOT NULL;
   `
 ]

@@ -17,7 +17,7 @@ import { DEFAULT_CHANGES_PAGE_BYTES } from '../change-pages.js'
 import type { ContentCommitter } from '../../engine/content-engine.js'
 import { EngineStore } from '../../engine/engine-store.js'
 import type {
-  ApiKeyRecord, ChangesJsonPage, ContentSnapshot, HistoryOptions, IdempotencyClaim, IdempotencyId, IdempotencyState,
+  ApiKeyRecord, ChangesJsonPage, ContentSnapshot, HistoryOptions, IdempotencyClaim, IdempotencyId, IdempotencyState, LoggedIdempotentChange,
   KeyPosition, ListedApiKey, MemberRecord, MemberRole, PageRequest, ProjectPosition, ProjectRecord, ProjectRole, SchemaRecord, SessionRecord, Store,
   StoredResponse, UserRecord
 } from '../types.js'
@@ -200,6 +200,7 @@ export class SqliteStore extends EngineStore implements Store {
   async claimIdempotencyKey (claim: IdempotencyClaim): Promise<IdempotencyState> { return this.idempotency.claim(claim) }
   async finishIdempotencyKey (id: IdempotencyId, response: StoredResponse | null): Promise<void> { this.idempotency.finish(id, response) }
   async deleteExpiredIdempotencyKeys (now: string): Promise<number> { return this.idempotency.deleteExpired(now) }
+  async findLoggedIdempotency (id: IdempotencyId): Promise<LoggedIdempotentChange | null> { return this.content.loggedIdempotency(id.projectId, id.caller, id.key) }
 
   // ---- the whole instance (instance-dump.ts; docs/design.md §18) ---------------------
 
