@@ -3,6 +3,7 @@
 // null, ties by key with integer keys first, desc reversing ties too), bounds as JSON texts.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { manualClock } from '../support/clock.js'
+import { createKey } from '../support/http.js'
 import { startTestApp, type TestApp } from '../support/temp-app.js'
 import { makeContentFixture, PROJECT, type ContentFixture } from './fixture.js'
 import { runScenario, type Scenario } from './scenario.js'
@@ -11,6 +12,9 @@ import { checkEveryResponseAgainstOpenApi } from './openapi-check.js'
 checkEveryResponseAgainstOpenApi()
 
 type Row = Scenario<ContentFixture>
+
+/** A read key narrowed to `board` (docs/design.md §12): it may query there only. */
+let boardKey = ''
 
 const BASE = {
   board: {
@@ -76,6 +80,8 @@ const ROWS: Row[] = [
   { ...bad('401 with a revoked key', q('path=board&orderBy=score&limit=5'), 'INVALID_TOKEN', 401), token: f => f.revokedKey },
   { ...bad('403 for a stranger', q('path=board&orderBy=score&limit=5'), 'FORBIDDEN', 403), token: f => f.strangerSession },
   { ...bad('403 for a key of another project', q('path=board&orderBy=score&limit=5'), 'KEY_PERMISSION_DENIED', 403), token: f => f.otherProjectKey },
+  { ...read('a key narrowed to the path may query it', q('path=board&orderBy=score&direction=desc&limit=1'), { version: 1, items: [item('9')] }), token: () => boardKey },
+  { ...bad('a key narrowed elsewhere is 403', q('path=chat&orderBy=key&limit=1'), 'KEY_SCOPE_DENIED', 403), token: () => boardKey },
   { ...bad('404 for an unknown project', '/api/@alice/nope/content?path=board&orderBy=score&limit=5', 'PROJECT_NOT_FOUND', 404) },
   {
     ...read('304 when If-None-Match names the version', q('path=board&orderBy=score&limit=5'), undefined),
@@ -95,6 +101,7 @@ describe('one-shot query read (GET …/content?path=&orderBy=&limit=)', () => {
     const clock = manualClock()
     app = await startTestApp({}, { clock })
     fixture = await makeContentFixture(app.url, clock)
+    boardKey = (await createKey(app.url, fixture.ownerSession, { name: 'board only', permission: 'read', paths: ['board'] })).key
   })
   afterAll(async () => { await app.close() })
 
