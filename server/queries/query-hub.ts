@@ -10,7 +10,7 @@
 // change causes is bounded by that many windows and as many indexes.
 import { operationOfChange, type ChangeEntry } from '../../shared/events.js'
 import { applyContentOperation } from '../../shared/compound.js'
-import { ContentdError } from '../../shared/errors.js'
+import { ContentdError, isContentdError } from '../../shared/errors.js'
 import { isPlainObject, type Json, type JsonObject } from '../../shared/json.js'
 import { dotSegments, isCanonicalIndex } from '../../shared/path.js'
 import { childrenTouched } from '../../shared/query-effect.js'
@@ -22,6 +22,11 @@ import { LiveResult, OrderedChildren, type ChildReader, type EventItem } from '.
 export interface QueryLimits {
   /** Distinct live results per project on this node (QUERY_RESULTS_PER_PROJECT). */
   resultsPerProject: number
+  /**
+   * Bytes of content (JSON, as read) the node's copies may hold together (QUERY_CONTENT_BYTES):
+   * a query on one more project past it is refused. Growth by later changes is not counted.
+   */
+  contentBytes?: number
 }
 
 /** A change that altered a result: the whole ordered key list, values for new or changed children. */
@@ -58,6 +63,8 @@ interface ProjectState {
   buffer: ChangeEntry[]
   paths: Map<string, PathState>
   results: number
+  /** The JSON size of the content when it was read, counted in the node's total. */
+  bytes: number
   /** Opens in progress and watchers: the project is dropped when none is left. */
   holders: number
   stopFeed: () => void
@@ -65,6 +72,8 @@ interface ProjectState {
 
 export class QueryHub {
   private readonly projects = new Map<string, ProjectState>()
+  /** The sum of every held project's `bytes`. */
+  private heldBytes = 0
 
   constructor (
     private readonly store: ContentSource,
@@ -122,6 +131,7 @@ export class QueryHub {
         buffer: [],
         paths: new Map(),
         results: 0,
+        bytes: 0,
         holders: 0,
         stopFeed: () => {}
       }
@@ -140,6 +150,8 @@ export class QueryHub {
     project.holders--
     if (project.holders > 0) return
     project.stopFeed()
+    this.heldBytes -= project.bytes
+    project.bytes = 0
     if (this.projects.get(project.projectId) === project) this.projects.delete(project.projectId)
   }
 
@@ -185,7 +197,14 @@ export class QueryHub {
         const snapshot = await this.store.readContent(project.projectId)
         if (!snapshot) throw new ContentdError('PROJECT_NOT_FOUND')
         // A copy of our own, taken in the same tick: the store's cached document changes in place.
-        const doc = snapshot.json !== undefined ? JSON.parse(snapshot.json) as JsonObject : structuredClone(snapshot.content)
+        const json = snapshot.json ?? JSON.stringify(snapshot.content)
+        const limit = this.limits.contentBytes ?? Number.POSITIVE_INFINITY
+        if (this.heldBytes - project.bytes + json.length > limit) {
+          throw new ContentdError('TOO_MANY_SUBSCRIPTIONS', 'live queries on this server hold as much content as they may (QUERY_CONTENT_BYTES); try again later')
+        }
+        this.heldBytes += json.length - project.bytes
+        project.bytes = json.length
+        const doc = JSON.parse(json) as JsonObject
         const first = project.paths.size > 0 && project.failed === null ? 'refresh' : 'fresh'
         project.doc = doc
         project.version = snapshot.version
@@ -193,7 +212,8 @@ export class QueryHub {
         if (first === 'refresh') this.refreshAll(project)
       } catch (e) {
         project.failed = e
-        this.logger?.warn({ err: e, projectId: project.projectId }, 'a live query could not read the content')
+        const refused = isContentdError(e) && e.code === 'TOO_MANY_SUBSCRIPTIONS'
+        if (!refused) this.logger?.warn({ err: e, projectId: project.projectId }, 'a live query could not read the content')
       } finally {
         project.loading = null
       }

@@ -105,3 +105,22 @@ describe('LiveResult costs', () => {
     expect(texts).toBe(1)
   })
 })
+
+describe('QUERY_CONTENT_BYTES', () => {
+  it('refuses a query on one more project once the copies held reach the limit, and frees it on close', async () => {
+    const listeners = new Set<(change: ChangeEntry) => void>()
+    const contents: Record<string, JsonObject> = { a: { board: { x: 'a'.repeat(600) } }, b: { board: { y: 'b'.repeat(600) } } }
+    const hub = new QueryHub(
+      { readContent: async id => ({ version: 1, content: contents[id] as JsonObject }) },
+      { onChange: (_p, l) => { listeners.add(l); return () => listeners.delete(l) } },
+      { resultsPerProject: 10, contentBytes: 1000 }
+    )
+    const q = parseQuery({ orderBy: 'key', limit: 1 })
+    const first = await hub.open('a', 'board', q, () => {})
+    await expect(hub.open('b', 'board', q, () => {})).rejects.toMatchObject({ code: 'TOO_MANY_SUBSCRIPTIONS' })
+    // The same project again costs nothing more.
+    await hub.open('a', 'board', parseQuery({ orderBy: 'key', limit: 2 }), () => {})
+    expect(hub.projectCount).toBe(1)
+    first.close()
+  })
+})
