@@ -80,6 +80,7 @@ const schema = z.object({
   // Live queries (docs/design.md §16, §13b): each distinct one costs work on every change.
   QUERY_SUBSCRIPTIONS_PER_CONNECTION: integer(1).default(20),
   QUERY_RESULTS_PER_PROJECT: integer(1).default(100),
+  QUERY_ORDERS_PER_PROJECT: integer(1).default(10),
   // Each project with a live query keeps a copy of its content on the node: bounded together.
   QUERY_CONTENT_BYTES: integer(1024).default(256 * 1024 * 1024),
   // Bytes the server may hold for one Socket.IO connection that does not read what it is
@@ -194,7 +195,7 @@ export interface Config {
   /** Project subscriptions per Socket.IO connection. */
   socketSubscriptionsPerConnection: number
   /** Live queries: per Socket.IO connection, and distinct results per project on a node. */
-  queries: { perConnection: number, resultsPerProject: number, contentBytes: number }
+  queries: { perConnection: number, resultsPerProject: number, ordersPerProject: number, contentBytes: number }
   /** Bytes queued for one Socket.IO connection before it is dropped as not reading. */
   socketSendBufferBytes: number
   /** Re-subscribe budget: snapshot bytes of one project per connection per window, after the first. */
@@ -277,7 +278,7 @@ export function loadConfig (source: Record<string, string | undefined> = process
     corsOrigins: env.CORS_ORIGINS === '*' ? '*' : env.CORS_ORIGINS.split(',').map(o => o.trim()).filter(Boolean),
     socketConnectionsPerIdentity: env.SOCKET_CONNECTIONS_PER_IDENTITY,
     socketSubscriptionsPerConnection: env.SOCKET_SUBSCRIPTIONS_PER_CONNECTION,
-    queries: { perConnection: env.QUERY_SUBSCRIPTIONS_PER_CONNECTION, resultsPerProject: env.QUERY_RESULTS_PER_PROJECT, contentBytes: env.QUERY_CONTENT_BYTES },
+    queries: { perConnection: env.QUERY_SUBSCRIPTIONS_PER_CONNECTION, resultsPerProject: env.QUERY_RESULTS_PER_PROJECT, ordersPerProject: env.QUERY_ORDERS_PER_PROJECT, contentBytes: env.QUERY_CONTENT_BYTES },
     socketSendBufferBytes: env.SOCKET_SEND_BUFFER ?? 2 * env.CONTENT_LIMIT,
     socketResubscribeWindowMs: env.SOCKET_RESUBSCRIBE_WINDOW,
     socketResubscribeBytes: env.SOCKET_RESUBSCRIBE_BYTES,

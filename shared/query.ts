@@ -140,11 +140,24 @@ export function compareOrder (a: OrderValue, b: OrderValue): number {
 
 const INTEGER_KEY = /^(0|[1-9][0-9]*)$/
 
+/** `0`, `7`, `10`; never `07`, `-1`, `1a` (a loop: this runs in every comparison of a sort). */
+function isIntegerKey (key: string): boolean {
+  const n = key.length
+  if (n === 0) return false
+  const first = key.charCodeAt(0)
+  if (first < 48 || first > 57 || (first === 48 && n > 1)) return false
+  for (let i = 1; i < n; i++) {
+    const c = key.charCodeAt(i)
+    if (c < 48 || c > 57) return false
+  }
+  return true
+}
+
 /** Firebase's key order: canonical non-negative integers first, as numbers; then by code unit. */
 export function compareKeys (a: string, b: string): number {
   if (a === b) return 0
-  const ai = INTEGER_KEY.test(a)
-  const bi = INTEGER_KEY.test(b)
+  const ai = isIntegerKey(a)
+  const bi = isIntegerKey(b)
   if (ai !== bi) return ai ? -1 : 1
   // Canonical integers of any length: the shorter is smaller, equal lengths compare as text.
   if (ai && a.length !== b.length) return a.length - b.length

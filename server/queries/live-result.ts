@@ -37,11 +37,16 @@ export class OrderedChildren {
   rebuild (children: Iterable<[string, Json]>): void {
     this.tree = new BTree<OrderEntry, true>(undefined, compareInTree)
     this.byKey.clear()
+    const entries: OrderEntry[] = []
     for (const [key, child] of children) {
       const entry: OrderEntry = { order: orderValueOf(this.plan, child), key }
       this.byKey.set(key, entry)
-      this.tree.set(entry, true)
+      entries.push(entry)
     }
+    // Sorted first: inserting in order keeps the tree's inserts at its right edge, several
+    // times faster than random inserts (a rebuild is what array renumbering costs).
+    entries.sort(compareInTree)
+    for (const entry of entries) this.tree.set(entry, true)
   }
 
   /** One child's new value (undefined: it is gone). */

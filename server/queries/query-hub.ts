@@ -23,6 +23,12 @@ export interface QueryLimits {
   /** Distinct live results per project on this node (QUERY_RESULTS_PER_PROJECT). */
   resultsPerProject: number
   /**
+   * Distinct ordered indexes (path + orderBy) per project on this node (QUERY_ORDERS_PER_PROJECT):
+   * a change that renumbers an array or rewrites a path rebuilds each of its indexes, so this
+   * bounds the worst work one change causes.
+   */
+  ordersPerProject?: number
+  /**
    * Bytes of content (JSON, as read) the node's copies may hold together (QUERY_CONTENT_BYTES):
    * a query on one more project past it is refused. Growth by later changes is not counted.
    */
@@ -63,6 +69,8 @@ interface ProjectState {
   buffer: ChangeEntry[]
   paths: Map<string, PathState>
   results: number
+  /** Ordered indexes held (one per path and orderBy). */
+  orders: number
   /** The JSON size of the content when it was read, counted in the node's total. */
   bytes: number
   /** Opens in progress and watchers: the project is dropped when none is left. */
@@ -131,6 +139,7 @@ export class QueryHub {
         buffer: [],
         paths: new Map(),
         results: 0,
+        orders: 0,
         bytes: 0,
         holders: 0,
         stopFeed: () => {}
@@ -169,6 +178,12 @@ export class QueryHub {
     }
     const value = valueAt(project.doc, segments)
     if (!order) {
+      const orders = this.limits.ordersPerProject ?? Number.POSITIVE_INFINITY
+      if (project.orders >= orders) {
+        if (pathState.orders.size === 0) project.paths.delete(path)
+        throw new ContentdError('TOO_MANY_SUBSCRIPTIONS', `at most ${orders} distinct orders (path and orderBy) of live queries per project`)
+      }
+      project.orders++
       order = { index: new OrderedChildren(plan), results: new Map() }
       order.index.rebuild(childrenOf(value))
       pathState.orders.set(plan.orderBy, order)
@@ -186,7 +201,7 @@ export class QueryHub {
     const order = pathState?.orders.get(plan.orderBy)
     if (!pathState || !order || !order.results.delete(queryIdentity(path, plan))) return
     project.results--
-    if (order.results.size === 0) pathState.orders.delete(plan.orderBy)
+    if (order.results.size === 0) { pathState.orders.delete(plan.orderBy); project.orders-- }
     if (pathState.orders.size === 0) project.paths.delete(path)
   }
 

@@ -124,3 +124,24 @@ describe('QUERY_CONTENT_BYTES', () => {
     first.close()
   })
 })
+
+describe('QUERY_ORDERS_PER_PROJECT', () => {
+  it('bounds distinct (path, orderBy) indexes; queries on an existing order still fit; closing frees one', async () => {
+    const hub = new QueryHub(
+      { readContent: async () => ({ version: 1, content: { board: { a: { s: 1, t: 2 } }, other: {} } }) },
+      { onChange: () => () => {} },
+      { resultsPerProject: 10, ordersPerProject: 2 }
+    )
+    const byS = await hub.open('p', 'board', parseQuery({ orderBy: 's', limit: 1 }), () => {})
+    await hub.open('p', 'board', parseQuery({ orderBy: 't', limit: 1 }), () => {})
+    await expect(hub.open('p', 'other', parseQuery({ orderBy: 's', limit: 1 }), () => {})).rejects.toMatchObject({ code: 'TOO_MANY_SUBSCRIPTIONS' })
+    // Another window on an order that exists needs no index.
+    const desc = await hub.open('p', 'board', parseQuery({ orderBy: 's', direction: 'desc', limit: 5 }), () => {})
+    byS.close()
+    // The index stays while a result uses it…
+    await expect(hub.open('p', 'other', parseQuery({ orderBy: 's', limit: 1 }), () => {})).rejects.toMatchObject({ code: 'TOO_MANY_SUBSCRIPTIONS' })
+    desc.close()
+    // …and goes with the last one.
+    await expect(hub.open('p', 'other', parseQuery({ orderBy: 's', limit: 1 }), () => {})).resolves.toMatchObject({ version: 1 })
+  })
+})
