@@ -71,7 +71,7 @@ export function QueryPanel ({ doc }: { doc: LiveDocument }) {
         <label>Limit <input name="limit" type="number" min={1} max={1000} required value={limit} onInput={e => setLimit(valueOf(e))} /></label>
         <label>Start at <input name="startAt" value={startAt} onInput={e => setStartAt(valueOf(e))} placeholder="optional" /></label>
         <label>End at <input name="endAt" value={endAt} onInput={e => setEndAt(valueOf(e))} placeholder="optional" /></label>
-        <button type="submit">Run live</button>
+        <button type="submit" class="button primary">Run live</button>
       </form>
       <ErrorText message={problem} />
       {asked && !problem && items === null && <p class="hint">Waiting for the result…</p>}
