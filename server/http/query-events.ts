@@ -89,8 +89,9 @@ export async function streamQuery (req: Request, res: Response, options: QuerySt
     end()
     throw e
   }
+  // The client may have gone while the result was being read: nothing is left to stop it then.
+  if (ended) { open.close(); return }
   stops.push(open.close)
-  if (ended) return
   options.openStream(req, res)
   if (req.method === 'HEAD') { res.end(); end(); return }
   const snapshot: QueryResult = { version: open.version, items: open.items }
