@@ -19,6 +19,9 @@ import type { Logger } from '../logger.js'
 import type { ContentSnapshot } from '../store/types.js'
 import { LiveResult, OrderedChildren, type ChildReader, type EventItem } from './live-result.js'
 
+/** How soon a failed re-read of a project with open results is tried again. */
+const RELOAD_RETRY_MS = 1000
+
 export interface QueryLimits {
   /** Distinct live results per project on this node (QUERY_RESULTS_PER_PROJECT). */
   resultsPerProject: number
@@ -99,6 +102,8 @@ export class QueryHub {
   async open (projectId: string, path: string, plan: QueryPlan, watcher: QueryWatcher): Promise<OpenQuery> {
     const project = this.hold(projectId)
     try {
+      // A project whose last read failed (the store was down, the byte limit was reached) is read again.
+      if (project.failed !== null && project.loading === null) this.reload(project)
       while (project.loading) await project.loading
       if (project.failed !== null) throw project.failed
       const segments = dotSegments(path)
@@ -220,15 +225,22 @@ export class QueryHub {
         this.heldBytes += json.length - project.bytes
         project.bytes = json.length
         const doc = JSON.parse(json) as JsonObject
-        const first = project.paths.size > 0 && project.failed === null ? 'refresh' : 'fresh'
         project.doc = doc
         project.version = snapshot.version
         project.failed = null
-        if (first === 'refresh') this.refreshAll(project)
+        // Results already open (a gap, a failed read before) are brought to the new content.
+        if (project.paths.size > 0) this.refreshAll(project)
       } catch (e) {
         project.failed = e
         const refused = isContentdError(e) && e.code === 'TOO_MANY_SUBSCRIPTIONS'
         if (!refused) this.logger?.warn({ err: e, projectId: project.projectId }, 'a live query could not read the content')
+        // Open results would otherwise stop hearing changes: try again while they are held.
+        if (project.paths.size > 0) {
+          const retry = setTimeout(() => {
+            if (this.projects.get(project.projectId) === project && project.loading === null && project.failed !== null) this.reload(project)
+          }, RELOAD_RETRY_MS)
+          retry.unref()
+        }
       } finally {
         project.loading = null
       }

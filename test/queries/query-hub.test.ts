@@ -145,3 +145,18 @@ describe('QUERY_ORDERS_PER_PROJECT', () => {
     await expect(hub.open('p', 'other', parseQuery({ orderBy: 's', limit: 1 }), () => {})).resolves.toMatchObject({ version: 1 })
   })
 })
+
+describe('a failed read', () => {
+  it('fails the open that waited for it, and the next open reads again', async () => {
+    let calls = 0
+    const hub = new QueryHub(
+      { readContent: async () => { calls++; if (calls === 1) throw new Error('store down'); return { version: 4, content: { board: { a: 1 } } } } },
+      { onChange: () => () => {} },
+      { resultsPerProject: 5 }
+    )
+    const q = parseQuery({ orderBy: 'key', limit: 1 })
+    await expect(hub.open('p', 'board', q, () => {})).rejects.toThrow('store down')
+    await expect(hub.open('p', 'board', q, () => {})).resolves.toMatchObject({ version: 4, items: [{ key: 'a', value: 1 }] })
+    expect(calls).toBe(2)
+  })
+})
