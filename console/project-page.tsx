@@ -11,6 +11,7 @@ import { KeyIcon } from './icons.js'
 import { MembersPage } from './members-page.js'
 import { HistoryPanel } from './panels/history-panel.js'
 import { SchemaPanel } from './panels/schema-panel.js'
+import { QueryPanel } from './panels/query-panel.js'
 import { WebhooksPanel } from './panels/webhooks-panel.js'
 import { hrefOf, PROJECT_TABS, type ProjectTab } from './route.js'
 import { SettingsPage } from './settings-page.js'
@@ -94,6 +95,7 @@ function TabBody ({ tab, project, info, doc, onSchema }: TabBodyProps) {
     case 'history': return <HistoryPanel doc={doc} canWrite={role !== 'viewer'} />
     case 'webhooks': return <WebhooksPanel project={project} />
     case 'schema': return <SchemaPanel doc={doc} hasSchema={info.hasSchema === true} onSchema={onSchema} />
+    case 'query': return <QueryPanel doc={doc} />
   }
 }
 

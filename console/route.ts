@@ -6,7 +6,7 @@
 // Pure functions: test/console/pure.test.ts covers them.
 import { formatProjectRef, PROJECT_REF_PARTS } from '../shared/project-ref.js'
 
-export type ProjectTab = 'content' | 'connect' | 'members' | 'settings' | 'history' | 'webhooks' | 'schema'
+export type ProjectTab = 'content' | 'connect' | 'members' | 'settings' | 'history' | 'webhooks' | 'schema' | 'query'
 
 export interface TabInfo {
   id: ProjectTab
@@ -19,6 +19,7 @@ export interface TabInfo {
 export const PROJECT_TABS: readonly TabInfo[] = [
   { id: 'content', label: 'Content', ownerOnly: false },
   { id: 'history', label: 'History', ownerOnly: false },
+  { id: 'query', label: 'Query', ownerOnly: false },
   { id: 'connect', label: 'Connect', ownerOnly: false },
   { id: 'schema', label: 'Schema', ownerOnly: true },
   { id: 'webhooks', label: 'Webhooks', ownerOnly: true },

@@ -77,6 +77,12 @@ const schema = z.object({
   CORS_ORIGINS: z.string().trim().refine(value => value === '*' || value.split(',').some(o => o.trim() !== ''), 'must be * or a comma-separated list of origins').default('*'),
   SOCKET_CONNECTIONS_PER_IDENTITY: integer(1).default(1000),
   SOCKET_SUBSCRIPTIONS_PER_CONNECTION: integer(1).default(100),
+  // Live queries (docs/design.md §16, §13b): each distinct one costs work on every change.
+  QUERY_SUBSCRIPTIONS_PER_CONNECTION: integer(1).default(20),
+  QUERY_RESULTS_PER_PROJECT: integer(1).default(100),
+  QUERY_ORDERS_PER_PROJECT: integer(1).default(10),
+  // Each project with a live query keeps a copy of its content on the node: bounded together.
+  QUERY_CONTENT_BYTES: integer(1024).default(256 * 1024 * 1024),
   // Bytes the server may hold for one Socket.IO connection that does not read what it is
   // sent; past it the connection is dropped. Default 2 × CONTENT_LIMIT; it must exceed
   // CONTENT_LIMIT, or a subscriber to a full project could never receive its snapshot.
@@ -188,6 +194,8 @@ export interface Config {
   socketConnectionsPerIdentity: number
   /** Project subscriptions per Socket.IO connection. */
   socketSubscriptionsPerConnection: number
+  /** Live queries: per Socket.IO connection, and distinct results per project on a node. */
+  queries: { perConnection: number, resultsPerProject: number, ordersPerProject: number, contentBytes: number }
   /** Bytes queued for one Socket.IO connection before it is dropped as not reading. */
   socketSendBufferBytes: number
   /** Re-subscribe budget: snapshot bytes of one project per connection per window, after the first. */
@@ -270,6 +278,7 @@ export function loadConfig (source: Record<string, string | undefined> = process
     corsOrigins: env.CORS_ORIGINS === '*' ? '*' : env.CORS_ORIGINS.split(',').map(o => o.trim()).filter(Boolean),
     socketConnectionsPerIdentity: env.SOCKET_CONNECTIONS_PER_IDENTITY,
     socketSubscriptionsPerConnection: env.SOCKET_SUBSCRIPTIONS_PER_CONNECTION,
+    queries: { perConnection: env.QUERY_SUBSCRIPTIONS_PER_CONNECTION, resultsPerProject: env.QUERY_RESULTS_PER_PROJECT, ordersPerProject: env.QUERY_ORDERS_PER_PROJECT, contentBytes: env.QUERY_CONTENT_BYTES },
     socketSendBufferBytes: env.SOCKET_SEND_BUFFER ?? 2 * env.CONTENT_LIMIT,
     socketResubscribeWindowMs: env.SOCKET_RESUBSCRIBE_WINDOW,
     socketResubscribeBytes: env.SOCKET_RESUBSCRIBE_BYTES,

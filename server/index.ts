@@ -59,7 +59,7 @@ async function main (): Promise<void> {
     }
   }
   const metrics = new Metrics()
-  const services = createServices({ store, sessionTtlMs: config.sessionTtlMs, quotas: config.quotas, schemaLimitBytes: config.schemaLimitBytes, slowClientBytes: config.slowClientBytes })
+  const services = createServices({ store, sessionTtlMs: config.sessionTtlMs, quotas: config.quotas, schemaLimitBytes: config.schemaLimitBytes, slowClientBytes: config.slowClientBytes, queryLimits: config.queries })
   // One set of rate limiters: HTTP requests and Socket.IO handshakes and events share budgets.
   const limits = createLimits(config, redis, { onHeld: held => metrics.heldRefusals.set(held) })
   const webhooks = createWebhooks({ config, store, logger, metrics })

@@ -16,7 +16,7 @@ import type { UnsentBudget, UnsentHolder } from '../services/unsent-budget.js'
 import type { Store } from '../store/types.js'
 import { ConnectionSlots } from './connection-slots.js'
 import { engineGate } from './engine-gate.js'
-import { routeEvents } from './event-router.js'
+import { routeEvents, type Reply } from './event-router.js'
 import { atTime } from '../services/expiry.js'
 import { handshake } from './handshake.js'
 import { preEncodingParser } from './pre-encoded.js'
@@ -28,6 +28,7 @@ import { capSendBuffer, type SendBuffer } from './send-buffer.js'
 import { writeBatching } from './write-batching.js'
 import { closeConnections } from './shutdown.js'
 import { Subscriptions } from './subscriptions.js'
+import { isQueryRequest, QuerySubscriptions } from './query-subscriptions.js'
 import type { RealtimeServer, RealtimeSocket } from './types.js'
 
 export interface RealtimeDependencies {
@@ -108,12 +109,18 @@ export async function attachRealtime (deps: RealtimeDependencies): Promise<Realt
   // never sent here (the CLI): every node re-checks its streams against the store.
   const recheck = new AccessRecheck(store, services.accessEvents, systemClock, logger)
   recheck.addSource(subscriptions)
+  // Live queries (docs/design.md §16): `subscribe` with a `query` member, over the shared hub.
+  const queries = new QuerySubscriptions(services.queries, services.projects, services.identities, config.queries.perConnection, logger)
+  recheck.addSource(queries)
   recheck.addSource(services.liveFeed)
   recheck.start()
   const slots = new ConnectionSlots(config.socketConnectionsPerIdentity, held => metrics?.connectionSlots.set(held))
   const handlers = {
-    [EVENTS.subscribe]: subscriptions.subscribe.bind(subscriptions),
-    [EVENTS.unsubscribe]: subscriptions.unsubscribe.bind(subscriptions),
+    [EVENTS.subscribe]: (socket: RealtimeSocket, request: unknown, reply: Reply) =>
+      isQueryRequest(request) ? queries.subscribe(socket, request, reply) : subscriptions.subscribe(socket, request, reply),
+    [EVENTS.unsubscribe]: (socket: RealtimeSocket, request: unknown, reply: Reply) => {
+      if (!queries.unsubscribe(socket, request, reply)) subscriptions.unsubscribe(socket, request, reply)
+    },
     ...presence.handlers()
   }
 
@@ -133,6 +140,7 @@ export async function attachRealtime (deps: RealtimeDependencies): Promise<Realt
       cancelExpiry?.()
       stopCounting()
       subscriptions.forget(socket)
+      queries.forget(socket)
       presence.forget(socket)
     })
   })
@@ -151,6 +159,7 @@ export async function attachRealtime (deps: RealtimeDependencies): Promise<Realt
   services.accessEvents.on(event => {
     if (closed) return
     subscriptions.applyAccessEvent(event)
+    queries.applyAccessEvent(event)
     if (multiNode) io.serverSideEmit('contentd:access', event)
   })
   if (multiNode) {
@@ -162,6 +171,7 @@ export async function attachRealtime (deps: RealtimeDependencies): Promise<Realt
     })
     io.sockets.on('contentd:access', event => {
       subscriptions.applyAccessEvent(event)
+      queries.applyAccessEvent(event)
       services.liveFeed.publishAccess(event)
     })
   }

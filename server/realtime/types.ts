@@ -2,6 +2,7 @@
 import type { Server, Socket } from 'socket.io'
 import type { ChangeEvent, RevokedEvent, ShutdownEvent, SubscribeAck, UnsubscribeAck } from '../../shared/events.js'
 import type { PresenceEvent, PresenceLeaveAck, PresenceListAck, PresenceSetAck } from '../../shared/presence.js'
+import type { QueryEventPayload } from '../../shared/api/queries.js'
 import type { AccessEvent } from '../services/access-events.js'
 import type { Identity } from '../services/identity.js'
 
@@ -19,6 +20,8 @@ export interface ServerToClientEvents {
   revoked: (event: RevokedEvent) => void
   shutdown: (event: ShutdownEvent) => void
   presence: (event: PresenceEvent) => void
+  /** A live query's result changed (docs/design.md §16). */
+  query: (event: QueryEventPayload) => void
 }
 
 /** Between nodes, through the Redis adapter. */

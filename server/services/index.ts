@@ -11,6 +11,7 @@ import { Identities } from './identity.js'
 import { Keys } from './keys.js'
 import { LiveFeed } from './live-feed.js'
 import { Projects } from './projects.js'
+import { QueryHub, type QueryLimits } from '../queries/query-hub.js'
 import { ProjectSchemas } from './schemas.js'
 import { UnsentBudget, type UnsentLimits } from './unsent-budget.js'
 
@@ -26,6 +27,8 @@ export interface Services {
   liveFeed: LiveFeed
   /** What SSE streams and Socket.IO connections together may hold unsent (docs/design.md §13b). */
   unsentBudget: UnsentBudget
+  /** Live queries (docs/design.md §16): one shared result per distinct query, for Socket.IO and SSE. */
+  queries: QueryHub
 }
 
 export interface ServiceOptions {
@@ -42,13 +45,16 @@ export interface ServiceOptions {
    * passes them; without them (the CLI, which streams nothing) nothing is bounded.
    */
   slowClientBytes?: UnsentLimits
+  /** QUERY_RESULTS_PER_PROJECT (config.queries); the default without it (the CLI runs no queries). */
+  queryLimits?: QueryLimits
 }
 
 const UNBOUNDED: UnsentLimits = { perUser: Number.POSITIVE_INFINITY, perProcess: Number.POSITIVE_INFINITY }
 
-export function createServices ({ store, sessionTtlMs, quotas, schemaLimitBytes, now = systemClock, slowClientBytes = UNBOUNDED }: ServiceOptions): Services {
+export function createServices ({ store, sessionTtlMs, quotas, schemaLimitBytes, now = systemClock, slowClientBytes = UNBOUNDED, queryLimits = { resultsPerProject: 100 } }: ServiceOptions): Services {
   const accessEvents = new AccessEvents()
   const projects = new Projects(store, accessEvents, now, quotas.projectsPerUser)
+  const liveFeed = new LiveFeed(store, accessEvents)
   return {
     accessEvents,
     accounts: new Accounts(store, accessEvents, sessionTtlMs, now),
@@ -56,7 +62,8 @@ export function createServices ({ store, sessionTtlMs, quotas, schemaLimitBytes,
     keys: new Keys(store, projects, accessEvents, now, quotas.keysPerUser),
     projects,
     schemas: new ProjectSchemas(store, now, schemaLimitBytes),
-    liveFeed: new LiveFeed(store, accessEvents),
-    unsentBudget: new UnsentBudget(slowClientBytes)
+    liveFeed,
+    unsentBudget: new UnsentBudget(slowClientBytes),
+    queries: new QueryHub(store, liveFeed, queryLimits)
   }
 }

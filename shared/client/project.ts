@@ -8,6 +8,8 @@
 import type { ChangesPageView } from '../api/changes.js'
 import type { SchemaSetView } from '../api/schema.js'
 import type { PingResultView } from '../api/webhooks.js'
+import type { LiveQuery } from '../query.js'
+import type { QueryListener, QueryResult, QuerySubscribeOptions, QuerySubscription } from './live-query.js'
 import type { BatchOperationBody } from '../batch.js'
 import type { Json, JsonObject } from '../json.js'
 import type { PatchOperation } from '../json-patch.js'
@@ -79,6 +81,23 @@ export interface ChangesOptions {
   since?: number
   /** Entries per page, 1..1000 (default: the server's, 100). */
   limit?: number
+}
+
+/** A query as written by hand: `direction` may be left out. */
+export type QueryInput = Omit<LiveQuery, 'direction'> & { direction?: LiveQuery['direction'] }
+
+export interface ProjectQuery {
+  /** The result now (`GET …/content?path=&orderBy=…`). */
+  get (): Promise<QueryResult>
+  /** The result, live: `listener` gets the ordered items after each change that alters them. */
+  subscribe (listener: QueryListener, options?: QuerySubscribeOptions): QuerySubscription
+}
+
+function queryString (path: string, query: LiveQuery): string {
+  const params = new URLSearchParams({ path, orderBy: query.orderBy, direction: query.direction, limit: String(query.limit) })
+  if (query.startAt !== undefined) params.set('startAt', JSON.stringify(query.startAt))
+  if (query.endAt !== undefined) params.set('endAt', JSON.stringify(query.endAt))
+  return params.toString()
 }
 
 export class ProjectClient {
@@ -243,6 +262,20 @@ export class ProjectClient {
     // Offline first: the local copy, the server's state plus the pending writes (docs/design.md §19).
     if (this.offline) return this.offline.subscribe(onContent, options)
     return this.live.subscribe(this.ref, onContent, options)
+  }
+
+  /**
+   * A query over the children of the object or array at `path` (docs/design.md §16): `get()`
+   * reads the result once, `subscribe(items => …)` keeps it live, in order.
+   */
+  query (path: string, query: QueryInput): ProjectQuery {
+    // Checked by the server (INVALID_QUERY): the SDK's module graph carries no validator.
+    const plan: LiveQuery = { ...query, direction: query.direction ?? 'asc' }
+    const url = `${this.base}?${queryString(path, plan)}`
+    return {
+      get: async () => (await this.http.request<QueryResult>('GET', url)).body,
+      subscribe: (listener, options = {}) => this.live.query(this.ref, path, plan, listener, options)
+    }
   }
 
   private webhookPath (id: string): string {

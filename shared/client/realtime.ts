@@ -15,6 +15,9 @@ import type { PresenceEvent } from '../presence.js'
 import { ContentdClientError } from './errors.js'
 import { ClientPresence } from './presence.js'
 import { LiveCopy, statusOf, type ContentListener, type SubscribeOptions, type Subscription } from './subscription.js'
+import type { EventFailure } from '../events.js'
+import type { LiveQuery } from '../query.js'
+import { ClientQuery, QUERY_EVENT, type QueryEventPayload, type QuerySubscribeAck, type QueryListener, type QuerySubscribeOptions, type QuerySubscription } from './live-query.js'
 
 export interface RealtimeOptions {
   baseUrl: string
@@ -41,6 +44,8 @@ export class LiveContent {
   /** The subscribe request on its way for each project, shared by the copies that want a snapshot meanwhile. */
   private readonly inFlight = new Map<string, Promise<SubscribeAck>>()
   private readonly presences = new Map<string, ClientPresence>()
+  /** Live queries by "project\npath": the server holds one per path per connection. */
+  private readonly queries = new Map<string, ClientQuery>()
 
   constructor (private readonly options: RealtimeOptions) {}
 
@@ -72,6 +77,42 @@ export class LiveContent {
     return copy
   }
 
+  /**
+   * A live query (docs/design.md §16). Listeners of the same query on the same path share one
+   * server subscription; a different query on a path this client already queries is refused
+   * (the server keeps one query per path and connection).
+   */
+  query (project: string, path: string, query: LiveQuery, listener: QueryListener, options: QuerySubscribeOptions): QuerySubscription {
+    const socket = this.connect()
+    const key = `${project}\n${path}`
+    let live = this.queries.get(key)
+    if (live && JSON.stringify(live.query) !== JSON.stringify(query)) {
+      throw new ContentdClientError(400, 'INVALID_QUERY', `this client already has another live query on "${path}"; close it first`)
+    }
+    if (!live) {
+      const created = new ClientQuery(project, path, query, () => new Promise<QuerySubscribeAck | EventFailure>(resolve => {
+        socket.emit(EVENTS.subscribe, { project, path, query }, (ack: QuerySubscribeAck | EventFailure) => resolve(ack))
+      }), closed => {
+        if (this.queries.get(key) !== closed) return
+        this.queries.delete(key)
+        if (this.socket?.connected) this.socket.emit(EVENTS.unsubscribe, { project, path })
+      })
+      this.queries.set(key, created)
+      live = created
+      queueMicrotask(() => created.resync())
+    }
+    const shared = live
+    const stop = shared.listen(listener, options)
+    return {
+      project,
+      path,
+      ready: shared.ready,
+      get items () { return shared.items },
+      get version () { return shared.version },
+      close: stop
+    }
+  }
+
   private add (copy: LiveCopy): void {
     let set = this.copies.get(copy.project)
     if (!set) { set = new Set(); this.copies.set(copy.project, set) }
@@ -96,6 +137,7 @@ export class LiveContent {
   /** Ends every subscription and the socket. */
   close (): void {
     for (const presence of this.presences.values()) presence.close()
+    for (const query of [...this.queries.values()]) query.close()
     for (const set of [...this.copies.values()]) for (const copy of [...set]) copy.close()
     clearTimeout(this.reconnectTimer)
     const socket = this.socket
@@ -123,6 +165,8 @@ export class LiveContent {
       // reconnect, changes may have been missed: each copy asks for those since its version
       // (a snapshot only when the server no longer has them).
       if (this.connectedBefore) for (const copy of this.allCopies()) copy.resume()
+      // A query has no log to resume from: a fresh result.
+      if (this.connectedBefore) for (const query of this.queries.values()) query.resync()
       this.connectedBefore = true
     })
     // A request sent before the connection dropped is never answered: forget it, so the
@@ -147,16 +191,19 @@ export class LiveContent {
         : new ContentdClientError(0, 'REALTIME_ERROR', `Cannot connect: ${error.message}`)
       track('offline')
       for (const copy of this.allCopies()) copy.fail(failure)
+      for (const query of [...this.queries.values()]) query.fail(failure)
     })
     socket.on(EVENTS.change, (change: ChangeEvent) => {
       const set = this.copies.get(change.project)
       if (set) for (const copy of [...set]) copy.receive(change)
     })
     socket.on(EVENTS.presence, (event: PresenceEvent) => this.presences.get(event.project)?.receive(event))
+    socket.on(QUERY_EVENT, (event: QueryEventPayload) => this.queries.get(`${event.project}\n${event.subscription}`)?.receive(event))
     socket.on(EVENTS.revoked, (event: RevokedEvent) => {
       const error = new ContentdClientError(statusOf(event.code), event.code, event.message)
       const affected = event.project === undefined ? this.allCopies() : [...(this.copies.get(event.project) ?? [])]
       for (const copy of affected) copy.fail(error)
+      for (const query of [...this.queries.values()]) if (event.project === undefined || event.project === query.project) query.fail(error)
     })
     this.socket = socket
     track('connecting')

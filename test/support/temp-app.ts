@@ -44,7 +44,7 @@ export async function startTestApp (env: Record<string, string> = {}, options: T
   const store = openSqliteStore({ dataDir, contentLimitBytes: config.contentLimitBytes, cacheBytes: config.cacheBytes, history: config.history })
   await store.init()
   const logger = createLogger(config.logLevel)
-  const services = createServices({ store, sessionTtlMs: config.sessionTtlMs, quotas: config.quotas, schemaLimitBytes: config.schemaLimitBytes, slowClientBytes: config.slowClientBytes, ...(options.clock ? { now: options.clock.now } : {}) })
+  const services = createServices({ store, sessionTtlMs: config.sessionTtlMs, quotas: config.quotas, schemaLimitBytes: config.schemaLimitBytes, slowClientBytes: config.slowClientBytes, queryLimits: config.queries, ...(options.clock ? { now: options.clock.now } : {}) })
   const limits = createLimits(config, undefined, options.clock ? { now: options.clock.now } : {})
   const app = createApp({ config, store, logger, services, limits })
   const server = createServer(app)

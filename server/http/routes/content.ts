@@ -9,10 +9,12 @@ import { BATCH_MESSAGE } from '../../../shared/batch.js'
 import { parseBatch } from '../../../shared/batch-request.js'
 import type { ContentOperation } from '../../../shared/compound.js'
 import { ContentdError } from '../../../shared/errors.js'
+import type { Json, JsonObject } from '../../../shared/json.js'
 import { parsePatch, PATCH_MEDIA_TYPE, PATCH_MESSAGE } from '../../../shared/json-patch.js'
 import { PATH_OPERATION_NAMES, PATH_OPERATIONS, pathOperationFrom, UPDATE_MESSAGE, updateOperationFrom } from '../../../shared/operation-table.js'
 import { getAt } from '../../../shared/operations.js'
 import { parsePath } from '../../../shared/path.js'
+import { evaluateQuery, parseQueryParams, assertQueryable, wantsQuery } from '../../../shared/query.js'
 import { parseBody, revertBody } from '../../../shared/schemas.js'
 import { validateOperation } from '../../../shared/validate-operation.js'
 import { requireOperationScope, requireKeyScope, type Access } from '../../auth/rights.js'
@@ -53,6 +55,16 @@ const requirePatchMediaType: RequestHandler = (req, res, next) => {
  * The conditions of a read (RFC 9110 §13.2.2, docs/design.md §13b), on the version it would
  * answer with: a failing If-Match is 412; then true when If-None-Match matches (304).
  */
+/** The value at a path, or undefined where nothing is (a query over nothing has no items). */
+function valueAtPath (content: JsonObject, path: string[]): Json | undefined {
+  try {
+    return getAt(content, path)
+  } catch (e) {
+    if (e instanceof ContentdError && e.code === 'PATH_NOT_FOUND') return undefined
+    throw e
+  }
+}
+
 function notModified (req: Request, version: number): boolean {
   const { 'if-match': ifMatch, 'if-none-match': ifNoneMatch } = req.headers
   if (ifMatch !== undefined && !versionMatches(parseVersionCondition(ifMatch), version)) throw new ContentdError('PRECONDITION_FAILED')
@@ -103,6 +115,9 @@ export function contentRoutes (api: RouteScope, store: Store, projects: Projects
     // stays a 400.
     const pathParam = req.query.path
     const path = pathParam === undefined ? null : parsePath(pathParam)
+    // A one-shot live query (docs/design.md §16): the ordered, limited children of `path`.
+    const query = wantsQuery(req.query) ? parseQueryParams(req.query) : null
+    if (query && !path) throw new ContentdError('INVALID_QUERY', 'a query needs ?path= naming the object or array whose children it orders')
     const version = req.query.version === undefined ? null : versionParam('version', req.query.version)
     // A narrowed key reads only inside its paths: never the whole content, now or at a past version (docs/design.md §12).
     requireKeyScope(identityOf(res).key, path && version === null ? { kind: 'read', path } : { kind: 'whole' })
@@ -114,6 +129,12 @@ export function contentRoutes (api: RouteScope, store: Store, projects: Projects
     if (!path) res.vary('Accept-Encoding')
     if (notModified(req, snapshot.version)) {
       res.status(304).end()
+      return
+    }
+    if (path && query) {
+      const value = valueAtPath(snapshot.content, path)
+      assertQueryable(value)
+      res.json({ version: snapshot.version, items: evaluateQuery(value, query) })
       return
     }
     if (path) {

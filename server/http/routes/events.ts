@@ -24,6 +24,9 @@ import { versionParam } from '../history-query.js'
 import { projectAccess } from '../project-access.js'
 import type { RouteScope } from '../route-table.js'
 import { ChangeStream } from '../change-stream.js'
+import { wantsQuery } from '../../../shared/query.js'
+import type { QueryHub } from '../../queries/query-hub.js'
+import { streamQuery } from '../query-events.js'
 
 export interface EventRouteOptions {
   store: Store
@@ -38,11 +41,17 @@ export interface EventRouteOptions {
   streamsPerUser: number
   logger: Logger
   metrics?: Metrics | undefined
+  /** Live queries (docs/design.md §16): `?path=&orderBy=&limit=` streams a query's result instead. */
+  queries?: QueryHub | undefined
 }
 
 /** `scope` is /api with an identity loader that also accepts ?access_token= (for EventSource). */
 export function eventRoutes (scope: RouteScope, options: EventRouteOptions): void {
   scope.get('/:username/:projectSlug/content/events', projectAccess(options.projects, 'read'), async (req, res) => {
+    if (options.queries && wantsQuery(req.query)) {
+      await streamQuery(req, res, { ...options, queries: options.queries, openStream: open, endsAccess, reasonOf })
+      return
+    }
     const project = projectOf(res)
     const identity = identityOf(res)
     // A stream carries the whole content (snapshot, update and revert values): never for a
