@@ -107,7 +107,8 @@ export function orderedEntry (stored: Record<string, unknown>): ChangeLine['entr
   const entry: Record<string, unknown> = {}
   // `value` may be null (set to null); the other members are absent when null (history.ts).
   for (const key of ENTRY_ORDER) if (stored[key] !== undefined && (key === 'value' || stored[key] !== null)) entry[key] = stored[key]
-  const known = new Set<string>([...ENTRY_ORDER, 'project', 'projectId', '_id'])
+  // touchedPaths: MongoDB's path index (mongodb/path-index.ts), rebuilt on import.
+  const known = new Set<string>([...ENTRY_ORDER, 'project', 'projectId', '_id', 'touchedPaths'])
   for (const [key, value] of Object.entries(stored)) if (!known.has(key) && value !== undefined) entry[key] = value
   return entry as unknown as ChangeLine['entry']
 }

@@ -219,5 +219,21 @@ export const MIGRATIONS: readonly Migration[] = [
   `
   ALTER TABLE changes ADD COLUMN bytes INTEGER;
   CREATE INDEX changes_by_size ON changes(project_id, version, bytes);
+  `,
+  // The path index of the change log (docs/design.md §15): the paths each change writes
+  // (shared/live-path.ts indexPathsOf), so `changes?path=` and a path resume read only the
+  // changes that may touch the path. change_paths_by_version serves retention's pruning.
+  // Entries of before are not indexed: up to path_index_from a path read takes every entry
+  // as a candidate (content-log.ts pathEntries); new projects start at 0.
+  `
+  CREATE TABLE change_paths (
+    project_id TEXT NOT NULL REFERENCES projects(id) ON DELETE CASCADE,
+    path TEXT NOT NULL,
+    version INTEGER NOT NULL,
+    PRIMARY KEY (project_id, path, version)
+  ) WITHOUT ROWID;
+  CREATE INDEX change_paths_by_version ON change_paths(project_id, version);
+  ALTER TABLE projects ADD COLUMN path_index_from INTEGER NOT NULL DEFAULT 0;
+  UPDATE projects SET path_index_from = version;
   `
 ]
