@@ -41,6 +41,12 @@ export interface ProjectedChange {
 /** What a path subscription is sent: the change as it is, or projected onto the path. */
 export type PathChange = ChangeEntry | ProjectedChange
 
+/**
+ * A Socket.IO `change` on a path subscription: what the path is sent, with `subscription`
+ * (the path) and `prev` (the version of what was sent before on that subscription).
+ */
+export type PathChangeEvent = PathChange & { subscription: string, prev: number }
+
 /** The value at a path: `exists: false` when nothing is there. */
 export interface PathValue {
   exists: boolean

@@ -16,7 +16,7 @@ import type { UnsentBudget, UnsentHolder } from '../services/unsent-budget.js'
 import type { Store } from '../store/types.js'
 import { ConnectionSlots } from './connection-slots.js'
 import { engineGate } from './engine-gate.js'
-import { routeEvents } from './event-router.js'
+import { routeEvents, type Reply } from './event-router.js'
 import { atTime } from '../services/expiry.js'
 import { handshake } from './handshake.js'
 import { preEncodingParser } from './pre-encoded.js'
@@ -28,6 +28,7 @@ import { capSendBuffer, type SendBuffer } from './send-buffer.js'
 import { writeBatching } from './write-batching.js'
 import { closeConnections } from './shutdown.js'
 import { Subscriptions } from './subscriptions.js'
+import { PathSubscriptions } from './path-subscriptions.js'
 import type { RealtimeServer, RealtimeSocket } from './types.js'
 
 export interface RealtimeDependencies {
@@ -94,6 +95,19 @@ export async function attachRealtime (deps: RealtimeDependencies): Promise<Realt
     resubscribeBytes: config.socketResubscribeBytes
   }, logger, limits.tarpit)
   // Presence (docs/design.md §14): members on every node through Redis, else in memory.
+  // Path subscriptions (docs/design.md §15) hear changes through services.liveFeed, which
+  // carries other nodes' changes too; they share the per-connection limit.
+  const pathSubscriptions = new PathSubscriptions({
+    store,
+    projects: services.projects,
+    identities: services.identities,
+    feed: services.liveFeed,
+    perConnection: config.socketSubscriptionsPerConnection,
+    projectSubscriptions: socket => subscriptions.count(socket),
+    pageBytes: config.changesPageBytes,
+    logger
+  })
+  subscriptions.countAlso(socket => pathSubscriptions.count(socket))
   const redisShare = deps.redis
     ? new RedisPresenceShare({ redis: deps.redis, ttlMs: config.presenceTtlMs, logger, announce: (entry, type) => presence.announce(entry, type) })
     : null
@@ -109,11 +123,12 @@ export async function attachRealtime (deps: RealtimeDependencies): Promise<Realt
   const recheck = new AccessRecheck(store, services.accessEvents, systemClock, logger)
   recheck.addSource(subscriptions)
   recheck.addSource(services.liveFeed)
+  recheck.addSource(pathSubscriptions)
   recheck.start()
   const slots = new ConnectionSlots(config.socketConnectionsPerIdentity, held => metrics?.connectionSlots.set(held))
   const handlers = {
-    [EVENTS.subscribe]: subscriptions.subscribe.bind(subscriptions),
-    [EVENTS.unsubscribe]: subscriptions.unsubscribe.bind(subscriptions),
+    [EVENTS.subscribe]: (socket: RealtimeSocket, request: unknown, reply: Reply) => PathSubscriptions.names(request) ? pathSubscriptions.subscribe(socket, request, reply) : subscriptions.subscribe(socket, request, reply),
+    [EVENTS.unsubscribe]: (socket: RealtimeSocket, request: unknown, reply: Reply) => { if (PathSubscriptions.names(request)) pathSubscriptions.unsubscribe(socket, request, reply); else subscriptions.unsubscribe(socket, request, reply) },
     ...presence.handlers()
   }
 
@@ -133,6 +148,7 @@ export async function attachRealtime (deps: RealtimeDependencies): Promise<Realt
       cancelExpiry?.()
       stopCounting()
       subscriptions.forget(socket)
+      pathSubscriptions.forget(socket)
       presence.forget(socket)
     })
   })
@@ -151,6 +167,7 @@ export async function attachRealtime (deps: RealtimeDependencies): Promise<Realt
   services.accessEvents.on(event => {
     if (closed) return
     subscriptions.applyAccessEvent(event)
+    pathSubscriptions.applyAccessEvent(event)
     if (multiNode) io.serverSideEmit('contentd:access', event)
   })
   if (multiNode) {
@@ -162,6 +179,7 @@ export async function attachRealtime (deps: RealtimeDependencies): Promise<Realt
     })
     io.sockets.on('contentd:access', event => {
       subscriptions.applyAccessEvent(event)
+      pathSubscriptions.applyAccessEvent(event)
       services.liveFeed.publishAccess(event)
     })
   }

@@ -4,6 +4,7 @@ import type { ChangeEvent, RevokedEvent, ShutdownEvent, SubscribeAck, Unsubscrib
 import type { PresenceEvent, PresenceLeaveAck, PresenceListAck, PresenceSetAck } from '../../shared/presence.js'
 import type { AccessEvent } from '../services/access-events.js'
 import type { Identity } from '../services/identity.js'
+import type { PathChangeEvent } from '../../shared/live-path.js'
 
 export interface ClientToServerEvents {
   // Payloads come from the network: handlers check them, whatever these types say.
@@ -15,7 +16,8 @@ export interface ClientToServerEvents {
 }
 
 export interface ServerToClientEvents {
-  change: (change: ChangeEvent) => void
+  /** A whole-project subscription's change, or a path subscription's (docs/design.md §15). */
+  change: (change: ChangeEvent | PathChangeEvent) => void
   revoked: (event: RevokedEvent) => void
   shutdown: (event: ShutdownEvent) => void
   presence: (event: PresenceEvent) => void
