@@ -290,10 +290,13 @@ export function pathChangeOf (change: ChangeEntry, path: string): PathChange | n
 /**
  * A client's value at `path` after what it was sent: a projected change sets or clears it;
  * any other is applied to the value, placed at its path inside an otherwise empty document,
- * with the server's own operations. Returns a new PathValue; `state` may have been changed.
+ * with the server's own operations. Returns a new PathValue; `state` may have been changed,
+ * `change` never is.
  */
 export function applyPathChange (state: PathValue, path: string, change: PathChange): PathValue {
-  if ('projected' in change && change.projected) return change.op === 'set' ? { exists: true, value: change.value } : { exists: false }
+  // The values of `change` are copied in: later changes alter the state in place, and must
+  // not alter the change (a caller may keep it, or apply it again).
+  if ('projected' in change && change.projected) return change.op === 'set' ? { exists: true, value: structuredClone(change.value) } : { exists: false }
   const segments = parsePath(path)
   let doc: JsonObject = {}
   // Intermediates are objects keyed by the path's segments, there whether or not the value
@@ -302,6 +305,6 @@ export function applyPathChange (state: PathValue, path: string, change: PathCha
   let node: JsonObject = doc
   segments.slice(0, -1).forEach(segment => { const next: JsonObject = {}; node[segment] = next; node = next })
   if (state.exists) node[segments.at(-1) as string] = state.value as Json
-  doc = applyContentOperation(doc, operationOfChange(change as ChangeEntry))
+  doc = applyContentOperation(doc, operationOfChange(structuredClone(change) as ChangeEntry))
   return valueAtPath(doc, segments)
 }

@@ -131,6 +131,8 @@ export class PathFollower {
 
   private async projectFromContent (change: ChangeEntry): Promise<PathChange> {
     const snapshot = await this.options.store.readContentAt(this.options.project.id, change.version)
-    return projectedChange(change, this.options.path, valueAtPath(snapshot.content, this.segments))
+    // A copy: the snapshot may be the store's live document, which later writes change in place.
+    const after = valueAtPath(snapshot.content, this.segments)
+    return projectedChange(change, this.options.path, after.exists ? { exists: true, value: structuredClone(after.value) } : after)
   }
 }

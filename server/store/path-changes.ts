@@ -46,7 +46,9 @@ async function sentFor (store: Reader, project: ProjectRecord, entry: ChangeEntr
   if (reads.left === 0) return null
   reads.left -= 1
   const snapshot = await store.readContentAt(project.id, entry.version)
-  return projectedChange(entry, path, valueAtPath(snapshot.content, dotSegments(path)))
+  // A copy: the snapshot may be the store's live document, which later writes change in place.
+  const after = valueAtPath(snapshot.content, dotSegments(path))
+  return projectedChange(entry, path, after.exists ? { exists: true, value: structuredClone(after.value) } : after)
 }
 
 /**
