@@ -24,6 +24,7 @@ import { versionParam } from '../history-query.js'
 import { projectAccess } from '../project-access.js'
 import type { RouteScope } from '../route-table.js'
 import { ChangeStream } from '../change-stream.js'
+import { servePathStream, streamPathOf } from '../path-change-stream.js'
 
 export interface EventRouteOptions {
   store: Store
@@ -38,6 +39,8 @@ export interface EventRouteOptions {
   streamsPerUser: number
   logger: Logger
   metrics?: Metrics | undefined
+  /** CHANGES_PAGE_BYTES: a path stream's catch-up reads (docs/design.md §15). */
+  changesPageBytes: number
 }
 
 /** `scope` is /api with an identity loader that also accepts ?access_token= (for EventSource). */
@@ -45,9 +48,11 @@ export function eventRoutes (scope: RouteScope, options: EventRouteOptions): voi
   scope.get('/:username/:projectSlug/content/events', projectAccess(options.projects, 'read'), async (req, res) => {
     const project = projectOf(res)
     const identity = identityOf(res)
+    // ?path=: one path's changes (docs/design.md §15), open to a key narrowed to it.
+    const path = req.query.path === undefined ? null : streamPathOf(req, identity)
     // A stream carries the whole content (snapshot, update and revert values): never for a
     // narrowed key, as for a Socket.IO subscription (docs/design.md §12).
-    requireKeyScope(identity.key, { kind: 'whole' })
+    if (path === null) requireKeyScope(identity.key, { kind: 'whole' })
     const { store } = options
     // Last-Event-ID wins over ?since=: an EventSource reconnects to the URL it started with
     // (?since= and all) and says in the header how far it got.
@@ -55,6 +60,10 @@ export function eventRoutes (scope: RouteScope, options: EventRouteOptions): voi
     const since = lastEventId !== undefined
       ? versionParam('Last-Event-ID', lastEventId)
       : req.query.since === undefined ? null : versionParam('since', req.query.since)
+    if (path !== null) {
+      await servePathStream(path, { req, res, project, identity, since, options, open, endsAccess: event => endsAccess(event, identity, project) })
+      return
+    }
 
     const stops: Array<() => void> = []
     const stopAll = () => { for (const stop of stops.splice(0)) stop() }
