@@ -98,3 +98,7 @@ export type { ChangeEvent, ChangeEntry } from '../events.js'
 export type { ErrorCode, SchemaError } from '../errors.js'
 export type { Json, JsonObject } from '../json.js'
 export type JsonValue = Json
+// Live paths (docs/design.md §15): project.ref(path).
+export type { PathRef, PathChangesPage } from './path-ref.js'
+export type { PathSubscription, PathSubscribeOptions, PathListener } from './path-subscription.js'
+export type { PathChange, PathChangeEvent, ProjectedChange } from '../live-path.js'

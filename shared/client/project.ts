@@ -17,6 +17,7 @@ import { versionOf } from './http.js'
 import { readAllPages } from './pages.js'
 import type { ProjectPresence } from './presence.js'
 import type { ProjectRef } from './project-ref.js'
+import { PathRef } from './path-ref.js'
 import type { LiveContent } from './realtime.js'
 import type { Subscription, SubscribeOptions, ContentListener } from './subscription.js'
 
@@ -96,15 +97,15 @@ export interface ChangesOptions {
 }
 
 export class ProjectClient {
-  /** "@alice/demo" */
-  readonly ref: string
+  /** "@alice/demo" (named `reference`: `ref(path)` is one path of the project, docs/design.md §15) */
+  readonly reference: string
   /** "/api/@alice/demo" */
   private readonly projectBase: string
   private readonly base: string
   private readonly schemaUrl: string
 
   constructor (private readonly http: Http, private readonly live: LiveContent, project: ProjectRef) {
-    this.ref = project.ref
+    this.reference = project.ref
     this.projectBase = `/api/@${project.owner}/${encodeURIComponent(project.slug)}`
     this.base = `${this.projectBase}/content`
     this.schemaUrl = `${this.projectBase}/schema`
@@ -128,6 +129,11 @@ export class ProjectClient {
   /** Removes a member; their live subscriptions to the project end (owner only). */
   async removeMember (username: string): Promise<{ message: string }> {
     return (await this.http.request<{ message: string }>('DELETE', this.memberPath(username))).body
+  }
+
+  /** One path of the project: read it, watch it live, read its history (docs/design.md §15). */
+  ref (path: string): PathRef {
+    return new PathRef(this.http, this.live, this.reference, this.base, path)
   }
 
   /** The whole content, or the value at a dot path (404 PATH_NOT_FOUND when absent). */
@@ -247,7 +253,7 @@ export class ProjectClient {
    * every change, applied locally in version order. Gaps and reconnects re-subscribe.
    */
   subscribe (onContent: ContentListener, options: SubscribeOptions = {}): Subscription {
-    return this.live.subscribe(this.ref, onContent, options)
+    return this.live.subscribe(this.reference, onContent, options)
   }
 
   private webhookPath (id: string): string {
@@ -264,7 +270,7 @@ export class ProjectClient {
    * project, whichever ProjectClient asks.
    */
   get presence (): ProjectPresence {
-    return this.live.presence(this.ref)
+    return this.live.presence(this.reference)
   }
 
   /**
