@@ -67,7 +67,8 @@ export class PathFollower {
   start (from: number, behind = false): void {
     if (this.stopped) return
     this.last = from
-    this.behind = behind
+    // Live changes dropped while held before the start (past MAX_HELD) are read from the log.
+    this.behind = behind || this.behind
     this.started = true
     void this.pump()
   }

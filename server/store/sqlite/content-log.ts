@@ -73,7 +73,10 @@ function prepareStatements (db: Database.Database) {
     pathIndexFrom: db.prepare('SELECT path_index_from FROM projects WHERE id = ?').pluck(),
     // The versions that may touch a path (docs/design.md §15): recorded at the root, an
     // ancestor or the path itself (json_each of the list), or below it (a range on the key).
-    pathVersions: db.prepare(`SELECT DISTINCT version FROM change_paths WHERE project_id = ? AND version > ? AND (path IN (SELECT value FROM json_each(?)) OR (path > ? AND path < ?)) ORDER BY version LIMIT ?`).pluck(),
+    // Two searches of the primary key, merged: written as one OR, SQLite scans the project.
+    pathVersions: db.prepare(`SELECT version FROM change_paths WHERE project_id = @project AND path IN (SELECT value FROM json_each(@exact)) AND version > @since
+      UNION SELECT version FROM change_paths WHERE project_id = @project AND path > @below AND path < @belowEnd AND version > @since
+      ORDER BY version LIMIT @limit`).pluck(),
     unindexedVersions: db.prepare('SELECT version FROM changes WHERE project_id = ? AND version > ? AND version <= ? ORDER BY version LIMIT ?').pluck(),
     entryWithSize: db.prepare('SELECT entry, bytes FROM changes WHERE project_id = ? AND version = ?'),
     prunePaths: db.prepare('DELETE FROM change_paths WHERE project_id = ? AND version < ?'),
@@ -282,7 +285,7 @@ export class ContentLog {
       const lookup = pathLookup(path)
       const indexFrom = this.statements.pathIndexFrom.get(projectId) as number
       const unindexed = since < indexFrom ? this.statements.unindexedVersions.all(projectId, since, indexFrom, limit + 1) as number[] : []
-      const indexed = this.statements.pathVersions.all(projectId, Math.max(since, indexFrom), JSON.stringify(lookup.exact), lookup.below, lookup.belowEnd, limit + 1) as number[]
+      const indexed = this.statements.pathVersions.all({ project: projectId, since: Math.max(since, indexFrom), exact: JSON.stringify(lookup.exact), below: lookup.below, belowEnd: lookup.belowEnd, limit: limit + 1 }) as number[]
       const versions = [...unindexed, ...indexed].slice(0, limit + 1)
       const budget = new PageBudget(this.pageBytes)
       const entries: string[] = []
