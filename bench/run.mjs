@@ -19,6 +19,7 @@ import { renderResults, spliceResults } from './lib/report.mjs'
 import * as http from './scenarios/http.mjs'
 import { peer } from './scenarios/peer.mjs'
 import { resume } from './scenarios/resume.mjs'
+import { livePaths } from './scenarios/live-paths.mjs'
 import { memory } from './scenarios/memory.mjs'
 import { fanout } from './scenarios/fanout.mjs'
 import { fanoutWide } from './scenarios/fanout-wide.mjs'
@@ -43,6 +44,7 @@ const SCENARIOS = {
   hot: http.hotCounter,
   batch,
   resume,
+  paths: livePaths,
   peer,
   fanout,
   fanoutWide,

@@ -73,10 +73,10 @@ export function createApp ({ config, store, logger, redis, metrics = new Metrics
   const outside = routes.scope()
 
   // Content first: the hot path, so its requests are matched after the fewest routes.
-  contentRoutes(api, store, projects, limit, { batchLimit: config.batchLimit, idempotencyTtlMs: config.idempotencyTtlMs, idempotencyKeysPerUser: config.quotas.idempotencyKeysPerUser })
+  contentRoutes(api, store, projects, limit, { batchLimit: config.batchLimit, idempotencyTtlMs: config.idempotencyTtlMs, idempotencyKeysPerUser: config.quotas.idempotencyKeysPerUser, changesPageBytes: config.changesPageBytes })
   // Server-Sent Events: the same /api chain, with ?access_token= accepted for EventSource.
   const streams = routes.scope('/api', [loadIdentity(services.identities, { queryToken: true }), rateLimit(limits.api)])
-  eventRoutes(streams, { store, projects, liveFeed: services.liveFeed, unsentBudget: services.unsentBudget, heartbeatMs: config.sseHeartbeatMs, bufferBytes: config.socketSendBufferBytes, streamsPerUser: config.socketConnectionsPerIdentity, logger, metrics, queries: services.queries })
+  eventRoutes(streams, { store, projects, liveFeed: services.liveFeed, unsentBudget: services.unsentBudget, heartbeatMs: config.sseHeartbeatMs, bufferBytes: config.socketSendBufferBytes, streamsPerUser: config.socketConnectionsPerIdentity, logger, metrics, queries: services.queries, changesPageBytes: config.changesPageBytes })
   outside.get('/healthz', async (_req, res) => {
     try {
       await store.ping()

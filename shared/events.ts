@@ -31,8 +31,9 @@ export const EVENTS = {
  * a newer client's `subscribe { project, path }` with the whole document).
  */
 export const EVENT_MEMBERS = {
-  [EVENTS.subscribe]: ['project', 'since'],
-  [EVENTS.unsubscribe]: ['project'],
+  // `path`: a path subscription (docs/design.md §15).
+  [EVENTS.subscribe]: ['project', 'since', 'path'],
+  [EVENTS.unsubscribe]: ['project', 'path'],
   [EVENTS.presenceSet]: ['project', 'state'],
   [EVENTS.presenceList]: ['project'],
   [EVENTS.presenceLeave]: ['project']

@@ -80,7 +80,7 @@ export function ActionError ({ action, doc }: { action: Action, doc: LiveDocumen
     <div class="field-error schema-refusal" role="alert">
       <p>{action.error}</p>
       <SchemaErrorList errors={action.violations} />
-      <p><a href={hrefOf({ page: 'project', project: doc.project.ref, tab: 'schema' })}>The project's schema</a> decides what the content may hold.</p>
+      <p><a href={hrefOf({ page: 'project', project: doc.project.reference, tab: 'schema' })}>The project's schema</a> decides what the content may hold.</p>
     </div>
   )
 }

@@ -24,7 +24,7 @@ export function ImportExport ({ doc, canWrite }: { doc: LiveDocument, canWrite: 
     const url = URL.createObjectURL(new Blob([pretty(doc.content)], { type: 'application/json' }))
     const link = document.createElement('a')
     link.href = url
-    link.download = exportFileName(doc.project.ref, doc.version)
+    link.download = exportFileName(doc.project.reference, doc.version)
     link.click()
     // After the click has started the download.
     setTimeout(() => URL.revokeObjectURL(url), 1000)

@@ -131,13 +131,14 @@ const COMMANDS: Record<string, Command> = {
   },
   log: {
     positionals: 1,
-    options: { since: { type: 'string' }, follow: { type: 'boolean' }, json: { type: 'boolean' } },
+    options: { since: { type: 'string' }, follow: { type: 'boolean' }, json: { type: 'boolean' }, path: { type: 'string' } },
     run: (admin, [ref], values) => {
       const sinceText = str(values.since) ?? '0'
       if (!/^(?:0|[1-9][0-9]{0,14})$/.test(sinceText)) throw new UsageError(`--since must be a version, a whole number such as 0 or 42 (got ${JSON.stringify(sinceText.slice(0, 40))})`, 'log')
       const stopped = new Promise<void>(resolve => { process.once('SIGINT', resolve); process.once('SIGTERM', resolve) })
       return admin.log(ref as string, {
         since: Number(sinceText),
+        path: str(values.path),
         follow: values.follow === true,
         json: values.json === true,
         print: line => { process.stdout.write(line + '\n') },

@@ -29,6 +29,7 @@ import { writeBatching } from './write-batching.js'
 import { closeConnections } from './shutdown.js'
 import { Subscriptions } from './subscriptions.js'
 import { isQueryRequest, QuerySubscriptions } from './query-subscriptions.js'
+import { PathSubscriptions } from './path-subscriptions.js'
 import type { RealtimeServer, RealtimeSocket } from './types.js'
 
 export interface RealtimeDependencies {
@@ -95,6 +96,19 @@ export async function attachRealtime (deps: RealtimeDependencies): Promise<Realt
     resubscribeBytes: config.socketResubscribeBytes
   }, logger, limits.tarpit)
   // Presence (docs/design.md §14): members on every node through Redis, else in memory.
+  // Path subscriptions (docs/design.md §15) hear changes through services.liveFeed, which
+  // carries other nodes' changes too; they share the per-connection limit.
+  const pathSubscriptions = new PathSubscriptions({
+    store,
+    projects: services.projects,
+    identities: services.identities,
+    feed: services.liveFeed,
+    perConnection: config.socketSubscriptionsPerConnection,
+    projectSubscriptions: socket => subscriptions.count(socket),
+    pageBytes: config.changesPageBytes,
+    logger
+  })
+  subscriptions.countAlso(socket => pathSubscriptions.count(socket))
   const redisShare = deps.redis
     ? new RedisPresenceShare({ redis: deps.redis, ttlMs: config.presenceTtlMs, logger, announce: (entry, type) => presence.announce(entry, type) })
     : null
@@ -113,13 +127,19 @@ export async function attachRealtime (deps: RealtimeDependencies): Promise<Realt
   const queries = new QuerySubscriptions(services.queries, services.projects, services.identities, config.queries.perConnection, logger)
   recheck.addSource(queries)
   recheck.addSource(services.liveFeed)
+  recheck.addSource(pathSubscriptions)
   recheck.start()
   const slots = new ConnectionSlots(config.socketConnectionsPerIdentity, held => metrics?.connectionSlots.set(held))
   const handlers = {
-    [EVENTS.subscribe]: (socket: RealtimeSocket, request: unknown, reply: Reply) =>
-      isQueryRequest(request) ? queries.subscribe(socket, request, reply) : subscriptions.subscribe(socket, request, reply),
+    [EVENTS.subscribe]: (socket: RealtimeSocket, request: unknown, reply: Reply) => {
+      if (isQueryRequest(request)) queries.subscribe(socket, request, reply)
+      else if (PathSubscriptions.names(request)) pathSubscriptions.subscribe(socket, request, reply)
+      else subscriptions.subscribe(socket, request, reply)
+    },
     [EVENTS.unsubscribe]: (socket: RealtimeSocket, request: unknown, reply: Reply) => {
-      if (!queries.unsubscribe(socket, request, reply)) subscriptions.unsubscribe(socket, request, reply)
+      if (queries.unsubscribe(socket, request, reply)) return
+      if (PathSubscriptions.names(request)) pathSubscriptions.unsubscribe(socket, request, reply)
+      else subscriptions.unsubscribe(socket, request, reply)
     },
     ...presence.handlers()
   }
@@ -141,6 +161,7 @@ export async function attachRealtime (deps: RealtimeDependencies): Promise<Realt
       stopCounting()
       subscriptions.forget(socket)
       queries.forget(socket)
+      pathSubscriptions.forget(socket)
       presence.forget(socket)
     })
   })
@@ -160,6 +181,7 @@ export async function attachRealtime (deps: RealtimeDependencies): Promise<Realt
     if (closed) return
     subscriptions.applyAccessEvent(event)
     queries.applyAccessEvent(event)
+    pathSubscriptions.applyAccessEvent(event)
     if (multiNode) io.serverSideEmit('contentd:access', event)
   })
   if (multiNode) {
@@ -172,6 +194,7 @@ export async function attachRealtime (deps: RealtimeDependencies): Promise<Realt
     io.sockets.on('contentd:access', event => {
       subscriptions.applyAccessEvent(event)
       queries.applyAccessEvent(event)
+      pathSubscriptions.applyAccessEvent(event)
       services.liveFeed.publishAccess(event)
     })
   }

@@ -86,6 +86,7 @@ export class Subscriptions implements GrantSource {
   private readonly projects = new Map<string, ProjectEntry>()
   private readonly connections = new Map<RealtimeSocket, ConnectionState>()
   private observer: SubscriptionObserver | null = null
+  private alsoCounted: (socket: RealtimeSocket) => number = () => 0
   private readonly budget: ResubscribeBudget
 
   constructor (
@@ -110,6 +111,16 @@ export class Subscriptions implements GrantSource {
     return this.projects.has(projectId)
   }
 
+  /** The connection's other subscriptions that count against the same limit (path subscriptions, docs/design.md §15). */
+  countAlso (count: (socket: RealtimeSocket) => number): void {
+    this.alsoCounted = count
+  }
+
+  /** How many whole-project subscriptions the connection holds. */
+  count (socket: RealtimeSocket): number {
+    return this.connections.get(socket)?.subscriptions.size ?? 0
+  }
+
   observe (observer: SubscriptionObserver): void {
     this.observer = observer
   }
@@ -132,7 +143,7 @@ export class Subscriptions implements GrantSource {
     const connection = this.connectionOf(socket)
     const current = connection.subscriptions.get(key)
     if (current?.state === 'pending') { current.waiters.push(reply); return }
-    if (!current && connection.subscriptions.size >= this.limits.perConnection) {
+    if (!current && connection.subscriptions.size + this.alsoCounted(socket) >= this.limits.perConnection) {
       reply(failure('TOO_MANY_SUBSCRIPTIONS', `at most ${this.limits.perConnection}`))
       return
     }

@@ -5,6 +5,7 @@ import type { PresenceEvent, PresenceLeaveAck, PresenceListAck, PresenceSetAck }
 import type { QueryEventPayload } from '../../shared/api/queries.js'
 import type { AccessEvent } from '../services/access-events.js'
 import type { Identity } from '../services/identity.js'
+import type { PathChangeEvent } from '../../shared/live-path.js'
 
 export interface ClientToServerEvents {
   // Payloads come from the network: handlers check them, whatever these types say.
@@ -16,7 +17,8 @@ export interface ClientToServerEvents {
 }
 
 export interface ServerToClientEvents {
-  change: (change: ChangeEvent) => void
+  /** A whole-project subscription's change, or a path subscription's (docs/design.md §15). */
+  change: (change: ChangeEvent | PathChangeEvent) => void
   revoked: (event: RevokedEvent) => void
   shutdown: (event: ShutdownEvent) => void
   presence: (event: PresenceEvent) => void

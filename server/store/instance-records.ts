@@ -107,8 +107,9 @@ export function orderedEntry (stored: Record<string, unknown>): ChangeLine['entr
   const entry: Record<string, unknown> = {}
   // `value` may be null (set to null); the other members are absent when null (history.ts).
   for (const key of ENTRY_ORDER) if (stored[key] !== undefined && (key === 'value' || stored[key] !== null)) entry[key] = stored[key]
-  // `idempotency`: MongoDB's remembered Idempotency-Key (docs/design.md §19) is the caller's, never exported.
-  const known = new Set<string>([...ENTRY_ORDER, 'project', 'projectId', '_id', 'idempotency'])
+  // `idempotency`: MongoDB's remembered Idempotency-Key (docs/design.md §19) is the caller's, never exported;
+  // touchedPaths: MongoDB's path index (mongodb/path-index.ts), rebuilt on import.
+  const known = new Set<string>([...ENTRY_ORDER, 'project', 'projectId', '_id', 'idempotency', 'touchedPaths'])
   for (const [key, value] of Object.entries(stored)) if (!known.has(key) && value !== undefined) entry[key] = value
   return entry as unknown as ChangeLine['entry']
 }

@@ -171,6 +171,14 @@ export interface ChangesPage {
   more: boolean
 }
 
+/** Candidate entries for one path (ContentStorage.readPathEntries). */
+export interface PathEntriesPage {
+  /** The project's current version when the page was read. */
+  version: number
+  entries: ChangeEntry[]
+  more: boolean
+}
+
 /** One entry of a ChangesJsonPage. */
 export interface EntryJson {
   version: number
@@ -365,6 +373,15 @@ export interface ContentStorage {
    * document (see ContentSnapshot).
    */
   readContentAt (projectId: string, version: number): Promise<ContentSnapshot>
+
+  /**
+   * The log entries after `since` that may touch the dot path `path` (docs/design.md §15),
+   * found through the path index, never a scan of the whole log: a superset of those that
+   * touch it (server/store/path-changes.ts decides exactly with shared/live-path.ts),
+   * ascending, at most `limit` (>= 1) and at most CHANGES_PAGE_BYTES of them as stored (the
+   * first always). `more`: candidates remain after the last one. Throws as readChanges.
+   */
+  readPathEntries (project: ProjectRecord, path: string, since: number, limit: number): Promise<PathEntriesPage>
 
   getSchema (projectId: string): Promise<SchemaRecord | null>
   /**

@@ -22,6 +22,7 @@ export const changeEntry = z.object({
   index: z.number().int().optional().meta({ description: 'insert only' }),
   operations: z.array(jsonValue()).optional().meta({ description: 'batch: its operations with dot paths; patch: the RFC 6902 operations as applied' }),
   revertedTo: z.number().int().optional().meta({ description: 'revert only: the version whose content was restored' }),
+  projected: z.literal(true).optional().meta({ description: 'Only on a path subscription or `changes?path=` (docs/design.md §15): a `set` or `delete` of the path\'s new value standing for a change above the path' }),
   at: isoTime.meta({ description: 'Commit time' }),
   actor
 }).meta({ description: 'One entry of the change log (the same object as the Socket.IO `change` event).' })

@@ -130,3 +130,7 @@ export { directoryStore } from './offline/directory-store.js'
 export { indexedDbStore } from './offline/indexeddb-store.js'
 export type { OfflineOptions, OfflineProject, RejectedWrite } from './offline/offline-project.js'
 export type { QueuedWrite } from './offline/outbox.js'
+// Live paths (docs/design.md §15): project.ref(path).
+export type { PathRef, PathChangesPage } from './path-ref.js'
+export type { PathSubscription, PathSubscribeOptions, PathListener } from './path-subscription.js'
+export type { PathChange, PathChangeEvent, ProjectedChange } from '../live-path.js'

@@ -21,6 +21,7 @@ import { versionOf } from './http.js'
 import { readAllPages } from './pages.js'
 import type { ProjectPresence } from './presence.js'
 import type { ProjectRef } from './project-ref.js'
+import { PathRef } from './path-ref.js'
 import type { LiveContent } from './realtime.js'
 import type { OfflineProject } from './offline/offline-project.js'
 import type { Subscription, SubscribeOptions, ContentListener } from './subscription.js'
@@ -101,8 +102,8 @@ function queryString (path: string, query: LiveQuery): string {
 }
 
 export class ProjectClient {
-  /** "@alice/demo" */
-  readonly ref: string
+  /** "@alice/demo" (named `reference`: `ref(path)` is one path of the project, docs/design.md §15) */
+  readonly reference: string
   /** "/api/@alice/demo" */
   private readonly projectBase: string
   private readonly base: string
@@ -115,7 +116,7 @@ export class ProjectClient {
   readonly offline: OfflineProject | undefined
 
   constructor (private readonly http: Http, private readonly live: LiveContent, project: ProjectRef, offline?: (base: string) => OfflineProject) {
-    this.ref = project.ref
+    this.reference = project.ref
     this.projectBase = `/api/@${project.owner}/${encodeURIComponent(project.slug)}`
     this.base = `${this.projectBase}/content`
     this.schemaUrl = `${this.projectBase}/schema`
@@ -140,6 +141,11 @@ export class ProjectClient {
   /** Removes a member; their live subscriptions to the project end (owner only). */
   async removeMember (username: string): Promise<{ message: string }> {
     return (await this.http.request<{ message: string }>('DELETE', this.memberPath(username))).body
+  }
+
+  /** One path of the project: read it, watch it live, read its history (docs/design.md §15). */
+  ref (path: string): PathRef {
+    return new PathRef(this.http, this.live, this.reference, this.base, path)
   }
 
   /** The whole content, or the value at a dot path (404 PATH_NOT_FOUND when absent). */
@@ -261,7 +267,7 @@ export class ProjectClient {
   subscribe (onContent: ContentListener, options: SubscribeOptions = {}): Subscription {
     // Offline first: the local copy, the server's state plus the pending writes (docs/design.md §19).
     if (this.offline) return this.offline.subscribe(onContent, options)
-    return this.live.subscribe(this.ref, onContent, options)
+    return this.live.subscribe(this.reference, onContent, options)
   }
 
   /**
@@ -274,7 +280,7 @@ export class ProjectClient {
     const url = `${this.base}?${queryString(path, plan)}`
     return {
       get: async () => (await this.http.request<QueryResult>('GET', url)).body,
-      subscribe: (listener, options = {}) => this.live.query(this.ref, path, plan, listener, options)
+      subscribe: (listener, options = {}) => this.live.query(this.reference, path, plan, listener, options)
     }
   }
 
@@ -292,7 +298,7 @@ export class ProjectClient {
    * project, whichever ProjectClient asks.
    */
   get presence (): ProjectPresence {
-    return this.live.presence(this.ref)
+    return this.live.presence(this.reference)
   }
 
   /**

@@ -18,6 +18,8 @@ import { LiveCopy, statusOf, type ContentListener, type SubscribeOptions, type S
 import type { EventFailure } from '../events.js'
 import type { LiveQuery } from '../query.js'
 import { ClientQuery, QUERY_EVENT, type QueryEventPayload, type QuerySubscribeAck, type QueryListener, type QuerySubscribeOptions, type QuerySubscription } from './live-query.js'
+import type { PathChangeEvent } from '../live-path.js'
+import { LivePathValue, type PathAck, type PathListener, type PathSubscribeOptions, type PathSubscription } from './path-subscription.js'
 
 export interface RealtimeOptions {
   baseUrl: string
@@ -46,6 +48,8 @@ export class LiveContent {
   private readonly presences = new Map<string, ClientPresence>()
   /** Live queries by "project\npath": the server holds one per path per connection. */
   private readonly queries = new Map<string, ClientQuery>()
+  /** Live values of paths (docs/design.md §15), by project and path. */
+  private readonly pathValues = new Map<string, Set<LivePathValue>>()
 
   constructor (private readonly options: RealtimeOptions) {}
 
@@ -113,6 +117,31 @@ export class LiveContent {
     }
   }
 
+  /**
+   * The live value at one path (docs/design.md §15). Each value sends its own path subscribe;
+   * the server keeps one per connection, project and path (a later one replaces it), so values
+   * of the same path follow the latest one's `prev` chain, re-asking when they fall out of it.
+   */
+  subscribePath (project: string, path: string, listener: PathListener, options: PathSubscribeOptions): PathSubscription {
+    const socket = this.connect()
+    const key = pathKey(project, path)
+    const value = new LivePathValue(project, path, listener, options, since => new Promise<PathAck>(resolve => {
+      socket.emit(EVENTS.subscribe, since === undefined ? { project, path } : { project, path, since }, (ack: PathAck) => resolve(ack))
+    }), closed => {
+      const set = this.pathValues.get(key)
+      if (!set) return
+      set.delete(closed)
+      if (set.size > 0) return
+      this.pathValues.delete(key)
+      if (this.socket?.connected) this.socket.emit(EVENTS.unsubscribe, { project, path })
+    })
+    let set = this.pathValues.get(key)
+    if (!set) { set = new Set(); this.pathValues.set(key, set) }
+    set.add(value)
+    value.resync()
+    return value
+  }
+
   private add (copy: LiveCopy): void {
     let set = this.copies.get(copy.project)
     if (!set) { set = new Set(); this.copies.set(copy.project, set) }
@@ -139,6 +168,7 @@ export class LiveContent {
     for (const presence of this.presences.values()) presence.close()
     for (const query of [...this.queries.values()]) query.close()
     for (const set of [...this.copies.values()]) for (const copy of [...set]) copy.close()
+    for (const set of [...this.pathValues.values()]) for (const value of [...set]) value.close()
     clearTimeout(this.reconnectTimer)
     const socket = this.socket
     this.socket = undefined
@@ -164,9 +194,12 @@ export class LiveContent {
       // Subscribe requests made while offline are buffered by socket.io and sent now. After a
       // reconnect, changes may have been missed: each copy asks for those since its version
       // (a snapshot only when the server no longer has them).
-      if (this.connectedBefore) for (const copy of this.allCopies()) copy.resume()
-      // A query has no log to resume from: a fresh result.
-      if (this.connectedBefore) for (const query of this.queries.values()) query.resync()
+      if (this.connectedBefore) {
+        for (const copy of this.allCopies()) copy.resume()
+        for (const value of this.allPathValues()) value.resume()
+        // A query has no log to resume from: a fresh result.
+        for (const query of this.queries.values()) query.resync()
+      }
       this.connectedBefore = true
     })
     // A request sent before the connection dropped is never answered: forget it, so the
@@ -192,8 +225,14 @@ export class LiveContent {
       track('offline')
       for (const copy of this.allCopies()) copy.fail(failure)
       for (const query of [...this.queries.values()]) query.fail(failure)
+      for (const value of this.allPathValues()) value.fail(failure)
     })
-    socket.on(EVENTS.change, (change: ChangeEvent) => {
+    socket.on(EVENTS.change, (change: ChangeEvent | PathChangeEvent) => {
+      // A path subscription's change names it (docs/design.md §15); whole-project copies never see it.
+      if ('subscription' in change) {
+        for (const value of [...this.pathValues.get(pathKey(change.project, change.subscription)) ?? []]) value.receive(change)
+        return
+      }
       const set = this.copies.get(change.project)
       if (set) for (const copy of [...set]) copy.receive(change)
     })
@@ -201,6 +240,12 @@ export class LiveContent {
     socket.on(QUERY_EVENT, (event: QueryEventPayload) => this.queries.get(`${event.project}\n${event.subscription}`)?.receive(event))
     socket.on(EVENTS.revoked, (event: RevokedEvent) => {
       const error = new ContentdClientError(statusOf(event.code), event.code, event.message)
+      const path = (event as RevokedEvent & { path?: string }).path
+      if (event.project === undefined) for (const value of this.allPathValues()) value.fail(error)
+      if (path !== undefined) {
+        for (const value of [...this.pathValues.get(pathKey(event.project ?? '', path)) ?? []]) value.fail(error)
+        return
+      }
       const affected = event.project === undefined ? this.allCopies() : [...(this.copies.get(event.project) ?? [])]
       for (const copy of affected) copy.fail(error)
       for (const query of [...this.queries.values()]) if (event.project === undefined || event.project === query.project) query.fail(error)
@@ -235,7 +280,13 @@ export class LiveContent {
     if (this.socket?.connected) this.socket.emit(EVENTS.unsubscribe, { project: copy.project })
   }
 
+  private allPathValues (): LivePathValue[] {
+    return [...this.pathValues.values()].flatMap(set => [...set])
+  }
+
   private allCopies (): LiveCopy[] {
     return [...this.copies.values()].flatMap(set => [...set])
   }
 }
+
+const pathKey = (project: string, path: string) => `${project}\n${path}`

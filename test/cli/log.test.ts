@@ -90,3 +90,23 @@ describe('contentd log', { timeout: 60_000 }, () => {
     expect([missing.code, missing.stderr]).toEqual([1, expect.stringContaining('PROJECT_NOT_FOUND')])
   })
 })
+
+describe('contentd log --path (docs/design.md §15)', { timeout: 60_000 }, () => {
+  it('prints only the changes that touch the path, as changes?path= answers them; --json the entries', async () => {
+    const { key, path } = await ownerWithProject(server.url, 'clilogpath')
+    const post = async (op: string, body: unknown) => expect((await call(server.url, 'POST', `${path}/content/${op}`, { token: key, body })).status).toBe(200)
+    await post('set', { path: 'votes', value: { up: 0 } })
+    await post('increment', { path: 'other' })
+    await post('increment', { path: 'votes.up' })
+    await post('set', { path: 'secret', value: 'hidden' })
+    const lines = await cli(['log', '@clilogpath/demo', '--path', 'votes.up'])
+    expect(lines.code).toBe(0)
+    expect(lines.stdout.trim().split('\n').map(line => line.split('\t').slice(0, 1).concat(line.split('\t').slice(3)))).toEqual([['1', 'set votes.up 0 (projected)'], ['3', 'increment votes.up 1']])
+    const json = await cli(['log', '@clilogpath/demo', '--path', 'votes', '--json'])
+    const fromApi = await call(server.url, 'GET', `${path}/content/changes?path=votes`, { token: key })
+    expect(json.stdout.trim().split('\n').map(line => JSON.parse(line) as unknown)).toEqual(fromApi.body.changes)
+    expect(json.stdout).not.toContain('hidden')
+    const bad = await cli(['log', '@clilogpath/demo', '--path', 'a..b'])
+    expect([bad.code, bad.stderr]).toEqual([1, expect.stringContaining('INVALID_PATH')])
+  })
+})

@@ -95,16 +95,17 @@ describe('events with a missing or malformed payload', () => {
   })
 
   // docs/design.md §13: unknown members are refused naming them, as in HTTP bodies. Otherwise
-  // an old server would answer a newer client's `subscribe { project, path }` with the whole
-  // document. Every event a client sends, from the one table the server checks against.
+  // an old server would answer a newer client's `subscribe { project, filter }` with the whole
+  // document (as one before §15 did for `path`). Every event a client sends, from the one
+  // table the server checks against.
   it('every event refuses members it does not know with INVALID_BODY naming them, even beside valid ones', async () => {
-    const valid: Record<string, unknown> = { project: '@origins/demo', since: 0, state: {} }
+    const valid: Record<string, unknown> = { project: '@origins/demo', since: 0, state: {}, path: 'title' }
     expect(Object.keys(EVENT_MEMBERS).sort()).toEqual(['presence:leave', 'presence:list', 'presence:set', 'subscribe', 'unsubscribe'])
     for (const [event, members] of Object.entries(EVENT_MEMBERS)) {
       const payload = Object.fromEntries(members.map(member => [member, valid[member]]))
-      const one = await ask(event, { ...payload, path: 'title' }) as { message: string }
+      const one = await ask(event, { ...payload, filter: 'title' }) as { message: string }
       expectFailure(one, 'INVALID_BODY')
-      expect(one.message, event).toContain('unknown field "path"')
+      expect(one.message, event).toContain('unknown field "filter"')
       const two = await ask(event, { ...payload, extra: 1, [`x${'y'.repeat(200)}`]: 2 }) as { message: string }
       expectFailure(two, 'INVALID_BODY')
       expect(two.message, event).toContain('unknown fields "extra", ')

@@ -13,7 +13,7 @@ import type { Json, JsonObject } from '../../../shared/json.js'
 import { parsePatch, PATCH_MEDIA_TYPE, PATCH_MESSAGE } from '../../../shared/json-patch.js'
 import { PATH_OPERATION_NAMES, PATH_OPERATIONS, pathOperationFrom, UPDATE_MESSAGE, updateOperationFrom } from '../../../shared/operation-table.js'
 import { getAt } from '../../../shared/operations.js'
-import { parsePath } from '../../../shared/path.js'
+import { dotSegments, formatPath, parsePath } from '../../../shared/path.js'
 import { evaluateQuery, parseQueryParams, assertQueryable, wantsQuery } from '../../../shared/query.js'
 import { parseBody, revertBody } from '../../../shared/schemas.js'
 import { validateOperation } from '../../../shared/validate-operation.js'
@@ -27,7 +27,8 @@ import { jsonBody } from '../body.js'
 import { context, projectOf } from '../context.js'
 import { sendContentJson } from '../encoded-content.js'
 import { constantJson } from '../fast-path.js'
-import { changesPageBody } from '../../store/change-pages.js'
+import { changesPageBody, DEFAULT_CHANGES_PAGE_BYTES } from '../../store/change-pages.js'
+import { CONTENT_READS_PER_PAGE, readPathChanges } from '../../store/path-changes.js'
 import { CHANGES_PAGE_DEFAULT, limitParam, versionParam } from '../history-query.js'
 import { idempotency } from '../idempotency.js'
 import { projectAccess } from '../project-access.js'
@@ -40,6 +41,8 @@ export interface TransactionOptions {
   idempotencyTtlMs: number
   /** MAX_IDEMPOTENCY_KEYS_PER_USER (docs/design.md §13b). */
   idempotencyKeysPerUser: number
+  /** CHANGES_PAGE_BYTES, for the pages of `changes?path=` (docs/design.md §13b, §15). */
+  changesPageBytes?: number
 }
 
 /** PATCH takes RFC 6902 only (docs/design.md §10): any other media type, application/json included, is 415. */
@@ -146,6 +149,11 @@ export function contentRoutes (api: RouteScope, store: Store, projects: Projects
 
   // The change log: entries after `since` (default 0), `limit` (1..1000, default 100) at most.
   api.get(`${content}/changes`, access('read'), async (req, res) => {
+    // ?path=: the history of one path (docs/design.md §15), open to a key narrowed to it.
+    if (req.query.path !== undefined) {
+      await sendPathChanges(req, res)
+      return
+    }
     // Changes carry whole-content values (update, revert): an unnarrowed key only (docs/design.md §12).
     requireKeyScope(identityOf(res).key, { kind: 'whole' })
     const since = req.query.since === undefined ? 0 : versionParam('since', req.query.since)
@@ -161,6 +169,21 @@ export function contentRoutes (api: RouteScope, store: Store, projects: Projects
     res.setHeader('Content-Type', 'application/json; charset=utf-8')
     res.send(changesPageBody(page))
   })
+
+  /** `changes?path=`: only the entries that touch the path, each as a path subscription is sent it. */
+  const sendPathChanges = async (req: Request, res: Response) => {
+    const path = formatPath(parsePath(req.query.path))
+    requireKeyScope(identityOf(res).key, { kind: 'read', path: dotSegments(path) })
+    const since = req.query.since === undefined ? 0 : versionParam('since', req.query.since)
+    const limit = req.query.limit === undefined ? CHANGES_PAGE_DEFAULT : limitParam(req.query.limit)
+    const page = await readPathChanges(store, projectOf(res), { path, since, limit, pageBytes: transactions.changesPageBytes ?? DEFAULT_CHANGES_PAGE_BYTES, contentReads: CONTENT_READS_PER_PAGE })
+    res.setHeader('ETag', etagFor(page.version))
+    if (notModified(req, page.version)) {
+      res.status(304).end()
+      return
+    }
+    res.json({ version: page.version, changes: page.changes, more: page.more })
+  }
 
   api.post(`${content}/revert`, ...write, async (req, res) => {
     const { version } = parseBody(revertBody, req.body)

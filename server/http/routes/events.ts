@@ -27,6 +27,7 @@ import { ChangeStream } from '../change-stream.js'
 import { wantsQuery } from '../../../shared/query.js'
 import type { QueryHub } from '../../queries/query-hub.js'
 import { streamQuery } from '../query-events.js'
+import { servePathStream, streamPathOf } from '../path-change-stream.js'
 
 export interface EventRouteOptions {
   store: Store
@@ -43,6 +44,8 @@ export interface EventRouteOptions {
   metrics?: Metrics | undefined
   /** Live queries (docs/design.md §16): `?path=&orderBy=&limit=` streams a query's result instead. */
   queries?: QueryHub | undefined
+  /** CHANGES_PAGE_BYTES: a path stream's catch-up reads (docs/design.md §15). */
+  changesPageBytes: number
 }
 
 /** `scope` is /api with an identity loader that also accepts ?access_token= (for EventSource). */
@@ -54,9 +57,11 @@ export function eventRoutes (scope: RouteScope, options: EventRouteOptions): voi
     }
     const project = projectOf(res)
     const identity = identityOf(res)
+    // ?path=: one path's changes (docs/design.md §15), open to a key narrowed to it.
+    const path = req.query.path === undefined ? null : streamPathOf(req, identity)
     // A stream carries the whole content (snapshot, update and revert values): never for a
     // narrowed key, as for a Socket.IO subscription (docs/design.md §12).
-    requireKeyScope(identity.key, { kind: 'whole' })
+    if (path === null) requireKeyScope(identity.key, { kind: 'whole' })
     const { store } = options
     // Last-Event-ID wins over ?since=: an EventSource reconnects to the URL it started with
     // (?since= and all) and says in the header how far it got.
@@ -64,6 +69,10 @@ export function eventRoutes (scope: RouteScope, options: EventRouteOptions): voi
     const since = lastEventId !== undefined
       ? versionParam('Last-Event-ID', lastEventId)
       : req.query.since === undefined ? null : versionParam('since', req.query.since)
+    if (path !== null) {
+      await servePathStream(path, { req, res, project, identity, since, options, open, endsAccess: event => endsAccess(event, identity, project) })
+      return
+    }
 
     const stops: Array<() => void> = []
     const stopAll = () => { for (const stop of stops.splice(0)) stop() }

@@ -17,6 +17,8 @@ import type { JsonObject } from '../../../shared/json.js'
 import { ImportOrder } from '../instance-import-order.js'
 import { ImportRefusedError, InstanceLineError, orderedEntry, type ImportCounts, type InstanceRecord } from '../instance-records.js'
 import type { ApiKeyRecord, Permission } from '../types.js'
+import { indexPathsOf } from '../../../shared/live-path.js'
+import { TOUCHED_PATHS_FIELD } from './path-index.js'
 import { SCHEMA_FIELD } from './schema-condition.js'
 
 /** Documents inserted per round trip. */
@@ -261,7 +263,7 @@ export class MongoInstanceDump {
         }
         case 'change': {
           const bytes = jsonBytes(record.entry)
-          await batches.changes.add({ projectId: record.projectId, ...record.entry }, line, bytes)
+          await batches.changes.add({ projectId: record.projectId, ...record.entry, [TOUCHED_PATHS_FIELD]: indexPathsOf(record.entry) }, line, bytes)
           if (record.entry.version > tail.after) tail = { ...tail, count: tail.count + 1, bytes: tail.bytes + bytes }
           break
         }

@@ -18,6 +18,7 @@ import type { JsonSchema } from '../../schema/compile.js'
 import { schemaViolation, type ContentSchema } from '../../schema/content-schema.js'
 import { SchemaCache } from '../../schema/schema-cache.js'
 import type {
+  PathEntriesPage,
   ApiKeyRecord, ChangesJsonPage, ContentSnapshot, HistoryOptions, IdempotencyClaim, IdempotencyId,
   IdempotencyState, LoggedIdempotentChange, KeyPosition, ListedApiKey, MemberRecord, MemberRole, PageRequest, Permission, ProjectPosition, ProjectRecord, ProjectRole,
   SchemaRecord, SessionRecord, Store, StoredResponse, UserRecord
@@ -36,6 +37,8 @@ import {
   CHANGES_BATCH, changeDocOf, loggedChangeOf, loggedIdempotencyQuery, readChangesPage, supportsTransactions, WRITE_RESULT_PROJECTION, type ChangeDoc, type CheckpointDoc
 } from './history.js'
 import { SCHEMA_FIELD } from './schema-condition.js'
+import { PATH_INDEX, pathFilter, readPathPage, TOUCHED_PATHS_FIELD } from './path-index.js'
+import { indexPathsOf } from '../../../shared/live-path.js'
 import { runTransaction, settle } from './transaction.js'
 import { MongoWritePath, type CommittedWrite, type ContentBackend, type ContentCommit, type StoredContent } from './write-path.js'
 import { keysPagePipeline, membersPagePipeline, projectsPagePipeline } from './pages.js'
@@ -200,6 +203,7 @@ export class MongoStore extends EngineStore implements Store {
         this.changes.createIndex({ projectId: 1, version: 1 }, { unique: true }),
         // Remembered Idempotency-Keys (docs/design.md §19): only keyed changes are in it.
         this.changes.createIndex({ projectId: 1, 'idempotency.caller': 1, 'idempotency.key': 1, version: -1 }, { partialFilterExpression: { idempotency: { $exists: true } } }),
+        this.changes.createIndex(PATH_INDEX),
         this.checkpoints.createIndex({ projectId: 1, version: 1 }, { unique: true }),
         this.webhooks.createIndexes(),
         this.idempotency.indexes()
@@ -437,6 +441,7 @@ export class MongoStore extends EngineStore implements Store {
     const entry = changeDocOf(write.projectId, write.version, write.parts, write.value, write.at, write.actor) as ChangeDoc & { _id: ObjectId }
     entry._id = new ObjectId()
     if (write.idempotency) entry.idempotency = write.idempotency
+    ;(entry as Document)[TOUCHED_PATHS_FIELD] = indexPathsOf(write.parts)
     const outcome = await this.client.withSession(session => runTransaction(session, this.transactionOptions, async () => {
       const updated = await this.projects.findOneAndUpdate(write.filter, write.update, {
         session, returnDocument: 'after', projection: WRITE_RESULT_PROJECTION, maxTimeMS: this.timeoutMs
@@ -492,6 +497,15 @@ export class MongoStore extends EngineStore implements Store {
     const page = await this.run(() => readChangesPage(cursor, projectRefOf(project), since, limit, this.options.changesPageBytes ?? DEFAULT_CHANGES_PAGE_BYTES))
     if (!page.complete || (!page.more && page.entries.length < Math.min(limit, version - since))) await this.historyGap(project.id, since)
     return { version, project: projectRefOf(project), entries: page.entries, more: page.more }
+  }
+
+  async readPathEntries (project: ProjectRecord, path: string, since: number, limit: number): Promise<PathEntriesPage> {
+    const { version, floor } = await this.historyState(project.id)
+    if (since > version) throw new ContentdError('INVALID_VERSION', `since ${since} is above the current version ${version}`)
+    if (since < floor) throw new ContentdError('HISTORY_EXPIRED', `changes after version ${since}; the oldest version kept is ${floor}`)
+    const cursor = this.changes.find(pathFilter(project.id, path, since, version)).sort({ version: 1 }).limit(limit + 1).batchSize(CHANGES_BATCH)
+    const page = await this.run(() => readPathPage(cursor, projectRefOf(project), limit, this.options.changesPageBytes ?? DEFAULT_CHANGES_PAGE_BYTES))
+    return { version, entries: page.entries, more: page.more }
   }
 
   async readContentAt (projectId: string, version: number): Promise<ContentSnapshot> {

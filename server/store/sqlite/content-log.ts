@@ -33,6 +33,7 @@ import { applyContentOperation } from '../../../shared/compound.js'
 import { replayOperationOf, valueJsonOf } from '../change-entry.js'
 import { DocumentCache, jsonOf, type CachedDocument } from '../document-cache.js'
 import { PageBudget, projectMemberBytes } from '../change-pages.js'
+import { pathLookup } from '../../../shared/live-path.js'
 import { answerableFrom, checkpointDue } from '../history-policy.js'
 import { PastContent, SharedBaseReplay } from '../shared-base-replay.js'
 import type { ContentSnapshot, HistoryOptions, LoggedIdempotencyKey, LoggedIdempotentChange } from '../types.js'
@@ -71,6 +72,17 @@ function prepareStatements (db: Database.Database) {
     // The newest change made under a key (docs/design.md §19), through changes_by_idempotency_key.
     loggedKey: db.prepare(`SELECT version, idem_fingerprint AS fingerprint, json_extract(entry, '$.op') AS op, json_extract(entry, '$.revertedTo') AS revertedTo
       FROM changes INDEXED BY changes_by_idempotency_key WHERE project_id = ? AND idem_caller = ? AND idem_key = ? AND idem_key IS NOT NULL ORDER BY version DESC LIMIT 1`),
+    appendPath: db.prepare('INSERT OR IGNORE INTO change_paths (project_id, path, version) VALUES (?, ?, ?)'),
+    pathIndexFrom: db.prepare('SELECT path_index_from FROM projects WHERE id = ?').pluck(),
+    // The versions that may touch a path (docs/design.md §15): recorded at the root, an
+    // ancestor or the path itself (json_each of the list), or below it (a range on the key).
+    // Two searches of the primary key, merged: written as one OR, SQLite scans the project.
+    pathVersions: db.prepare(`SELECT version FROM change_paths WHERE project_id = @project AND path IN (SELECT value FROM json_each(@exact)) AND version > @since
+      UNION SELECT version FROM change_paths WHERE project_id = @project AND path > @below AND path < @belowEnd AND version > @since
+      ORDER BY version LIMIT @limit`).pluck(),
+    unindexedVersions: db.prepare('SELECT version FROM changes WHERE project_id = ? AND version > ? AND version <= ? ORDER BY version LIMIT ?').pluck(),
+    entryWithSize: db.prepare('SELECT entry, bytes FROM changes WHERE project_id = ? AND version = ?'),
+    prunePaths: db.prepare('DELETE FROM change_paths WHERE project_id = ? AND version < ?'),
     insertCheckpoint: db.prepare('INSERT INTO checkpoints (project_id, version, content) VALUES (?, ?, ?)'),
     moveCheckpoint: db.prepare('UPDATE checkpoints SET version = ?, content = ? WHERE project_id = ? AND version = ?'),
     writeVersion: db.prepare('UPDATE projects SET version = ? WHERE id = ?'),
@@ -137,10 +149,11 @@ export class ContentLog {
    * is applied (so a revert later in the same batch reads it). `replaced`: the change
    * replaced the whole content (update, revert), so its version becomes a checkpoint.
    */
-  append (projectId: string, changed: ChangedDocument, entryJson: string, replaced: boolean, idempotency?: LoggedIdempotencyKey): void {
+  append (projectId: string, changed: ChangedDocument, entryJson: string, replaced: boolean, idempotency?: LoggedIdempotencyKey, paths: readonly string[] = []): void {
     if (this.history.enabled) {
       this.statements.appendEntry.run(projectId, changed.version, entryJson, Buffer.byteLength(entryJson),
         idempotency?.caller ?? null, idempotency?.key ?? null, idempotency?.fingerprint ?? null)
+      for (const path of paths) this.statements.appendPath.run(projectId, path, changed.version)
       if (replaced) this.statements.insertCheckpoint.run(projectId, changed.version, null)
     }
     if (replaced) {
@@ -265,6 +278,40 @@ export class ContentLog {
     })()
   }
 
+  /**
+   * The entries after `since` that may touch `path` (docs/design.md §15), found through the
+   * path index (a superset: the caller decides exactly, shared/live-path.ts), ascending, at
+   * most `limit` and at most pageBytes of them as stored (the first always), in one read
+   * transaction. Checks as changes() does. Entries older than the index (path_index_from)
+   * are all candidates.
+   */
+  pathEntries (projectId: string, path: string, since: number, limit: number): { version: number, entries: string[], more: boolean } {
+    return this.db.transaction(() => {
+      const row = this.statements.projectState.get(projectId) as Row | undefined
+      if (!row) throw new ContentdError('PROJECT_NOT_FOUND')
+      const version = Number(row.version)
+      if (since > version) throw new ContentdError('INVALID_VERSION', `since ${since} is above the current version ${version}`)
+      const floor = this.floor(version, Number(row.history_floor))
+      if (since < floor) throw new ContentdError('HISTORY_EXPIRED', `changes after version ${since}; the oldest version kept is ${floor}`)
+      const lookup = pathLookup(path)
+      const indexFrom = this.statements.pathIndexFrom.get(projectId) as number
+      const unindexed = since < indexFrom ? this.statements.unindexedVersions.all(projectId, since, indexFrom, limit + 1) as number[] : []
+      const indexed = this.statements.pathVersions.all({ project: projectId, since: Math.max(since, indexFrom), exact: JSON.stringify(lookup.exact), below: lookup.below, belowEnd: lookup.belowEnd, limit: limit + 1 }) as number[]
+      const versions = [...unindexed, ...indexed].slice(0, limit + 1)
+      const budget = new PageBudget(this.pageBytes)
+      const entries: string[] = []
+      let more = false
+      for (const candidate of versions) {
+        if (entries.length === limit) { more = true; break }
+        const stored = this.statements.entryWithSize.get(projectId, candidate) as { entry: string, bytes: number | null } | undefined
+        if (!stored) continue
+        if (!budget.admit(stored.bytes ?? Buffer.byteLength(stored.entry))) { more = true; break }
+        entries.push(stored.entry)
+      }
+      return { version, entries, more }
+    })()
+  }
+
   /** The committed version of a document, kept for the next read or batch. */
   remember (projectId: string, entry: CachedDocument): void {
     this.cache.set(projectId, entry)
@@ -289,6 +336,7 @@ export class ContentLog {
     const base = this.statements.pruneBase.get(projectId, version - this.history.limit) as number | null
     if (base === null) return
     this.statements.pruneEntries.run(projectId, base)
+    this.statements.prunePaths.run(projectId, base)
     this.statements.pruneCheckpoints.run(projectId, base)
     this.statements.raiseFloor.run(base, projectId, base)
   }

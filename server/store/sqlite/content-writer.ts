@@ -25,6 +25,7 @@ import type { ContentSchema } from '../../schema/content-schema.js'
 import type { CachedDocument } from '../document-cache.js'
 import type { ChangedDocument, ContentLog } from './content-log.js'
 import type { LookupCache } from './lookup-cache.js'
+import { indexPathsOf } from '../../../shared/live-path.js'
 
 interface PendingWrite {
   write: ContentWrite
@@ -206,7 +207,7 @@ export class ContentWriter {
       // The entry is serialized now, in the same transaction: a later operation of this batch
       // may mutate a value this one inserted (set a {b:[1]}, then push a.b), and the log must
       // keep what ran.
-      log.append(projectId, state, storedEntryJson(change), change.replaced, change.idempotency)
+      log.append(projectId, state, storedEntryJson(change), change.replaced, change.idempotency, indexPathsOf(change.parts))
       return { ok: true, change }
     } catch (error) {
       // Only expected failures stay per-operation; anything else aborts the whole batch.

@@ -13,6 +13,7 @@
 // for the import alone; a server on the same file waits on SQLite's lock, busy_timeout).
 import type Database from 'better-sqlite3'
 import type { JsonObject } from '../../../shared/json.js'
+import { indexPathsOf } from '../../../shared/live-path.js'
 import { ImportOrder } from '../instance-import-order.js'
 import { ImportRefusedError, InstanceLineError, orderedEntry, type ImportCounts, type InstanceRecord } from '../instance-records.js'
 import { jsonOrNull, toKey, toUser } from './records.js'
@@ -46,6 +47,8 @@ function prepareStatements (db: Database.Database) {
       FROM projects p JOIN users ou ON ou.id = p.owner_id JOIN users mu ON mu.id = :user WHERE p.id = :project`),
     insertCheckpoint: db.prepare('INSERT INTO checkpoints (project_id, version, content) VALUES (?, ?, ?)'),
     insertChange: db.prepare('INSERT INTO changes (project_id, version, entry) VALUES (?, ?, ?)'),
+    // The path index (docs/design.md §15): imported changes are indexed like committed ones.
+    insertChangePath: db.prepare('INSERT OR IGNORE INTO change_paths (project_id, path, version) VALUES (?, ?, ?)'),
     insertWebhook: db.prepare(`INSERT INTO webhooks (id, project_id, url, paths, ops, description, secret_ciphertext, created_at, cursor,
         failures, failing_since, next_attempt_at, disabled_at, disabled_reason, lease_owner, lease_until)
       VALUES (@id, @projectId, @url, @paths, @ops, @description, @secretCiphertext, @createdAt, @cursor,
@@ -183,6 +186,7 @@ export class SqliteInstanceDump {
         return
       case 'change':
         s.insertChange.run(record.projectId, record.entry.version, JSON.stringify(record.entry))
+        for (const path of indexPathsOf(record.entry)) s.insertChangePath.run(record.projectId, path, record.entry.version)
         return
       case 'webhook': {
         const { type: _type, ...webhook } = record

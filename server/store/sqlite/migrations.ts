@@ -229,5 +229,22 @@ export const MIGRATIONS: readonly Migration[] = [
   ALTER TABLE changes ADD COLUMN idem_key TEXT;
   ALTER TABLE changes ADD COLUMN idem_fingerprint TEXT;
   CREATE INDEX changes_by_idempotency_key ON changes(project_id, idem_caller, idem_key) WHERE idem_key IS NOT NULL;
+  `,
+  // The path index of the change log (docs/design.md §15): the paths each change writes
+  // (shared/live-path.ts indexPathsOf), so `changes?path=` and a path resume read only the
+  // changes that may touch the path. No index by version: with one, SQLite's planner walks
+  // the project's whole log in version order instead of the paths' keys (measured: 100,000
+  // entries); retention's pruning (once per checkpoint) reads the project's keys instead.
+  // Entries of before are not indexed: up to path_index_from a path read takes every entry
+  // as a candidate (content-log.ts pathEntries); new projects start at 0.
+  `
+  CREATE TABLE change_paths (
+    project_id TEXT NOT NULL REFERENCES projects(id) ON DELETE CASCADE,
+    path TEXT NOT NULL,
+    version INTEGER NOT NULL,
+    PRIMARY KEY (project_id, path, version)
+  ) WITHOUT ROWID;
+  ALTER TABLE projects ADD COLUMN path_index_from INTEGER NOT NULL DEFAULT 0;
+  UPDATE projects SET path_index_from = version;
   `
 ]

@@ -13,10 +13,12 @@
 // - store-errors.ts turns a full disk or an I/O error into 503 STORE_UNAVAILABLE.
 import type Database from 'better-sqlite3'
 import { projectRefOf } from '../change-entry.js'
-import { DEFAULT_CHANGES_PAGE_BYTES } from '../change-pages.js'
+import { DEFAULT_CHANGES_PAGE_BYTES, projectMemberOf } from '../change-pages.js'
+import type { ChangeEntry } from '../../../shared/events.js'
 import type { ContentCommitter } from '../../engine/content-engine.js'
 import { EngineStore } from '../../engine/engine-store.js'
 import type {
+  PathEntriesPage,
   ApiKeyRecord, ChangesJsonPage, ContentSnapshot, HistoryOptions, IdempotencyClaim, IdempotencyId, IdempotencyState, LoggedIdempotentChange,
   KeyPosition, ListedApiKey, MemberRecord, MemberRole, PageRequest, ProjectPosition, ProjectRecord, ProjectRole, SchemaRecord, SessionRecord, Store,
   StoredResponse, UserRecord
@@ -183,6 +185,13 @@ export class SqliteStore extends EngineStore implements Store {
     const stored = extent.stored ?? await this.entryReader.read(project.id, since, extent.versions.at(-1) ?? since, extent.versions.length)
     const entries = extent.versions.map((version, i) => ({ version, bytes: extent.bytes[i] ?? 0, stored: stored[i] ?? Buffer.alloc(0) }))
     return { version: extent.version, project: ref, entries, more: extent.more }
+  }
+
+  async readPathEntries (project: ProjectRecord, path: string, since: number, limit: number): Promise<PathEntriesPage> {
+    const ref = projectRefOf(project)
+    const page = await guarded(() => this.content.pathEntries(project.id, path, since, limit))
+    const opening = '{' + projectMemberOf(ref)
+    return { version: page.version, entries: page.entries.map(entry => JSON.parse(opening + entry.slice(1)) as ChangeEntry), more: page.more }
   }
 
   readContentAt (projectId: string, version: number): Promise<ContentSnapshot> {
