@@ -115,7 +115,7 @@ async function main (): Promise<void> {
     void backups?.stop()
     const realtimeClosed = Promise.all([realtime.close(), webhooks.dispatcher.stop()])
     // Server-Sent Events streams hold their connections open too; their clients resume elsewhere.
-    services.liveFeed.closeAll()
+    services.openStreams.closeAll()
     // Stop accepting once the connections already established are taken up (their clients
     // may have sent requests: close-listener.ts); once every connection has ended, close the
     // store and Redis and exit. In-flight requests finish; responses tell clients not to

@@ -87,12 +87,11 @@ export async function attachRealtime (deps: RealtimeDependencies): Promise<Realt
     redisAdapter = await connectRedisAdapter(deps.redis, logger)
     io.adapter(redisAdapter.adapter)
   }
-  const multiNode = redisAdapter !== null
   const subscriptions = new Subscriptions(io, store, services.projects, services.identities, {
     perConnection: config.socketSubscriptionsPerConnection,
     resubscribeWindowMs: config.socketResubscribeWindowMs,
     resubscribeBytes: config.socketResubscribeBytes
-  }, logger, limits.tarpit)
+  }, logger, limits.tarpit, services.feed, metrics)
   // Presence (docs/design.md §14): members on every node through Redis, else in memory.
   const redisShare = deps.redis
     ? new RedisPresenceShare({ redis: deps.redis, ttlMs: config.presenceTtlMs, logger, announce: (entry, type) => presence.announce(entry, type) })
@@ -108,7 +107,7 @@ export async function attachRealtime (deps: RealtimeDependencies): Promise<Realt
   // never sent here (the CLI): every node re-checks its streams against the store.
   const recheck = new AccessRecheck(store, services.accessEvents, systemClock, logger)
   recheck.addSource(subscriptions)
-  recheck.addSource(services.liveFeed)
+  recheck.addSource(services.openStreams)
   recheck.start()
   const slots = new ConnectionSlots(config.socketConnectionsPerIdentity, held => metrics?.connectionSlots.set(held))
   const handlers = {
@@ -138,38 +137,17 @@ export async function attachRealtime (deps: RealtimeDependencies): Promise<Realt
   })
 
   let closed = false
-  store.onCommit(committed => {
-    if (closed) return
-    const projectId = committed.project.id
-    if (!multiNode && !subscriptions.hasSubscribers(projectId)) return
-    // The `change` event is the change log's entry, actor included (docs/design.md §9).
-    const change = committed.entry
-    subscriptions.deliver(projectId, change)
-    metrics?.broadcastLag.observe(Math.max(0, Date.now() - Date.parse(change.at)) / 1000)
-    if (multiNode) io.serverSideEmit('contentd:change', projectId, change)
+  // Changes reach the rooms through the change feed (feed-relay.ts); access events, this
+  // node's and (through the feed's relay) the other nodes', end subscriptions here.
+  const stopAccess = services.feed.onAccess(event => {
+    if (!closed) subscriptions.applyAccessEvent(event)
   })
-  services.accessEvents.on(event => {
-    if (closed) return
-    subscriptions.applyAccessEvent(event)
-    if (multiNode) io.serverSideEmit('contentd:access', event)
-  })
-  if (multiNode) {
-    // Other nodes' changes and access events reach this node's Socket.IO subscribers and its
-    // Server-Sent Events streams alike (docs/design.md §9).
-    io.sockets.on('contentd:change', (projectId, change) => {
-      subscriptions.deliver(projectId, change)
-      services.liveFeed.publishChange(projectId, change)
-    })
-    io.sockets.on('contentd:access', event => {
-      subscriptions.applyAccessEvent(event)
-      services.liveFeed.publishAccess(event)
-    })
-  }
 
   return {
     io,
     async close () {
       closed = true
+      stopAccess()
       await recheck.stop()
       // Not io.close(): that would also close the HTTP server, which the caller owns.
       await closeConnections(io, SHUTDOWN_FLUSH_GRACE_MS)

@@ -13,7 +13,9 @@ import { ContentdError, isContentdError, type ErrorBody, type ErrorCode } from '
 import { formatProjectRef, projectRefHalves } from '../../shared/project-ref.js'
 import { userSubject } from '../limits/limiter.js'
 import type { Tarpit } from '../limits/tarpit.js'
+import type { ChangeSource } from '../feed/change-feed.js'
 import type { Logger } from '../logger.js'
+import type { Metrics } from '../observability/metrics.js'
 import type { AccessEvent } from '../services/access-events.js'
 import type { GrantSource, LiveGrant } from '../services/access-recheck.js'
 import type { Identities } from '../services/identity.js'
@@ -21,7 +23,8 @@ import type { Projects } from '../services/projects.js'
 import { entriesArrayBytes, resumeAckJson } from '../store/change-pages.js'
 import type { ChangesJsonPage, ContentSnapshot, ProjectRecord, Store } from '../store/types.js'
 import type { Reply } from './event-router.js'
-import { ProjectFeed, type FeedMember } from './project-feed.js'
+import { RoomJoins, type RoomMember } from './room-joins.js'
+import { relayToRoom, roomBroadcast, roomOf, sendChange } from './feed-relay.js'
 import { unknownMembersError } from './payload.js'
 import { PreEncoded } from './pre-encoded.js'
 import { failure, failureOf, rateLimited } from './replies.js'
@@ -34,7 +37,7 @@ const RESUME_PAGE = 1000
 const HISTORY_SIZE = 256
 const SNAPSHOT_ATTEMPTS = 3
 
-export const roomOf = (projectId: string) => `project:${projectId}`
+export { roomOf }
 
 export interface SubscriptionLimits {
   perConnection: number
@@ -42,7 +45,7 @@ export interface SubscriptionLimits {
   resubscribeBytes: number
 }
 
-class Subscription implements FeedMember {
+class Subscription implements RoomMember {
   state: 'pending' | 'active' | 'ended' = 'pending'
   /** Set once the project is known (the subscription is then in its project's entry). */
   projectId: string | null = null
@@ -59,7 +62,7 @@ class Subscription implements FeedMember {
   }
 
   send (change: ChangeEvent): void {
-    this.socket.emit(EVENTS.change, change)
+    sendChange(this.socket, change)
   }
 }
 
@@ -72,8 +75,10 @@ export interface SubscriptionObserver {
 }
 
 interface ProjectEntry {
-  feed: ProjectFeed
+  feed: RoomJoins
   subscriptions: Set<Subscription>
+  /** Stops the room hearing the change feed. */
+  stopListening: () => void
 }
 
 interface ConnectionState {
@@ -96,12 +101,15 @@ export class Subscriptions implements GrantSource {
     private readonly limits: SubscriptionLimits,
     private readonly logger: Logger,
     /** Holds re-subscribe refusals back like every other RATE_LIMITED answer (RATE_LIMIT_DELAY). */
-    private readonly tarpit: Tarpit | null = null
+    private readonly tarpit: Tarpit | null = null,
+    /** The change feed the rooms read (server/feed/); none in tests that deliver by hand. */
+    private readonly changes: ChangeSource | null = null,
+    private readonly metrics?: Metrics
   ) {
     this.budget = new ResubscribeBudget(limits.resubscribeWindowMs, limits.resubscribeBytes)
   }
 
-  /** A committed change (from this node or another) for whoever here subscribes to it. */
+  /** A committed change for whoever here subscribes to it (the feed calls it through relayToRoom). */
   deliver (projectId: string, change: ChangeEvent): void {
     this.projects.get(projectId)?.feed.receive(change)
   }
@@ -202,7 +210,7 @@ export class Subscriptions implements GrantSource {
   }
 
   close (): void {
-    for (const entry of this.projects.values()) entry.feed.close()
+    for (const entry of this.projects.values()) { entry.stopListening(); entry.feed.close() }
     this.projects.clear()
     this.connections.clear()
   }
@@ -329,14 +337,15 @@ export class Subscriptions implements GrantSource {
     subscription.projectId = projectId
     let entry = this.projects.get(projectId)
     if (!entry) {
-      const room = roomOf(projectId)
-      const feed = new ProjectFeed({
-        // Local only: other nodes get the change through their own feeds, in their order.
-        broadcast: change => { this.io.local.to(room).emit(EVENTS.change, change) },
+      const feed = new RoomJoins({
+        // Local only: other nodes' rooms hear the change from their own feeds, in their order.
+        broadcast: roomBroadcast(this.io, projectId, this.metrics),
         gapTimeoutMs: GAP_TIMEOUT_MS,
         historySize: HISTORY_SIZE
       })
-      entry = { feed, subscriptions: new Set() }
+      // Listening before the snapshot is read (attach comes first): no change is missed.
+      const stopListening = this.changes ? relayToRoom(this.changes, projectId, feed) : () => {}
+      entry = { feed, subscriptions: new Set(), stopListening }
       this.projects.set(projectId, entry)
     }
     entry.subscriptions.add(subscription)
@@ -361,6 +370,7 @@ export class Subscriptions implements GrantSource {
       if (entry?.subscriptions.delete(subscription)) {
         entry.feed.remove(subscription)
         if (entry.subscriptions.size === 0) {
+          entry.stopListening()
           entry.feed.close()
           this.projects.delete(projectId)
         }

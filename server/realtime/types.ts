@@ -2,8 +2,8 @@
 import type { Server, Socket } from 'socket.io'
 import type { ChangeEvent, RevokedEvent, ShutdownEvent, SubscribeAck, UnsubscribeAck } from '../../shared/events.js'
 import type { PresenceEvent, PresenceLeaveAck, PresenceListAck, PresenceSetAck } from '../../shared/presence.js'
-import type { AccessEvent } from '../services/access-events.js'
 import type { Identity } from '../services/identity.js'
+import type { PreEncoded } from './pre-encoded.js'
 
 export interface ClientToServerEvents {
   // Payloads come from the network: handlers check them, whatever these types say.
@@ -15,17 +15,15 @@ export interface ClientToServerEvents {
 }
 
 export interface ServerToClientEvents {
-  change: (change: ChangeEvent) => void
+  /** Sent as its wire form (feed-relay.ts): the client receives the ChangeEvent. */
+  change: (change: ChangeEvent | PreEncoded) => void
   revoked: (event: RevokedEvent) => void
   shutdown: (event: ShutdownEvent) => void
   presence: (event: PresenceEvent) => void
 }
 
-/** Between nodes, through the Redis adapter. */
-export interface InterServerEvents {
-  'contentd:change': (projectId: string, change: ChangeEvent) => void
-  'contentd:access': (event: AccessEvent) => void
-}
+/** Nothing goes between nodes through Socket.IO: the change feed has its own relay (server/feed/redis-relay.ts). */
+export type InterServerEvents = Record<never, never>
 
 export interface SocketData {
   identity: Identity

@@ -4,12 +4,13 @@
 // the constructors require it, so leaving it out is a type error, not revocation turned off.
 import { systemClock, type Clock } from '../clock.js'
 import type { Quotas } from '../config.js'
+import { ChangeFeed } from '../feed/change-feed.js'
 import type { Store } from '../store/types.js'
 import { AccessEvents } from './access-events.js'
 import { Accounts } from './accounts.js'
 import { Identities } from './identity.js'
 import { Keys } from './keys.js'
-import { LiveFeed } from './live-feed.js'
+import { OpenStreams } from './open-streams.js'
 import { Projects } from './projects.js'
 import { ProjectSchemas } from './schemas.js'
 import { UnsentBudget, type UnsentLimits } from './unsent-budget.js'
@@ -22,8 +23,13 @@ export interface Services {
   keys: Keys
   projects: Projects
   schemas: ProjectSchemas
-  /** Changes and access events for Server-Sent Events streams (fed by the store, the services and other nodes). */
-  liveFeed: LiveFeed
+  /**
+   * The change feed (server/feed/): committed changes and access events, this node's and,
+   * once a relay is attached (server/node.ts), the other nodes'. Every transport reads it.
+   */
+  feed: ChangeFeed
+  /** The Server-Sent Events streams open on this node (shutdown, per-user bound, access re-check). */
+  openStreams: OpenStreams
   /** What SSE streams and Socket.IO connections together may hold unsent (docs/design.md §13b). */
   unsentBudget: UnsentBudget
 }
@@ -56,7 +62,8 @@ export function createServices ({ store, sessionTtlMs, quotas, schemaLimitBytes,
     keys: new Keys(store, projects, accessEvents, now, quotas.keysPerUser),
     projects,
     schemas: new ProjectSchemas(store, now, schemaLimitBytes),
-    liveFeed: new LiveFeed(store, accessEvents),
+    feed: new ChangeFeed(store, accessEvents),
+    openStreams: new OpenStreams(),
     unsentBudget: new UnsentBudget(slowClientBytes)
   }
 }
