@@ -25,16 +25,5 @@ export function wireOf (change: ChangeEntry): string {
   // A change nobody registered (a test's hand-made entry): serialized here, once.
   const json = known ? known() : JSON.stringify(change)
   texts.set(change, json)
-  countSerialization()
   return json
-}
-
-/**
- * A test hook (test/feed/json-work.test.ts): how many wire forms were made. Counting here and
- * in the global JSON functions is how the test proves one serialization per write.
- */
-export const wireCounters = { made: 0 }
-
-function countSerialization (): void {
-  wireCounters.made++
 }

@@ -35,7 +35,7 @@ export interface TestAppOptions {
   realtime?: boolean
   /** The services' time (key and session expiry); the system clock when absent. */
   clock?: ManualClock
-  /** Start the webhook deliveries (polling every 20 ms). */
+  /** Start the webhook deliveries (woken by the change feed; polling at the default interval). */
   webhooks?: boolean
 }
 
@@ -46,7 +46,7 @@ export async function startTestApp (env: Record<string, string> = {}, options: T
   const store = openSqliteStore({ dataDir, contentLimitBytes: config.contentLimitBytes, cacheBytes: config.cacheBytes, history: config.history })
   await store.init()
   const logger = createLogger(config.logLevel)
-  const node = await createNode({ config, store, logger, realtime: options.realtime ?? false, webhookPollIntervalMs: 20, ...(options.clock ? { clock: options.clock.now } : {}) })
+  const node = await createNode({ config, store, logger, realtime: options.realtime ?? false, ...(options.clock ? { clock: options.clock.now } : {}) })
   const { app, server, services, realtime } = node
   if (options.webhooks) node.startDeliveries()
   await new Promise<void>(resolve => server.listen(0, '127.0.0.1', resolve))
