@@ -21,7 +21,7 @@ export type AnyChangeListener = (projectId: string, change: ChangeEntry) => void
 export type AccessListener = (event: AccessEvent) => void
 
 /** Carries this node's changes and access events to the other nodes (redis-relay.ts). */
-export interface FeedRelay {
+export interface NodeRelay {
   sendChange (projectId: string, change: ChangeEntry): void
   sendAccess (event: AccessEvent): void
 }
@@ -35,7 +35,7 @@ export class ChangeFeed implements ChangeSource {
   private readonly byProject = new Map<string, Set<ChangeListener>>()
   private readonly everyProject = new Set<AnyChangeListener>()
   private readonly accessListeners = new Set<AccessListener>()
-  private relay: FeedRelay | null = null
+  private relay: NodeRelay | null = null
 
   constructor (store: Pick<Store, 'onCommit'>, accessEvents: AccessEvents) {
     store.onCommit(committed => this.local(committed.project.id, committed.entry))
@@ -46,7 +46,7 @@ export class ChangeFeed implements ChangeSource {
   }
 
   /** With several nodes: local changes and access events go out through `relay` too. */
-  relayTo (relay: FeedRelay | null): void {
+  relayTo (relay: NodeRelay | null): void {
     this.relay = relay
   }
 

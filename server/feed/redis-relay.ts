@@ -14,12 +14,12 @@ import type { ChangeEntry } from '../../shared/events.js'
 import type { Logger } from '../logger.js'
 import type { RedisConnection } from '../redis-connection.js'
 import type { AccessEvent } from '../services/access-events.js'
-import type { ChangeFeed, FeedRelay } from './change-feed.js'
+import type { ChangeFeed, NodeRelay } from './change-feed.js'
 import { rememberWire, wireOf } from './wire.js'
 
 export const FEED_CHANNEL = 'contentd:feed'
 
-export interface RedisRelay extends FeedRelay {
+export interface RedisRelay extends NodeRelay {
   close (): Promise<void>
 }
 
