@@ -7,12 +7,14 @@ import { join } from 'node:path'
 import { loadConfig } from '../../server/config.js'
 import { createLogger } from '../../server/logger.js'
 import { connectRedis, type RedisConnection } from '../../server/redis-connection.js'
-import { createNode } from '../../server/node.js'
+import { createNode, type ContentdNode } from '../../server/node.js'
 import { openSqliteStore } from '../support/stores.js'
 
 export interface Node {
   url: string
   redis: RedisConnection | undefined
+  /** What the node wired (server/node.ts): its change feed, services. */
+  node: ContentdNode
   close (): Promise<void>
 }
 
@@ -31,6 +33,7 @@ export async function startNode (env: Record<string, string>, redisUrl?: string,
   return {
     url: `http://127.0.0.1:${port}`,
     redis,
+    node,
     async close () {
       await node.close()
       server.closeAllConnections()
