@@ -9,6 +9,11 @@
 // listeners as ONE entry object whose JSON text is made at most once (wire.ts), so every
 // consumer sends the same characters without serializing them again.
 //
+// Fan-out comes after the writer's answer (issue 27): a local commit is queued and handed to
+// listeners in the next check phase of the event loop (setImmediate), by which time the
+// request that made it has had its response written. The queue keeps commit order, and one
+// turn hands over every commit of a group commit.
+//
 // The feed delivers in the order changes reach this node, possibly twice and, across nodes,
 // out of version order; consumers order by version (realtime/room-joins.ts,
 // http/change-stream.ts), each against its own starting point (a snapshot, Last-Event-ID).
@@ -36,6 +41,8 @@ export class ChangeFeed implements ChangeSource {
   private readonly everyProject = new Set<AnyChangeListener>()
   private readonly accessListeners = new Set<AccessListener>()
   private relay: NodeRelay | null = null
+  private readonly queued: Array<{ projectId: string, change: ChangeEntry }> = []
+  private flushing = false
 
   constructor (store: Pick<Store, 'onCommit'>, accessEvents: AccessEvents) {
     store.onCommit(committed => this.local(committed.project.id, committed.entry))
@@ -96,7 +103,17 @@ export class ChangeFeed implements ChangeSource {
   }
 
   private local (projectId: string, change: ChangeEntry): void {
-    this.publishChange(projectId, change)
-    this.relay?.sendChange(projectId, change)
+    this.queued.push({ projectId, change })
+    if (this.flushing) return
+    this.flushing = true
+    setImmediate(() => this.flush())
+  }
+
+  private flush (): void {
+    this.flushing = false
+    for (const { projectId, change } of this.queued.splice(0)) {
+      this.publishChange(projectId, change)
+      this.relay?.sendChange(projectId, change)
+    }
   }
 }

@@ -12,6 +12,9 @@ import type { CommitListener } from '../../server/store/types.js'
 const actor = { type: 'user' as const, name: '@a' }
 const change = (version: number, project = '@a/p'): ChangeEntry => ({ project, version, op: 'set', path: 'n', value: version, at: '2026-01-01T00:00:00.000Z', actor })
 
+/** The feed hands local commits over in a later turn (after the writer's answer): wait for it. */
+const nextTurn = () => new Promise<void>(resolve => setImmediate(resolve))
+
 function setup () {
   const commits: CommitListener[] = []
   const store = { onCommit: (listener: CommitListener) => { commits.push(listener) } }
@@ -24,7 +27,7 @@ function setup () {
 }
 
 describe('ChangeFeed', () => {
-  it('hands a local commit to that project\'s subscribers only, as the same object, until they stop', () => {
+  it('hands a local commit to that project\'s subscribers only, as the same object, until they stop', async () => {
     const { feed, commit } = setup()
     const a: ChangeEntry[] = []
     const b: ChangeEntry[] = []
@@ -34,11 +37,13 @@ describe('ChangeFeed', () => {
     feed.subscribe('p2', c => other.push(c))
     const first = change(1)
     commit('p1', first)
+    await nextTurn()
     expect(a).toEqual([first])
     expect(a[0]).toBe(b[0])
     expect(other).toEqual([])
     stopA()
     commit('p1', change(2))
+    await nextTurn()
     expect(a.map(c => c.version)).toEqual([1])
     expect(b.map(c => c.version)).toEqual([1, 2])
     expect(feed.hasSubscribers('p1')).toBe(true)
@@ -52,16 +57,30 @@ describe('ChangeFeed', () => {
     expect(feed.hasSubscribers('p1')).toBe(false)
   })
 
-  it('a throwing subscriber neither stops the others nor reaches the committer', () => {
+  it('hands local commits over after the committer\'s turn, in commit order, a group in one turn', async () => {
+    const { feed, commit } = setup()
+    const heard: string[] = []
+    feed.subscribe('p1', c => heard.push(`p1 ${c.version}`))
+    feed.subscribe('p2', c => heard.push(`p2 ${c.version}`))
+    commit('p1', change(1))
+    commit('p2', change(1, '@a/q'))
+    commit('p1', change(2))
+    heard.push('the writer answers')
+    await nextTurn()
+    expect(heard).toEqual(['the writer answers', 'p1 1', 'p2 1', 'p1 2'])
+  })
+
+  it('a throwing subscriber neither stops the others nor reaches the committer', async () => {
     const { feed, commit } = setup()
     const heard: number[] = []
     feed.subscribe('p1', () => { throw new Error('broken consumer') })
     feed.subscribe('p1', c => heard.push(c.version))
     expect(() => commit('p1', change(1))).not.toThrow()
+    await nextTurn()
     expect(heard).toEqual([1])
   })
 
-  it('sends local commits and access events to the relay, and takes the relay\'s to its listeners only', () => {
+  it('sends local commits and access events to the relay, and takes the relay\'s to its listeners only', async () => {
     const { feed, access, commit } = setup()
     const sent: string[] = []
     const relay: NodeRelay = { sendChange: (projectId, c) => sent.push(`change ${projectId} ${c.version}`), sendAccess: e => sent.push(`access ${e.kind}`) }
@@ -71,6 +90,7 @@ describe('ChangeFeed', () => {
     feed.subscribeAll((projectId, c) => heard.push(`any ${projectId} ${c.version}`))
     feed.onAccess(e => heard.push(`access ${e.kind}`))
     commit('p1', change(1))
+    await nextTurn()
     access.emit({ kind: 'project-deleted', projectId: 'p1' })
     // From another node: heard here, not sent back out.
     feed.publishChange('p1', change(2))

@@ -60,6 +60,17 @@ function countJsonWork (): { counts: Counts, stop: () => void } {
   }
 }
 
+/** POSTs a `set` whose body is already JSON text (the client's serialization is not counted). */
+async function postSet (base: string, owner: { path: string, key: string }, body: string): Promise<void> {
+  const response = await fetch(`${base}${owner.path}/content/set`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${owner.key}`, 'content-type': 'application/json' },
+    body
+  })
+  expect(response.status).toBe(200)
+  await response.arrayBuffer()
+}
+
 describe('JSON work per write (issue 35)', () => {
   let app: TestApp
   let receiver: Receiver
@@ -99,13 +110,7 @@ describe('JSON work per write (issue 35)', () => {
     const body = JSON.stringify({ path: 'big', value })
     const { counts, stop } = countJsonWork()
     try {
-      const response = await fetch(`${app.url}${owner.path}/content/set`, {
-        method: 'POST',
-        headers: { authorization: `Bearer ${owner.key}`, 'content-type': 'application/json' },
-        body
-      })
-      expect(response.status).toBe(200)
-      await response.arrayBuffer()
+      await postSet(app.url, owner, body)
       await recorder.untilVersion(2)
       for (const stream of streams) await stream.until(() => stream.events.some(e => e.event === 'change' && e.data.includes(MARKER)), 'the change on SSE')
       await until(() => receiver.received.some(r => r.body.includes(MARKER)), 'the webhook delivery')
@@ -132,13 +137,7 @@ describe('JSON work per write (issue 35)', () => {
     const body = JSON.stringify({ path: 'big', value: { note: MARKER, text: 'x'.repeat(96 * 1024) } })
     const { counts, stop } = countJsonWork()
     try {
-      const response = await fetch(`${app.url}${owner.path}/content/set`, {
-        method: 'POST',
-        headers: { authorization: `Bearer ${owner.key}`, 'content-type': 'application/json' },
-        body
-      })
-      expect(response.status).toBe(200)
-      await response.arrayBuffer()
+      await postSet(app.url, owner, body)
       await stream.until(() => stream.events.some(e => e.event === 'change' && e.data.includes(MARKER)), 'the change on SSE')
     } finally {
       stop()
