@@ -1,6 +1,6 @@
-// The realtime layer (docs/design.md §7): Socket.IO on the HTTP server's own port. Every
-// committed change goes to the project's subscribers on this node and, with Redis, to the
-// other nodes, which deliver it to theirs; access events end subscriptions on every node.
+// The realtime layer (docs/design.md §7): Socket.IO on the HTTP server's own port. Its rooms
+// read the change feed (server/feed/, §7b), which carries this node's commits and, with
+// Redis, the other nodes'; access events from the same feed end subscriptions on every node.
 import type { Server as HttpServer } from 'node:http'
 import { Server } from 'socket.io'
 import { EVENTS } from '../../shared/events.js'

@@ -109,15 +109,6 @@ export class Subscriptions implements GrantSource {
     this.budget = new ResubscribeBudget(limits.resubscribeWindowMs, limits.resubscribeBytes)
   }
 
-  /** A committed change for whoever here subscribes to it (the feed calls it through relayToRoom). */
-  deliver (projectId: string, change: ChangeEvent): void {
-    this.projects.get(projectId)?.feed.receive(change)
-  }
-
-  hasSubscribers (projectId: string): boolean {
-    return this.projects.has(projectId)
-  }
-
   observe (observer: SubscriptionObserver): void {
     this.observer = observer
   }
