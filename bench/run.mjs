@@ -28,6 +28,7 @@ import { presence } from './scenarios/presence.mjs'
 import { batch } from './scenarios/batch.mjs'
 import { attacks } from './scenarios/attacks.mjs'
 import { backup } from './scenarios/backup.mjs'
+import { jsonWork } from './scenarios/json-work.mjs'
 
 const SCENARIOS = {
   ceiling: http.ceiling,
@@ -48,6 +49,7 @@ const SCENARIOS = {
   fairness,
   attacks,
   backup,
+  jsonWork,
   presence,
   memory,
   console: consoleScenario
