@@ -119,18 +119,20 @@ export function applyResolved (projectRef: string, current: CurrentContent, reso
   const entry = entryOf(projectRef, version, parts, ownValue(applied, valueJson), context.at, actor)
   const prepared: PreparedChange = { applied, parts, valueJson, version, doc: after.doc, bytes: after.bytes, replaced: applied.op === 'update', native, at: context.at, actor, entry }
   // The one wire form every consumer sends (server/feed/wire.ts), made from the value's JSON
-  // already at hand, and only if a consumer asks for it.
-  rememberWire(entry, () => wireEntryJson(projectRef, prepared))
+  // already at hand, and only if a consumer asks for it. The maker holds only the entry's
+  // parts, not the change: the document must not live as long as the entry does.
+  const at = context.at
+  rememberWire(entry, () => wireEntryJson(projectRef, { version, parts, valueJson, at, actor }))
   return prepared
 }
 
 /** The entry as listeners get it, as JSON: the stored form with `project` put first. */
-export function wireEntryJson (projectRef: string, change: PreparedChange): string {
+export function wireEntryJson (projectRef: string, change: Pick<PreparedChange, 'version' | 'parts' | 'valueJson' | 'at' | 'actor'>): string {
   return '{"project":' + JSON.stringify(projectRef) + ',' + storedEntryJson(change).slice(1)
 }
 
 /** The entry as a store keeps it (without `project`), as JSON: the value's JSON reused, not made again. */
-export function storedEntryJson (change: PreparedChange): string {
+export function storedEntryJson (change: Pick<PreparedChange, 'version' | 'parts' | 'valueJson' | 'at' | 'actor'>): string {
   return serializeEntry(change.version, change.parts, change.valueJson, change.at, JSON.stringify(change.actor))
 }
 
