@@ -101,9 +101,9 @@ export class Subscriptions implements GrantSource {
     private readonly limits: SubscriptionLimits,
     private readonly logger: Logger,
     /** Holds re-subscribe refusals back like every other RATE_LIMITED answer (RATE_LIMIT_DELAY). */
-    private readonly tarpit: Tarpit | null = null,
-    /** The change feed the rooms read (server/feed/); none in tests that deliver by hand. */
-    private readonly changes: ChangeSource | null = null,
+    private readonly tarpit: Tarpit | null,
+    /** The change feed the rooms read (server/feed/). */
+    private readonly changes: ChangeSource,
     private readonly metrics?: Metrics
   ) {
     this.budget = new ResubscribeBudget(limits.resubscribeWindowMs, limits.resubscribeBytes)
@@ -335,7 +335,7 @@ export class Subscriptions implements GrantSource {
         historySize: HISTORY_SIZE
       })
       // Listening before the snapshot is read (attach comes first): no change is missed.
-      const stopListening = this.changes ? relayToRoom(this.changes, projectId, feed) : () => {}
+      const stopListening = relayToRoom(this.changes, projectId, feed)
       entry = { feed, subscriptions: new Set(), stopListening }
       this.projects.set(projectId, entry)
     }
