@@ -1,5 +1,5 @@
 // Who on this node is subscribed to what: subscribe/unsubscribe requests, delivery of
-// committed changes to each project's feed, and ending subscriptions when access ends.
+// committed changes to each project's room (from the change feed), and ending subscriptions when access ends.
 //
 // A connection has at most one subscription per project. Subscribing is idempotent and
 // race-free: a subscribe that arrives while another for the same project is still being
@@ -75,7 +75,7 @@ export interface SubscriptionObserver {
 }
 
 interface ProjectEntry {
-  feed: RoomJoins
+  joins: RoomJoins
   subscriptions: Set<Subscription>
   /** Stops the room hearing the change feed. */
   stopListening: () => void
@@ -201,7 +201,7 @@ export class Subscriptions implements GrantSource {
   }
 
   close (): void {
-    for (const entry of this.projects.values()) { entry.stopListening(); entry.feed.close() }
+    for (const entry of this.projects.values()) { entry.stopListening(); entry.joins.close() }
     this.projects.clear()
     this.connections.clear()
   }
@@ -237,7 +237,7 @@ export class Subscriptions implements GrantSource {
         // Same tick as the read: no commit can be delivered in between (commits are handled
         // in later turns of the event loop), and the acks are encoded now, before the
         // store's cached document can change under them.
-        const activated = entry.feed.activate(subscription, snapshot.version, () => {
+        const activated = entry.joins.activate(subscription, snapshot.version, () => {
           this.answer(subscription, snapshotAck(subscription.ref, snapshot), sizeOf(snapshot))
         })
         if (activated !== 'stale') return
@@ -251,7 +251,7 @@ export class Subscriptions implements GrantSource {
 
   /**
    * Resume: the changes after `since`, one page of the log (at most CHANGES_PAGE_BYTES,
-   * docs/design.md §13b), make the ack; the feed then joins the subscription to the room
+   * docs/design.md §13b), make the ack; the room (RoomJoins) then takes the subscription to the room
    * exactly at the last version read (as for a snapshot at that version), so live changes
    * follow without a gap or a repeat. When the log has more than one page, or the room has
    * moved on past what its history can bridge, the ack says `more: true` and the
@@ -268,7 +268,7 @@ export class Subscriptions implements GrantSource {
       const at = entries.at(-1)?.version ?? since
       const bytes = entriesArrayBytes(entries)
       if (page.more) { this.answerPage(subscription, resumeAck(page, subscription.ref, at, true), bytes); return }
-      const activated = entry.feed.activate(subscription, at, () => this.answer(subscription, resumeAck(page, subscription.ref, at, false), bytes))
+      const activated = entry.joins.activate(subscription, at, () => this.answer(subscription, resumeAck(page, subscription.ref, at, false), bytes))
       if (activated !== 'stale') return
       // The room is ahead of this page: what was read goes out, the client asks for the rest.
       if (entries.length > 0) { this.answerPage(subscription, resumeAck(page, subscription.ref, at, true), bytes); return }
@@ -328,15 +328,15 @@ export class Subscriptions implements GrantSource {
     subscription.projectId = projectId
     let entry = this.projects.get(projectId)
     if (!entry) {
-      const feed = new RoomJoins({
+      const joins = new RoomJoins({
         // Local only: other nodes' rooms hear the change from their own feeds, in their order.
         broadcast: roomBroadcast(this.io, projectId, this.metrics),
         gapTimeoutMs: GAP_TIMEOUT_MS,
         historySize: HISTORY_SIZE
       })
       // Listening before the snapshot is read (attach comes first): no change is missed.
-      const stopListening = relayToRoom(this.changes, projectId, feed)
-      entry = { feed, subscriptions: new Set(), stopListening }
+      const stopListening = relayToRoom(this.changes, projectId, joins)
+      entry = { joins, subscriptions: new Set(), stopListening }
       this.projects.set(projectId, entry)
     }
     entry.subscriptions.add(subscription)
@@ -359,10 +359,10 @@ export class Subscriptions implements GrantSource {
       void socket.leave(roomOf(projectId))
       const entry = this.projects.get(projectId)
       if (entry?.subscriptions.delete(subscription)) {
-        entry.feed.remove(subscription)
+        entry.joins.remove(subscription)
         if (entry.subscriptions.size === 0) {
           entry.stopListening()
-          entry.feed.close()
+          entry.joins.close()
           this.projects.delete(projectId)
         }
       }
