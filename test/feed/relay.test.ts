@@ -60,6 +60,8 @@ describe.skipIf(!hasRedis)('the change feed between two nodes (Redis)', () => {
     stream.close()
   })
 
+  // These nodes run without Socket.IO, hence without the periodic access re-check
+  // (access-recheck.ts, started by the realtime layer): only the relay can end B's stream.
   it('a key revoked through node A ends the stream it opened on node B', async () => {
     const owner = await ownerWithProject(a.url, 'revoked')
     const stream = await openEvents(b.url, `${owner.path}/content/events`, { token: owner.key })
