@@ -31,6 +31,7 @@ import { batch } from './scenarios/batch.mjs'
 import { attacks } from './scenarios/attacks.mjs'
 import { backup } from './scenarios/backup.mjs'
 import { queries } from './scenarios/queries.mjs'
+import { jsonWork } from './scenarios/json-work.mjs'
 
 const SCENARIOS = {
   ceiling: http.ceiling,
@@ -52,6 +53,7 @@ const SCENARIOS = {
   fairness,
   attacks,
   backup,
+  jsonWork,
   presence,
   queries,
   memory,

@@ -2,24 +2,18 @@
 // SIGTERM/SIGINT (stop accepting, finish in-flight requests, close the store, exit 0).
 // Start-up problems end the process with one clear line and a non-zero code, no stack.
 import './heap-growth.js'
-import { createServer } from 'node:http'
 import type { AddressInfo } from 'node:net'
-import { createApp } from './app.js'
 import { BackupSchedule } from './backup/schedule.js'
 import { closeListener } from './http/close-listener.js'
-import { inviteBodiesWithin } from './http/expect-continue.js'
-import { createLimits } from './limits/limiter.js'
 import { ConfigError, loadConfig, type Config } from './config.js'
 import { createLogger } from './logger.js'
 import { Metrics } from './observability/metrics.js'
-import { attachRealtime, type Realtime } from './realtime/index.js'
+import { createNode, type ContentdNode } from './node.js'
 import { connectRedis, type RedisConnection } from './redis-connection.js'
-import { createServices } from './services/index.js'
 import { listeningLine } from './startup-line.js'
 import { createStore } from './store/index.js'
 import { sqliteFile } from './store/sqlite/file.js'
 import type { Store } from './store/types.js'
-import { createWebhooks } from './webhooks/index.js'
 
 const SHUTDOWN_GRACE_MS = 10_000
 // Long enough for a loaded server to read a request a client wrote on a keep-alive connection
@@ -59,30 +53,19 @@ async function main (): Promise<void> {
     }
   }
   const metrics = new Metrics()
-  const services = createServices({ store, sessionTtlMs: config.sessionTtlMs, quotas: config.quotas, schemaLimitBytes: config.schemaLimitBytes, slowClientBytes: config.slowClientBytes, queryLimits: config.queries })
-  // One set of rate limiters: HTTP requests and Socket.IO handshakes and events share budgets.
-  const limits = createLimits(config, redis, { onHeld: held => metrics.heldRefusals.set(held) })
-  const webhooks = createWebhooks({ config, store, logger, metrics })
   // Scheduled backups copy the embedded store's file (config.ts refuses BACKUP_DIR with MongoDB).
   const backups = config.backup.dir === undefined
     ? undefined
     : new BackupSchedule({ source: sqliteFile(config.dataDir), dir: config.backup.dir, intervalMs: config.backup.intervalMs, keep: config.backup.keep, logger, metrics })
-  const app = createApp({ config, store, logger, redis, metrics, services, limits, webhooks: webhooks.service, backups })
-  // REQUEST_TIMEOUT bounds how long a client may take to send a request (slowloris); Node
-  // answers 408 and closes. Its sweep runs every connectionsCheckingInterval.
-  const server = createServer({
-    requestTimeout: config.requestTimeoutMs,
-    headersTimeout: Math.min(config.requestTimeoutMs, 60_000),
-    connectionsCheckingInterval: Math.min(1000, config.requestTimeoutMs)
-  }, app)
-  inviteBodiesWithin(server, config.bodyLimitBytes)
-  // Socket.IO on the same port; with Redis, its adapter carries broadcasts between nodes.
-  let realtime: Realtime
+  // The node: services, the change feed (and its Redis relay), limits, webhooks, the app, and
+  // Socket.IO on the same port (node.ts).
+  let node: ContentdNode
   try {
-    realtime = await attachRealtime({ httpServer: server, store, config, logger, services, redis, metrics, limits })
+    node = await createNode({ config, store, logger, redis, metrics, ...(backups ? { backups } : {}) })
   } catch (e) {
-    fail(`cannot connect Socket.IO's adapter to Redis at REDIS_URL: ${e instanceof Error ? e.message : String(e)}`)
+    fail(`cannot connect the change feed or Socket.IO's adapter to Redis at REDIS_URL: ${e instanceof Error ? e.message : String(e)}`)
   }
+  const { server } = node
   server.on('error', (e: NodeJS.ErrnoException) => {
     fail(e.code === 'EADDRINUSE' ? `port ${config.port} on ${config.host} is already in use` : `cannot listen: ${e.message}`)
   })
@@ -99,7 +82,7 @@ async function main (): Promise<void> {
     // shows exactly when info logs do: LOG_LEVEL=warn, error or silent keep stdout quiet.
     if (logger.isLevelEnabled('info')) process.stdout.write(listeningLine(config, port) + '\n')
     // Deliveries start once the node serves; they resume from each webhook's durable cursor.
-    webhooks.dispatcher.start()
+    node.startDeliveries()
   })
 
   let stopping = false
@@ -113,9 +96,9 @@ async function main (): Promise<void> {
     // A backup in progress is not waited for: its worker ends with the process, leaving only
     // a .partial file, never a contentd-*.sqlite that was not checked.
     void backups?.stop()
-    const realtimeClosed = Promise.all([realtime.close(), webhooks.dispatcher.stop()])
-    // Server-Sent Events streams hold their connections open too; their clients resume elsewhere.
-    services.liveFeed.closeAll()
+    // Server-Sent Events streams hold their connections open too; their clients resume
+    // elsewhere. Socket.IO clients are told and dropped; deliveries and the relay stop.
+    const realtimeClosed = node.close()
     // Stop accepting once the connections already established are taken up (their clients
     // may have sent requests: close-listener.ts); once every connection has ended, close the
     // store and Redis and exit. In-flight requests finish; responses tell clients not to

@@ -26,7 +26,7 @@ function scenarioTable (found, columns, cells) {
   return lines.join('\n')
 }
 
-const OWN_TABLE_KINDS = new Set(['fanout', 'fanout-wide', 'memory', 'history', 'fairness', 'presence', 'stream', 'console', 'attacks', 'backup'])
+const OWN_TABLE_KINDS = new Set(['fanout', 'fanout-wide', 'memory', 'history', 'fairness', 'presence', 'stream', 'console', 'attacks', 'backup', 'json-work'])
 
 function throughputTable (results) {
   const found = rows(results).filter(r => !OWN_TABLE_KINDS.has(r.kind) && r.scenario !== 'presence')
@@ -127,7 +127,9 @@ function goalRows (results) {
   const attacked = [results.attacks].flat().filter(r => r && !r.error)
   const worstAttack = attacked.length ? attacked.reduce((a, b) => (b.attackedP99 ?? Infinity) > (a.attackedP99 ?? Infinity) ? b : a) : undefined
   const backedUp = ok(results.backup) ? results.backup : undefined
+  const json = ok(results.jsonWork) ? results.jsonWork : undefined
   return [
+    ['35', 'JSON parses / serializations of the value per write (96 KB set), with 2 SSE, 1 Socket.IO, 1 webhook', json, '1 / 1 (counted)', v => v.parses === 1 && v.serializations === 1, v => `${v.parses} / ${v.serializations}`],
     ['32', `increment p99 during a backup of a ${backedUp ? fmt(backedUp.storeMiB) + ' MiB' : '1 GiB'} store / quiet`, backedUp?.p99Ratio, '≤ 2×', v => v <= 2, v => `${fmt(v, 2)}× (${fmt(backedUp.duringP99, 1)} / ${fmt(backedUp.quietP99, 1)} ms)`],
     ['32', 'backup time / cp of the same store file', backedUp?.timeRatio, '≤ 3×', v => v <= 3, v => `${fmt(v, 2)}× (${fmt(backedUp.backupSeconds, 2)} / ${fmt(backedUp.cpSeconds, 2)} s)`],
     ['26', 'another user\'s increment p99 under each attack (worst attack), process alive', worstAttack?.attackedP99, '≤ 1000 ms, never dies', v => v <= 1000 && attacked.every(r => r.survived && r.failures === 0), v => `${ms(v)} (${worstAttack.attack}); ${attacked.filter(r => !r.survived).length} deaths, ${attacked.reduce((n, r) => n + r.failures, 0)} failed increments over ${attacked.length} attacks`],

@@ -21,7 +21,8 @@ import type { Json, JsonObject } from '../../shared/json.js'
 import type { PathOperation } from '../../shared/operations.js'
 import { prepareUndo } from '../../shared/undo.js'
 import type { ContentSchema } from '../schema/content-schema.js'
-import { changePartsOf, entryOf, projectRefOf, serializeEntry, type ChangeParts } from '../store/change-entry.js'
+import { rememberWire } from '../feed/wire.js'
+import { changePartsOf, entryOf, LazyValue, projectRefOf, serializeEntry, type ChangeParts } from '../store/change-entry.js'
 import type { ApplyOptions, LoggedIdempotencyKey, ProjectRecord, StoreOperation } from '../store/types.js'
 import { preconditionsHold } from '../store/version-condition.js'
 
@@ -120,11 +121,22 @@ export function applyResolved (projectRef: string, current: CurrentContent, reso
   }
   const version = current.version + 1
   const entry = entryOf(projectRef, version, parts, ownValue(applied, valueJson), context.at, actor)
-  return { applied, parts, valueJson, version, doc: after.doc, bytes: after.bytes, replaced: applied.op === 'update', native, at: context.at, actor, entry }
+  const prepared: PreparedChange = { applied, parts, valueJson, version, doc: after.doc, bytes: after.bytes, replaced: applied.op === 'update', native, at: context.at, actor, entry }
+  // The one wire form every consumer sends (server/feed/wire.ts), made from the value's JSON
+  // already at hand, and only if a consumer asks for it. The maker holds only the entry's
+  // parts, not the change: the document must not live as long as the entry does.
+  const at = context.at
+  rememberWire(entry, () => wireEntryJson(projectRef, { version, parts, valueJson, at, actor }))
+  return prepared
+}
+
+/** The entry as listeners get it, as JSON: the stored form with `project` put first. */
+export function wireEntryJson (projectRef: string, change: Pick<PreparedChange, 'version' | 'parts' | 'valueJson' | 'at' | 'actor'>): string {
+  return '{"project":' + JSON.stringify(projectRef) + ',' + storedEntryJson(change).slice(1)
 }
 
 /** The entry as a store keeps it (without `project`), as JSON: the value's JSON reused, not made again. */
-export function storedEntryJson (change: PreparedChange): string {
+export function storedEntryJson (change: Pick<PreparedChange, 'version' | 'parts' | 'valueJson' | 'at' | 'actor'>): string {
   return serializeEntry(change.version, change.parts, change.valueJson, change.at, JSON.stringify(change.actor))
 }
 
@@ -137,9 +149,10 @@ function isWhole (operation: ContentOperation): operation is Exclude<ContentOper
  * inside the document (an update's value IS the document), and later operations may change
  * it in place; a listener that keeps the change must still see what was applied.
  */
-function ownValue (operation: ContentOperation, valueJson: string | undefined): Json | undefined {
+function ownValue (operation: ContentOperation, valueJson: string | undefined): Json | LazyValue | undefined {
   if (!('value' in operation) || valueJson === undefined) return undefined
   const value = operation.value
   if (typeof value !== 'object' || value === null) return value
-  return JSON.parse(valueJson) as Json
+  // Parsed from the JSON made at the write only if a listener reads it (change-entry.ts).
+  return new LazyValue(valueJson)
 }

@@ -22,6 +22,7 @@
 import type { Response } from 'express'
 import type { ChangeEntry } from '../../shared/events.js'
 import type { ErrorBody } from '../../shared/errors.js'
+import { wireOf } from '../feed/wire.js'
 import { changeEvents } from '../store/change-pages.js'
 import type { ProjectRecord, Store } from '../store/types.js'
 
@@ -35,9 +36,12 @@ const MAX_HELD = 1000
  */
 const CATCH_UP_PAGE = 1000
 
-/** One change as an event: its version as id, the entry as data (JSON has no raw newline). */
+/**
+ * One change as an event: its version as id, the entry as data (JSON has no raw newline),
+ * the change's one wire form (server/feed/wire.ts), which the other transports send too.
+ */
 function frameOf (change: ChangeEntry): string {
-  return `id: ${change.version}\nevent: change\ndata: ${JSON.stringify(change)}\n\n`
+  return `id: ${change.version}\nevent: change\ndata: ${wireOf(change)}\n\n`
 }
 
 /**

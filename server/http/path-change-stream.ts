@@ -66,7 +66,7 @@ export async function servePathStream (path: string, context: PathStreamContext)
   }
   // Following before anything is read: a change committed meanwhile is held, not missed.
   const follower = new PathFollower({
-    feed: options.liveFeed,
+    feed: options.feed,
     store: options.store,
     project,
     path,
@@ -86,9 +86,9 @@ export async function servePathStream (path: string, context: PathStreamContext)
     }
   }
   const stream = { close: () => end(false) }
-  const untrack = options.liveFeed.track(stream, { identity, projectId: project.id }, options.streamsPerUser)
+  const untrack = options.openStreams.track(stream, { identity, projectId: project.id }, options.streamsPerUser)
   if (!untrack) { follower.stop(); throw new ContentdError('TOO_MANY_CONNECTIONS', `at most ${options.streamsPerUser} open streams per user`) }
-  stops.push(untrack, options.unsentBudget.add(holder), options.liveFeed.onAccess(event => {
+  stops.push(untrack, options.unsentBudget.add(holder), options.feed.onAccess(event => {
     if (!context.endsAccess(event)) return
     const reason = event.kind === 'credential-revoked' ? new ContentdError('INVALID_TOKEN') : event.kind === 'member-removed' ? new ContentdError('FORBIDDEN') : new ContentdError('PROJECT_NOT_FOUND')
     write(`event: revoked\ndata: ${JSON.stringify(reason.toBody())}\n\n`)

@@ -18,7 +18,8 @@ import type { QueryEvent, QueryHub } from '../queries/query-hub.js'
 import type { AccessEvent } from '../services/access-events.js'
 import { atTime } from '../services/expiry.js'
 import type { Identity } from '../services/identity.js'
-import type { LiveFeed } from '../services/live-feed.js'
+import type { ChangeFeed } from '../feed/change-feed.js'
+import type { OpenStreams } from '../services/open-streams.js'
 import type { UnsentBudget, UnsentHolder } from '../services/unsent-budget.js'
 import type { ProjectRecord } from '../store/types.js'
 import { identityOf } from './auth-middleware.js'
@@ -26,7 +27,8 @@ import { projectOf } from './context.js'
 
 export interface QueryStreamOptions {
   queries: QueryHub
-  liveFeed: LiveFeed
+  feed: Pick<ChangeFeed, 'onAccess'>
+  openStreams: OpenStreams
   unsentBudget: UnsentBudget
   heartbeatMs: number
   bufferBytes: number
@@ -73,10 +75,10 @@ export async function streamQuery (req: Request, res: Response, options: QuerySt
     close: () => { options.metrics?.slowConsumers.inc(); end(); res.destroy() }
   }
   const stream = { close: () => end() }
-  const untrack = options.liveFeed.track(stream, { identity, projectId: project.id }, options.streamsPerUser)
+  const untrack = options.openStreams.track(stream, { identity, projectId: project.id }, options.streamsPerUser)
   if (!untrack) throw new ContentdError('TOO_MANY_CONNECTIONS', `at most ${options.streamsPerUser} open streams per user`)
   stops.push(untrack, options.unsentBudget.add(holder))
-  stops.push(options.liveFeed.onAccess(event => { if (options.endsAccess(event, identity, project)) end(options.reasonOf(event)) }))
+  stops.push(options.feed.onAccess(event => { if (options.endsAccess(event, identity, project)) end(options.reasonOf(event)) }))
   res.on('close', () => end())
 
   // Events heard before the snapshot is written follow it.

@@ -51,7 +51,7 @@ export interface OpenQuery {
 }
 
 export interface ChangeSource {
-  onChange (projectId: string, listener: (change: ChangeEntry) => void): () => void
+  subscribe (projectId: string, listener: (change: ChangeEntry) => void): () => void
 }
 
 export interface ContentSource {
@@ -151,7 +151,7 @@ export class QueryHub {
       }
       // The one place live queries hear committed changes; listening before reading, so
       // nothing committed meanwhile is missed (the buffer replays it over the snapshot).
-      state.stopFeed = this.feed.onChange(projectId, change => this.receive(state, change))
+      state.stopFeed = this.feed.subscribe(projectId, change => this.receive(state, change))
       this.projects.set(projectId, state)
       this.reload(state)
       project = state

@@ -1,6 +1,6 @@
-// The realtime layer (docs/design.md §7): Socket.IO on the HTTP server's own port. Every
-// committed change goes to the project's subscribers on this node and, with Redis, to the
-// other nodes, which deliver it to theirs; access events end subscriptions on every node.
+// The realtime layer (docs/design.md §7): Socket.IO on the HTTP server's own port. Its rooms
+// read the change feed (server/feed/, §7b), which carries this node's commits and, with
+// Redis, the other nodes'; access events from the same feed end subscriptions on every node.
 import type { Server as HttpServer } from 'node:http'
 import { Server } from 'socket.io'
 import { EVENTS } from '../../shared/events.js'
@@ -89,20 +89,19 @@ export async function attachRealtime (deps: RealtimeDependencies): Promise<Realt
     redisAdapter = await connectRedisAdapter(deps.redis, logger)
     io.adapter(redisAdapter.adapter)
   }
-  const multiNode = redisAdapter !== null
   const subscriptions = new Subscriptions(io, store, services.projects, services.identities, {
     perConnection: config.socketSubscriptionsPerConnection,
     resubscribeWindowMs: config.socketResubscribeWindowMs,
     resubscribeBytes: config.socketResubscribeBytes
-  }, logger, limits.tarpit)
+  }, logger, limits.tarpit, services.feed, metrics)
   // Presence (docs/design.md §14): members on every node through Redis, else in memory.
-  // Path subscriptions (docs/design.md §15) hear changes through services.liveFeed, which
+  // Path subscriptions (docs/design.md §15) hear changes through services.feed, which
   // carries other nodes' changes too; they share the per-connection limit.
   const pathSubscriptions = new PathSubscriptions({
     store,
     projects: services.projects,
     identities: services.identities,
-    feed: services.liveFeed,
+    feed: services.feed,
     perConnection: config.socketSubscriptionsPerConnection,
     projectSubscriptions: socket => subscriptions.count(socket),
     pageBytes: config.changesPageBytes,
@@ -126,7 +125,7 @@ export async function attachRealtime (deps: RealtimeDependencies): Promise<Realt
   // Live queries (docs/design.md §16): `subscribe` with a `query` member, over the shared hub.
   const queries = new QuerySubscriptions(services.queries, services.projects, services.identities, config.queries.perConnection, logger)
   recheck.addSource(queries)
-  recheck.addSource(services.liveFeed)
+  recheck.addSource(services.openStreams)
   recheck.addSource(pathSubscriptions)
   recheck.start()
   const slots = new ConnectionSlots(config.socketConnectionsPerIdentity, held => metrics?.connectionSlots.set(held))
@@ -167,42 +166,20 @@ export async function attachRealtime (deps: RealtimeDependencies): Promise<Realt
   })
 
   let closed = false
-  store.onCommit(committed => {
-    if (closed) return
-    const projectId = committed.project.id
-    if (!multiNode && !subscriptions.hasSubscribers(projectId)) return
-    // The `change` event is the change log's entry, actor included (docs/design.md §9).
-    const change = committed.entry
-    subscriptions.deliver(projectId, change)
-    metrics?.broadcastLag.observe(Math.max(0, Date.now() - Date.parse(change.at)) / 1000)
-    if (multiNode) io.serverSideEmit('contentd:change', projectId, change)
-  })
-  services.accessEvents.on(event => {
+  // Changes reach the rooms through the change feed (feed-relay.ts); access events, this
+  // node's and (through the feed's relay) the other nodes', end subscriptions here.
+  const stopAccess = services.feed.onAccess(event => {
     if (closed) return
     subscriptions.applyAccessEvent(event)
     queries.applyAccessEvent(event)
     pathSubscriptions.applyAccessEvent(event)
-    if (multiNode) io.serverSideEmit('contentd:access', event)
   })
-  if (multiNode) {
-    // Other nodes' changes and access events reach this node's Socket.IO subscribers and its
-    // Server-Sent Events streams alike (docs/design.md §9).
-    io.sockets.on('contentd:change', (projectId, change) => {
-      subscriptions.deliver(projectId, change)
-      services.liveFeed.publishChange(projectId, change)
-    })
-    io.sockets.on('contentd:access', event => {
-      subscriptions.applyAccessEvent(event)
-      queries.applyAccessEvent(event)
-      pathSubscriptions.applyAccessEvent(event)
-      services.liveFeed.publishAccess(event)
-    })
-  }
 
   return {
     io,
     async close () {
       closed = true
+      stopAccess()
       await recheck.stop()
       // Not io.close(): that would also close the HTTP server, which the caller owns.
       await closeConnections(io, SHUTDOWN_FLUSH_GRACE_MS)

@@ -7,7 +7,7 @@
 //
 // A key narrowed to paths may subscribe at or below one of them (§12). Each subscription's
 // changes come from a PathFollower (services/path-follower.ts), which hears the project's
-// committed changes through services.liveFeed and reads what it missed through the path
+// committed changes through services.feed and reads what it missed through the path
 // index; the value at the path is all that is ever sent.
 import { requireKeyScope } from '../auth/rights.js'
 import { EVENTS, type EventFailure, type RevokedEvent } from '../../shared/events.js'

@@ -1,5 +1,5 @@
 // Who on this node is subscribed to what: subscribe/unsubscribe requests, delivery of
-// committed changes to each project's feed, and ending subscriptions when access ends.
+// committed changes to each project's room (from the change feed), and ending subscriptions when access ends.
 //
 // A connection has at most one subscription per project. Subscribing is idempotent and
 // race-free: a subscribe that arrives while another for the same project is still being
@@ -13,7 +13,9 @@ import { ContentdError, isContentdError, type ErrorBody, type ErrorCode } from '
 import { formatProjectRef, projectRefHalves } from '../../shared/project-ref.js'
 import { userSubject } from '../limits/limiter.js'
 import type { Tarpit } from '../limits/tarpit.js'
+import type { ChangeSource } from '../feed/change-feed.js'
 import type { Logger } from '../logger.js'
+import type { Metrics } from '../observability/metrics.js'
 import type { AccessEvent } from '../services/access-events.js'
 import type { GrantSource, LiveGrant } from '../services/access-recheck.js'
 import type { Identities } from '../services/identity.js'
@@ -21,7 +23,8 @@ import type { Projects } from '../services/projects.js'
 import { entriesArrayBytes, resumeAckJson } from '../store/change-pages.js'
 import type { ChangesJsonPage, ContentSnapshot, ProjectRecord, Store } from '../store/types.js'
 import type { Reply } from './event-router.js'
-import { ProjectFeed, type FeedMember } from './project-feed.js'
+import { RoomJoins, type RoomMember } from './room-joins.js'
+import { relayToRoom, roomBroadcast, roomOf, sendChange } from './feed-relay.js'
 import { unknownMembersError } from './payload.js'
 import { PreEncoded } from './pre-encoded.js'
 import { failure, failureOf, rateLimited } from './replies.js'
@@ -34,7 +37,7 @@ const RESUME_PAGE = 1000
 const HISTORY_SIZE = 256
 const SNAPSHOT_ATTEMPTS = 3
 
-export const roomOf = (projectId: string) => `project:${projectId}`
+export { roomOf }
 
 export interface SubscriptionLimits {
   perConnection: number
@@ -42,7 +45,7 @@ export interface SubscriptionLimits {
   resubscribeBytes: number
 }
 
-class Subscription implements FeedMember {
+class Subscription implements RoomMember {
   state: 'pending' | 'active' | 'ended' = 'pending'
   /** Set once the project is known (the subscription is then in its project's entry). */
   projectId: string | null = null
@@ -59,7 +62,7 @@ class Subscription implements FeedMember {
   }
 
   send (change: ChangeEvent): void {
-    this.socket.emit(EVENTS.change, change)
+    sendChange(this.socket, change)
   }
 }
 
@@ -72,8 +75,10 @@ export interface SubscriptionObserver {
 }
 
 interface ProjectEntry {
-  feed: ProjectFeed
+  joins: RoomJoins
   subscriptions: Set<Subscription>
+  /** Stops the room hearing the change feed. */
+  stopListening: () => void
 }
 
 interface ConnectionState {
@@ -97,18 +102,12 @@ export class Subscriptions implements GrantSource {
     private readonly limits: SubscriptionLimits,
     private readonly logger: Logger,
     /** Holds re-subscribe refusals back like every other RATE_LIMITED answer (RATE_LIMIT_DELAY). */
-    private readonly tarpit: Tarpit | null = null
+    private readonly tarpit: Tarpit | null,
+    /** The change feed the rooms read (server/feed/). */
+    private readonly changes: ChangeSource,
+    private readonly metrics?: Metrics
   ) {
     this.budget = new ResubscribeBudget(limits.resubscribeWindowMs, limits.resubscribeBytes)
-  }
-
-  /** A committed change (from this node or another) for whoever here subscribes to it. */
-  deliver (projectId: string, change: ChangeEvent): void {
-    this.projects.get(projectId)?.feed.receive(change)
-  }
-
-  hasSubscribers (projectId: string): boolean {
-    return this.projects.has(projectId)
   }
 
   /** The connection's other subscriptions that count against the same limit (path subscriptions, docs/design.md §15). */
@@ -213,7 +212,7 @@ export class Subscriptions implements GrantSource {
   }
 
   close (): void {
-    for (const entry of this.projects.values()) entry.feed.close()
+    for (const entry of this.projects.values()) { entry.stopListening(); entry.joins.close() }
     this.projects.clear()
     this.connections.clear()
   }
@@ -249,7 +248,7 @@ export class Subscriptions implements GrantSource {
         // Same tick as the read: no commit can be delivered in between (commits are handled
         // in later turns of the event loop), and the acks are encoded now, before the
         // store's cached document can change under them.
-        const activated = entry.feed.activate(subscription, snapshot.version, () => {
+        const activated = entry.joins.activate(subscription, snapshot.version, () => {
           this.answer(subscription, snapshotAck(subscription.ref, snapshot), sizeOf(snapshot))
         })
         if (activated !== 'stale') return
@@ -263,7 +262,7 @@ export class Subscriptions implements GrantSource {
 
   /**
    * Resume: the changes after `since`, one page of the log (at most CHANGES_PAGE_BYTES,
-   * docs/design.md §13b), make the ack; the feed then joins the subscription to the room
+   * docs/design.md §13b), make the ack; the room (RoomJoins) then takes the subscription to the room
    * exactly at the last version read (as for a snapshot at that version), so live changes
    * follow without a gap or a repeat. When the log has more than one page, or the room has
    * moved on past what its history can bridge, the ack says `more: true` and the
@@ -280,7 +279,7 @@ export class Subscriptions implements GrantSource {
       const at = entries.at(-1)?.version ?? since
       const bytes = entriesArrayBytes(entries)
       if (page.more) { this.answerPage(subscription, resumeAck(page, subscription.ref, at, true), bytes); return }
-      const activated = entry.feed.activate(subscription, at, () => this.answer(subscription, resumeAck(page, subscription.ref, at, false), bytes))
+      const activated = entry.joins.activate(subscription, at, () => this.answer(subscription, resumeAck(page, subscription.ref, at, false), bytes))
       if (activated !== 'stale') return
       // The room is ahead of this page: what was read goes out, the client asks for the rest.
       if (entries.length > 0) { this.answerPage(subscription, resumeAck(page, subscription.ref, at, true), bytes); return }
@@ -340,14 +339,15 @@ export class Subscriptions implements GrantSource {
     subscription.projectId = projectId
     let entry = this.projects.get(projectId)
     if (!entry) {
-      const room = roomOf(projectId)
-      const feed = new ProjectFeed({
-        // Local only: other nodes get the change through their own feeds, in their order.
-        broadcast: change => { this.io.local.to(room).emit(EVENTS.change, change) },
+      const joins = new RoomJoins({
+        // Local only: other nodes' rooms hear the change from their own feeds, in their order.
+        broadcast: roomBroadcast(this.io, projectId, this.metrics),
         gapTimeoutMs: GAP_TIMEOUT_MS,
         historySize: HISTORY_SIZE
       })
-      entry = { feed, subscriptions: new Set() }
+      // Listening before the snapshot is read (attach comes first): no change is missed.
+      const stopListening = relayToRoom(this.changes, projectId, joins)
+      entry = { joins, subscriptions: new Set(), stopListening }
       this.projects.set(projectId, entry)
     }
     entry.subscriptions.add(subscription)
@@ -370,9 +370,10 @@ export class Subscriptions implements GrantSource {
       void socket.leave(roomOf(projectId))
       const entry = this.projects.get(projectId)
       if (entry?.subscriptions.delete(subscription)) {
-        entry.feed.remove(subscription)
+        entry.joins.remove(subscription)
         if (entry.subscriptions.size === 0) {
-          entry.feed.close()
+          entry.stopListening()
+          entry.joins.close()
           this.projects.delete(projectId)
         }
       }

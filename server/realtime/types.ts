@@ -6,6 +6,7 @@ import type { QueryEventPayload } from '../../shared/api/queries.js'
 import type { AccessEvent } from '../services/access-events.js'
 import type { Identity } from '../services/identity.js'
 import type { PathChangeEvent } from '../../shared/live-path.js'
+import type { PreEncoded } from './pre-encoded.js'
 
 export interface ClientToServerEvents {
   // Payloads come from the network: handlers check them, whatever these types say.
@@ -17,8 +18,8 @@ export interface ClientToServerEvents {
 }
 
 export interface ServerToClientEvents {
-  /** A whole-project subscription's change, or a path subscription's (docs/design.md §15). */
-  change: (change: ChangeEvent | PathChangeEvent) => void
+  /** A whole-project subscription's change (sent as its wire form, feed-relay.ts), or a path subscription's (docs/design.md §15). */
+  change: (change: ChangeEvent | PathChangeEvent | PreEncoded) => void
   revoked: (event: RevokedEvent) => void
   shutdown: (event: ShutdownEvent) => void
   presence: (event: PresenceEvent) => void
@@ -26,11 +27,8 @@ export interface ServerToClientEvents {
   query: (event: QueryEventPayload) => void
 }
 
-/** Between nodes, through the Redis adapter. */
-export interface InterServerEvents {
-  'contentd:change': (projectId: string, change: ChangeEvent) => void
-  'contentd:access': (event: AccessEvent) => void
-}
+/** Nothing goes between nodes through Socket.IO: the change feed has its own relay (server/feed/redis-relay.ts). */
+export type InterServerEvents = Record<never, never>
 
 export interface SocketData {
   identity: Identity

@@ -1,6 +1,6 @@
 // Things that take access away from a live connection. HTTP routes change access through the
 // services; the services announce it here, and the realtime layer ends the affected
-// subscriptions at once (on every node, through the Redis adapter when there are several).
+// subscriptions at once (on every node, through the change feed's Redis relay when there are several).
 export type AccessEvent =
   /** A session was logged out or an API key revoked: everything using it stops. */
   | { kind: 'credential-revoked', credentialHash: string }

@@ -4,12 +4,13 @@
 // the constructors require it, so leaving it out is a type error, not revocation turned off.
 import { systemClock, type Clock } from '../clock.js'
 import type { Quotas } from '../config.js'
+import { ChangeFeed } from '../feed/change-feed.js'
 import type { Store } from '../store/types.js'
 import { AccessEvents } from './access-events.js'
 import { Accounts } from './accounts.js'
 import { Identities } from './identity.js'
 import { Keys } from './keys.js'
-import { LiveFeed } from './live-feed.js'
+import { OpenStreams } from './open-streams.js'
 import { Projects } from './projects.js'
 import { QueryHub, type QueryLimits } from '../queries/query-hub.js'
 import { ProjectSchemas } from './schemas.js'
@@ -23,8 +24,13 @@ export interface Services {
   keys: Keys
   projects: Projects
   schemas: ProjectSchemas
-  /** Changes and access events for Server-Sent Events streams (fed by the store, the services and other nodes). */
-  liveFeed: LiveFeed
+  /**
+   * The change feed (server/feed/): committed changes and access events, this node's and,
+   * once a relay is attached (server/node.ts), the other nodes'. Every transport reads it.
+   */
+  feed: ChangeFeed
+  /** The Server-Sent Events streams open on this node (shutdown, per-user bound, access re-check). */
+  openStreams: OpenStreams
   /** What SSE streams and Socket.IO connections together may hold unsent (docs/design.md §13b). */
   unsentBudget: UnsentBudget
   /** Live queries (docs/design.md §16): one shared result per distinct query, for Socket.IO and SSE. */
@@ -54,7 +60,7 @@ const UNBOUNDED: UnsentLimits = { perUser: Number.POSITIVE_INFINITY, perProcess:
 export function createServices ({ store, sessionTtlMs, quotas, schemaLimitBytes, now = systemClock, slowClientBytes = UNBOUNDED, queryLimits = { resultsPerProject: 100 } }: ServiceOptions): Services {
   const accessEvents = new AccessEvents()
   const projects = new Projects(store, accessEvents, now, quotas.projectsPerUser)
-  const liveFeed = new LiveFeed(store, accessEvents)
+  const feed = new ChangeFeed(store, accessEvents)
   return {
     accessEvents,
     accounts: new Accounts(store, accessEvents, sessionTtlMs, now),
@@ -62,8 +68,9 @@ export function createServices ({ store, sessionTtlMs, quotas, schemaLimitBytes,
     keys: new Keys(store, projects, accessEvents, now, quotas.keysPerUser),
     projects,
     schemas: new ProjectSchemas(store, now, schemaLimitBytes),
-    liveFeed,
+    feed,
+    openStreams: new OpenStreams(),
     unsentBudget: new UnsentBudget(slowClientBytes),
-    queries: new QueryHub(store, liveFeed, queryLimits)
+    queries: new QueryHub(store, feed, queryLimits)
   }
 }

@@ -20,9 +20,9 @@ const MAX_HELD = 1000
 /** Entries of the path's history read at once while catching up. */
 const CATCH_UP_PAGE = 1000
 
-/** Where committed changes are heard: services.liveFeed (one project's, from every node). */
+/** Where committed changes are heard: services.feed (one project's, from every node). */
 export interface ChangeSource {
-  onChange (projectId: string, listener: (change: ChangeEntry) => void): () => void
+  subscribe (projectId: string, listener: (change: ChangeEntry) => void): () => void
 }
 
 export interface PathFollowerOptions {
@@ -54,7 +54,7 @@ export class PathFollower {
   constructor (private readonly options: PathFollowerOptions) {
     this.segments = dotSegments(options.path)
     // The one place live paths hear committed changes (docs/design.md §15).
-    this.stopListening = options.feed.onChange(options.project.id, change => this.receive(change))
+    this.stopListening = options.feed.subscribe(options.project.id, change => this.receive(change))
   }
 
   /** The version up to which everything has been dealt with. */

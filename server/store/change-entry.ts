@@ -56,12 +56,22 @@ export function serializeEntry (version: number, parts: ChangeParts, valueJson: 
   return json + ',"at":' + JSON.stringify(at) + ',"actor":' + actorJson + '}'
 }
 
+/**
+ * A value known by its JSON text, parsed only when something reads it. Consumers of the
+ * change feed send the change's JSON text (server/feed/wire.ts) and never read the value, so
+ * a write's value is not parsed again for them (issue 35: parsed once per write).
+ */
+export class LazyValue {
+  constructor (readonly json: string) {}
+}
+
 /** The entry as listeners and readers get it, `project` first. */
-export function entryOf (project: string, version: number, parts: ChangeParts, value: Json | undefined, at: string, actor: Actor): ChangeEntry {
+export function entryOf (project: string, version: number, parts: ChangeParts, value: Json | LazyValue | undefined, at: string, actor: Actor): ChangeEntry {
   // Built member by member so the members come in §9's order (JSON keeps insertion order).
   const entry = { project, version, op: parts.op } as ChangeEntry
   if (parts.path !== undefined) entry.path = parts.path
-  if (value !== undefined) entry.value = value
+  if (value instanceof LazyValue) defineLazyValue(entry, value.json)
+  else if (value !== undefined) entry.value = value
   if (parts.index !== undefined) entry.index = parts.index
   // A value of the listener's own: later changes may alter the values the operations wrote.
   if (parts.operations !== undefined) entry.operations = structuredClone(parts.operations)
@@ -69,6 +79,26 @@ export function entryOf (project: string, version: number, parts: ChangeParts, v
   entry.at = at
   entry.actor = actor
   return entry
+}
+
+/**
+ * `entry.value` as an enumerable member in its place, parsed from `json` on first read and
+ * then an ordinary data member (so JSON.stringify, spreading and deep equality all see the value).
+ */
+function defineLazyValue (entry: ChangeEntry, json: string): void {
+  const settle = (value: Json | undefined) => {
+    Object.defineProperty(entry, 'value', { value, enumerable: true, writable: true, configurable: true })
+  }
+  Object.defineProperty(entry, 'value', {
+    enumerable: true,
+    configurable: true,
+    get () {
+      const value = JSON.parse(json) as Json
+      settle(value)
+      return value
+    },
+    set (value: Json | undefined) { settle(value) }
+  })
 }
 
 /**

@@ -14,9 +14,12 @@ import { DISABLE_AFTER_MS, DELIVERY_TIMEOUT_MS, retryDelayMs, webhookMatches } f
 import { newId } from '../auth/tokens.js'
 import { systemClock, type Clock } from '../clock.js'
 import type { Logger } from '../logger.js'
-import type { ProjectRecord, Store } from '../store/types.js'
+import { wireOf, rememberWire } from '../feed/wire.js'
+import { projectMemberOf } from '../store/change-pages.js'
+import type { ChangesPage, ProjectRecord, Store } from '../store/types.js'
 import type { DeliveryRecord, WebhookProgress, WebhookRecord } from '../store/webhook-types.js'
 import type { WebhookMetrics } from './metrics.js'
+import type { RecentChanges } from './recent-changes.js'
 import type { SecretBox } from './secret-box.js'
 import { sendWebhook } from './sender.js'
 import type { Resolver } from './target-policy.js'
@@ -40,6 +43,11 @@ export interface DispatcherOptions {
   /** How long a claimed webhook stays this node's without renewal; longer than an attempt. */
   leaseMs?: number
   resolve?: Resolver
+  /**
+   * The change feed's recent changes (recent-changes.ts): entries found there are not parsed
+   * from the log nor serialized again. Without it (tests, the CLI) entries come from the log.
+   */
+  recent?: RecentChanges
 }
 
 const iso = (ms: number) => new Date(ms).toISOString()
@@ -58,6 +66,7 @@ export class WebhookDispatcher {
   private scanPending = false
   private scanning: Promise<void> | null = null
   private rescan = false
+  private stopListening: (() => void) | null = null
 
   constructor (private readonly options: DispatcherOptions) {
     this.now = options.now ?? systemClock
@@ -65,7 +74,9 @@ export class WebhookDispatcher {
   }
 
   start (): void {
-    this.options.store.onCommit(() => this.wake())
+    // Any change the feed hands over, this node's or another's, may be work for a webhook.
+    if (this.options.recent) this.stopListening = this.options.recent.onChange(() => this.wake())
+    else this.options.store.onCommit(() => this.wake())
     this.timer = setInterval(() => this.wake(), this.options.pollIntervalMs ?? 1000)
     this.timer.unref()
     this.wake()
@@ -74,6 +85,7 @@ export class WebhookDispatcher {
   /** Stops looking for work and abandons attempts in flight (unrecorded: they are sent again). */
   async stop (): Promise<void> {
     clearInterval(this.timer)
+    this.stopListening?.()
     this.stopping.abort()
     await this.scanning
     await Promise.all(this.working.values())
@@ -133,7 +145,7 @@ export class WebhookDispatcher {
       if (hook.nextAttemptAt !== null && hook.nextAttemptAt > iso(this.now())) return
       let page
       try {
-        page = await this.options.store.readChanges(project, hook.cursor, PAGE_SIZE)
+        page = await this.readPage(project, hook.cursor)
       } catch (e) {
         if (isContentdError(e) && e.code === 'HISTORY_EXPIRED') { hook = await this.reportLost(hook, project); continue }
         if (isContentdError(e) && e.code === 'PROJECT_NOT_FOUND') return
@@ -153,6 +165,27 @@ export class WebhookDispatcher {
     }
   }
 
+  /**
+   * The log's entries after `cursor`, as readChanges reads them (same order, same retention
+   * errors); each taken from the feed's recent changes when held there, else parsed from the
+   * stored text, which is then its wire form too: no serialization either way.
+   */
+  private async readPage (project: ProjectRecord, cursor: number): Promise<ChangesPage> {
+    const { store, recent } = this.options
+    if (!recent) return store.readChanges(project, cursor, PAGE_SIZE)
+    const page = await store.readChangesJson(project, cursor, PAGE_SIZE)
+    const opening = '{' + projectMemberOf(page.project)
+    const changes = page.entries.map(stored => {
+      const held = recent.get(project.id, stored.version)
+      if (held) return held
+      const json = opening + stored.stored.toString('utf8', 1)
+      const entry = JSON.parse(json) as ChangeEntry
+      rememberWire(entry, json)
+      return entry
+    })
+    return { version: page.version, changes, more: page.more }
+  }
+
   /** One attempt at `entry`; the entries between the cursor and it were filtered out. */
   private async attempt (hook: WebhookRecord, entry: ChangeEntry): Promise<WebhookRecord | null> {
     const attempt = hook.failures + 1
@@ -162,7 +195,8 @@ export class WebhookDispatcher {
         url: hook.url,
         secret: this.options.secrets.open(hook.secretCiphertext, hook.id),
         messageId: messageIdOf(hook.id, entry.version),
-        payload: JSON.stringify(entry),
+        // The change's one wire form: the feed's, or the log's text (readPage).
+        payload: wireOf(entry),
         now: this.now(),
         allowPrivate: this.options.allowPrivate,
         signal: this.stopping.signal,

@@ -9,6 +9,7 @@ import { WebhookDispatcher } from './dispatcher.js'
 import { WebhookMetrics } from './metrics.js'
 import { SecretBox } from './secret-box.js'
 import { WebhookService } from './service.js'
+import type { RecentChanges } from './recent-changes.js'
 import type { Resolver } from './target-policy.js'
 
 export interface Webhooks {
@@ -25,15 +26,17 @@ export interface WebhookParts {
   now?: Clock
   pollIntervalMs?: number
   resolve?: Resolver
+  /** The change feed's recent changes (recent-changes.ts), for the dispatcher. */
+  recent?: RecentChanges
 }
 
-export function createWebhooks ({ config, store, logger, metrics, now, pollIntervalMs, resolve }: WebhookParts): Webhooks {
+export function createWebhooks ({ config, store, logger, metrics, now, pollIntervalMs, resolve, recent }: WebhookParts): Webhooks {
   const secrets = SecretBox.fromConfig(config)
   const allowPrivate = config.webhooks.allowPrivate
   const webhookMetrics = metrics ? new WebhookMetrics(metrics.registry) : undefined
   const optional = { ...(now ? { now } : {}), ...(webhookMetrics ? { metrics: webhookMetrics } : {}), ...(resolve ? { resolve } : {}) }
   return {
     service: new WebhookService({ store, secrets, allowPrivate, maxPerProject: config.quotas.webhooksPerProject, ...optional }),
-    dispatcher: new WebhookDispatcher({ store, secrets, allowPrivate, logger, ...optional, ...(pollIntervalMs ? { pollIntervalMs } : {}) })
+    dispatcher: new WebhookDispatcher({ store, secrets, allowPrivate, logger, ...optional, ...(pollIntervalMs ? { pollIntervalMs } : {}), ...(recent ? { recent } : {}) })
   }
 }

@@ -114,7 +114,7 @@ describe('live queries against a from-scratch model', () => {
     const listeners = new Set<(change: ChangeEntry) => void>()
     const hub = new QueryHub(
       { readContent: async () => ({ version, content: structuredClone(doc) }) },
-      { onChange: (_project, listener) => { listeners.add(listener); return () => listeners.delete(listener) } },
+      { subscribe: (_project, listener) => { listeners.add(listener); return () => listeners.delete(listener) } },
       { resultsPerProject: 100 }
     )
     const subscribers: Subscriber[] = []

@@ -13,7 +13,7 @@ function harness (content: JsonObject, resultsPerProject = 3) {
   const listeners = new Set<(change: ChangeEntry) => void>()
   const hub = new QueryHub(
     { readContent: async () => { reads++; return { version: 1, content } } },
-    { onChange: (_p, listener) => { listeners.add(listener); return () => listeners.delete(listener) } },
+    { subscribe: (_p, listener) => { listeners.add(listener); return () => listeners.delete(listener) } },
     { resultsPerProject }
   )
   let version = 1
@@ -65,7 +65,7 @@ describe('QueryHub', () => {
     let version = 1
     const hub = new QueryHub(
       { readContent: async () => ({ version, content: structuredClone(content) }) },
-      { onChange: (_p, l) => { listeners.add(l); return () => listeners.delete(l) } },
+      { subscribe: (_p, l) => { listeners.add(l); return () => listeners.delete(l) } },
       { resultsPerProject: 5 }
     )
     const events: QueryEvent[] = []
@@ -112,7 +112,7 @@ describe('QUERY_CONTENT_BYTES', () => {
     const contents: Record<string, JsonObject> = { a: { board: { x: 'a'.repeat(600) } }, b: { board: { y: 'b'.repeat(600) } } }
     const hub = new QueryHub(
       { readContent: async id => ({ version: 1, content: contents[id] as JsonObject }) },
-      { onChange: (_p, l) => { listeners.add(l); return () => listeners.delete(l) } },
+      { subscribe: (_p, l) => { listeners.add(l); return () => listeners.delete(l) } },
       { resultsPerProject: 10, contentBytes: 1000 }
     )
     const q = parseQuery({ orderBy: 'key', limit: 1 })
@@ -129,7 +129,7 @@ describe('QUERY_ORDERS_PER_PROJECT', () => {
   it('bounds distinct (path, orderBy) indexes; queries on an existing order still fit; closing frees one', async () => {
     const hub = new QueryHub(
       { readContent: async () => ({ version: 1, content: { board: { a: { s: 1, t: 2 } }, other: {} } }) },
-      { onChange: () => () => {} },
+      { subscribe: () => () => {} },
       { resultsPerProject: 10, ordersPerProject: 2 }
     )
     const byS = await hub.open('p', 'board', parseQuery({ orderBy: 's', limit: 1 }), () => {})
@@ -151,7 +151,7 @@ describe('a failed read', () => {
     let calls = 0
     const hub = new QueryHub(
       { readContent: async () => { calls++; if (calls === 1) throw new Error('store down'); return { version: 4, content: { board: { a: 1 } } } } },
-      { onChange: () => () => {} },
+      { subscribe: () => () => {} },
       { resultsPerProject: 5 }
     )
     const q = parseQuery({ orderBy: 'key', limit: 1 })

@@ -1,4 +1,5 @@
-// Snapshot acks are written around the store's JSON text (server/realtime/pre-encoded.ts):
+// Snapshot acks are written around the store's JSON text, and `change` events around the
+// change's one wire form (server/realtime/pre-encoded.ts, server/feed/wire.ts):
 // the packet must be exactly what socket.io-parser makes of the equivalent object, in every
 // namespace and for any id, and every other packet must go through its encoder unchanged.
 // That the client receives the document is shown by the realtime tests (subscribe acks).
@@ -41,4 +42,17 @@ describe('pre-encoded snapshot acks', () => {
     const packet = { type: parser.PacketType.ACK, nsp: '/', id: 4, data: [new PreEncoded('{}'), 1] }
     expect(ours.encode(packet)).toEqual(theirs.encode(packet))
   })
+  for (const [nsp, id] of [['/', undefined], ['/admin', undefined], ['/', 9]] as const) {
+    it(`a change event in namespace ${nsp}${id === undefined ? '' : ` with id ${id}`}: the same packet as socket.io-parser's for the entry`, () => {
+      const change = { project: '@alice/demo', version: 8, op: 'set', path: 'a.b', value: ack.content, at: '2026-11-27T00:00:00.000Z', actor: { type: 'user', name: '@alice' } }
+      const packet = (argument: unknown) => ({ type: parser.PacketType.EVENT, nsp, ...(id === undefined ? {} : { id }), data: ['change', argument] })
+      const encoded = ours.encode(packet(new PreEncoded(JSON.stringify(change))))
+      expect(encoded).toEqual(theirs.encode(packet(change)))
+      const decoder = new parser.Decoder()
+      let decoded: unknown
+      decoder.on('decoded', (p: parser.Packet) => { decoded = p.data })
+      decoder.add(encoded[0] as string)
+      expect(decoded).toEqual(['change', change])
+    })
+  }
 })

@@ -28,7 +28,7 @@ describe.each(storeFactories)('live queries over the store: $name', (factory) =>
     const listeners = new Set<(change: ChangeEntry) => void>()
     store.onCommit(committed => { if (committed.project.id === project.id) for (const l of listeners) l(committed.entry) })
     await suite.apply(project, { op: 'set', path: ['board'], value: { a: { score: 3 }, '10': { score: 'x' }, '9': { score: null }, b: {}, c: { score: 3 } } })
-    const hub = new QueryHub(store, { onChange: (_id, l) => { listeners.add(l); return () => listeners.delete(l) } }, { resultsPerProject: 10 })
+    const hub = new QueryHub(store, { subscribe: (_id, l) => { listeners.add(l); return () => listeners.delete(l) } }, { resultsPerProject: 10 })
     const results = await Promise.all(QUERIES.map(async q => {
       const held: { items: QueryItem[] } = { items: [] }
       const open = await hub.open(project.id, 'board', parseQuery(q), event => {

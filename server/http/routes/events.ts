@@ -9,12 +9,13 @@
 import type { Request, Response } from 'express'
 import { ContentdError } from '../../../shared/errors.js'
 import { requireKeyScope } from '../../auth/rights.js'
+import type { ChangeFeed } from '../../feed/change-feed.js'
 import type { Logger } from '../../logger.js'
 import type { Metrics } from '../../observability/metrics.js'
 import { atTime } from '../../services/expiry.js'
 import type { AccessEvent } from '../../services/access-events.js'
 import type { Identity } from '../../services/identity.js'
-import type { LiveFeed } from '../../services/live-feed.js'
+import type { OpenStreams } from '../../services/open-streams.js'
 import type { Projects } from '../../services/projects.js'
 import type { UnsentBudget, UnsentHolder } from '../../services/unsent-budget.js'
 import type { ProjectRecord, Store } from '../../store/types.js'
@@ -32,7 +33,9 @@ import { servePathStream, streamPathOf } from '../path-change-stream.js'
 export interface EventRouteOptions {
   store: Store
   projects: Projects
-  liveFeed: LiveFeed
+  /** Changes and access events, this node's and the other nodes' (server/feed/). */
+  feed: Pick<ChangeFeed, 'subscribe' | 'onAccess'>
+  openStreams: OpenStreams
   /** SLOW_CLIENT_BYTES_PER_USER / SLOW_CLIENT_BYTES: shared with the Socket.IO connections. */
   unsentBudget: UnsentBudget
   heartbeatMs: number
@@ -97,14 +100,14 @@ export function eventRoutes (scope: RouteScope, options: EventRouteOptions): voi
         stream.drop()
       }
     }
-    const untrack = options.liveFeed.track(stream, { identity, projectId: project.id }, options.streamsPerUser)
+    const untrack = options.openStreams.track(stream, { identity, projectId: project.id }, options.streamsPerUser)
     if (!untrack) { stream.abandon(); throw new ContentdError('TOO_MANY_CONNECTIONS', `at most ${options.streamsPerUser} open streams per user`) }
     // Listening before anything is read: a change committed meanwhile is not missed.
     stops.push(
       untrack,
       options.unsentBudget.add(holder),
-      options.liveFeed.onChange(project.id, change => stream.receive(change)),
-      options.liveFeed.onAccess(event => { if (endsAccess(event, identity, project)) stream.revoke(reasonOf(event)) })
+      options.feed.subscribe(project.id, change => stream.receive(change)),
+      options.feed.onAccess(event => { if (endsAccess(event, identity, project)) stream.revoke(reasonOf(event)) })
     )
 
     let snapshotVersion: number | undefined

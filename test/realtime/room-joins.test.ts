@@ -1,8 +1,8 @@
-// ProjectFeed's ordering rules, driven directly: changes arriving out of order, twice, or
+// RoomJoins's ordering rules, driven directly: changes arriving out of order, twice, or
 // around a subscriber's snapshot still reach each member once, in version order.
 import { afterEach, describe, expect, it, vi } from 'vitest'
 import type { ChangeEvent } from '../../shared/events.js'
-import { ProjectFeed, type FeedMember } from '../../server/realtime/project-feed.js'
+import { RoomJoins, type RoomMember } from '../../server/realtime/room-joins.js'
 
 const change = (version: number): ChangeEvent => ({ project: '@a/p', version, op: 'increment', path: 'n', value: 1, at: '2024-01-01T00:00:00.000Z', actor: { type: 'user', name: '@a' } })
 
@@ -10,8 +10,8 @@ const GAP_TIMEOUT_MS = 60_000
 
 /** A member records what it would receive: history sends, and room broadcasts once joined. */
 function setup () {
-  const members: Array<FeedMember & { got: number[], inRoom: boolean }> = []
-  const feed = new ProjectFeed({
+  const members: Array<RoomMember & { got: number[], inRoom: boolean }> = []
+  const feed = new RoomJoins({
     broadcast: c => { for (const m of members) if (m.inRoom) m.got.push(c.version) },
     gapTimeoutMs: GAP_TIMEOUT_MS,
     historySize: 4
@@ -24,7 +24,7 @@ function setup () {
   return { feed, member }
 }
 
-describe('ProjectFeed', () => {
+describe('RoomJoins', () => {
   it('holds a change until the one before it arrives, and drops repeats', () => {
     const { feed, member } = setup()
     const m = member()

@@ -1,5 +1,6 @@
-// One project's stream of changes on this node, delivered to its subscribers in version
-// order with no gap and no repeat, whatever order the changes arrive in.
+// One project's Socket.IO room on this node: the changes the change feed (server/feed/) hands
+// it, delivered to the room's subscribers in version order with no gap and no repeat,
+// whatever order they arrive in, and each subscriber joined at exactly its snapshot's version.
 //
 // Why this is needed: with several nodes, a change committed here is seen at once while an
 // earlier one committed elsewhere is still on its way through Redis; and a subscriber's
@@ -11,14 +12,14 @@
 //   or later, right before the first change after its snapshot, when the snapshot is newer.
 import type { ChangeEvent } from '../../shared/events.js'
 
-export interface FeedMember {
+export interface RoomMember {
   /** Puts the member in the room: from then on it receives every change delivered. */
   join (): void
   /** Sends one change to this member only (catching up from history). */
   send (change: ChangeEvent): void
 }
 
-export interface FeedOptions {
+export interface RoomJoinOptions {
   /** Sends a change to everyone in the room (encoded once). */
   broadcast (change: ChangeEvent): void
   /** How long a missing version may hold later ones back. */
@@ -29,16 +30,16 @@ export interface FeedOptions {
 
 export type ActivateResult = 'joined' | 'waiting' | 'stale'
 
-export class ProjectFeed {
+export class RoomJoins {
   /** Highest version delivered to the room; null until the first snapshot tells it. */
   private version: number | null = null
   private readonly held = new Map<number, ChangeEvent>()
   private readonly history: ChangeEvent[] = []
   /** Members whose snapshot is newer than the room: they join when the room catches up. */
-  private readonly waiting = new Map<FeedMember, number>()
+  private readonly waiting = new Map<RoomMember, number>()
   private gapTimer: NodeJS.Timeout | null = null
 
-  constructor (private readonly options: FeedOptions) {}
+  constructor (private readonly options: RoomJoinOptions) {}
 
   /** A committed change, from this node or another, in any order, possibly twice. */
   receive (change: ChangeEvent): void {
@@ -52,7 +53,7 @@ export class ProjectFeed {
    * with `sendSnapshot`, then whatever changes follow it. 'stale': the snapshot is older
    * than the room and history cannot bridge it; nothing was sent, read again.
    */
-  activate (member: FeedMember, snapshotVersion: number, sendSnapshot: () => void): ActivateResult {
+  activate (member: RoomMember, snapshotVersion: number, sendSnapshot: () => void): ActivateResult {
     if (this.version === null) {
       this.version = snapshotVersion
       for (const v of this.held.keys()) if (v <= snapshotVersion) this.held.delete(v)
@@ -79,7 +80,7 @@ export class ProjectFeed {
   }
 
   /** The member leaves (the caller also takes it out of the room). */
-  remove (member: FeedMember): void {
+  remove (member: RoomMember): void {
     this.waiting.delete(member)
   }
 

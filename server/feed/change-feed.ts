@@ -1,0 +1,119 @@
+// The change feed (issue 27; after PocketBase's transport-free tools/subscriptions broker):
+// the one object through which every transport hears of committed changes and of access
+// taken away. Socket.IO rooms (realtime/feed-relay.ts), Server-Sent Events streams
+// (http/routes/events.ts) and webhooks (webhooks/recent-changes.ts) all subscribe here; none
+// listens to the store or to Redis on its own.
+//
+// Sources: this node's commits (store.onCommit) and access events (services), and, through a
+// relay (redis-relay.ts), those of the other nodes. Each change is handed to its project's
+// listeners as ONE entry object whose JSON text is made at most once (wire.ts), so every
+// consumer sends the same characters without serializing them again.
+//
+// Fan-out comes after the writer's answer (issue 27): a local commit is queued and handed to
+// listeners in the next check phase of the event loop (setImmediate), by which time the
+// request that made it has had its response written. The queue keeps commit order, and one
+// turn hands over every commit of a group commit.
+//
+// The feed delivers in the order changes reach this node, possibly twice and, across nodes,
+// out of version order; consumers order by version (realtime/room-joins.ts,
+// http/change-stream.ts), each against its own starting point (a snapshot, Last-Event-ID).
+import type { ChangeEntry } from '../../shared/events.js'
+import type { AccessEvent, AccessEvents } from '../services/access-events.js'
+import type { Store } from '../store/types.js'
+
+export type ChangeListener = (change: ChangeEntry) => void
+export type AnyChangeListener = (projectId: string, change: ChangeEntry) => void
+export type AccessListener = (event: AccessEvent) => void
+
+/** Carries this node's changes and access events to the other nodes (redis-relay.ts). */
+export interface NodeRelay {
+  sendChange (projectId: string, change: ChangeEntry): void
+  sendAccess (event: AccessEvent): void
+}
+
+/** What consumers need of the feed: the shape LiveFeed.onChange had, so callers rewire in one line. */
+export interface ChangeSource {
+  subscribe (projectId: string, listener: ChangeListener): () => void
+}
+
+export class ChangeFeed implements ChangeSource {
+  private readonly byProject = new Map<string, Set<ChangeListener>>()
+  private readonly everyProject = new Set<AnyChangeListener>()
+  private readonly accessListeners = new Set<AccessListener>()
+  private relay: NodeRelay | null = null
+  private readonly queued: Array<{ projectId: string, change: ChangeEntry }> = []
+  private flushing = false
+
+  constructor (store: Pick<Store, 'onCommit'>, accessEvents: AccessEvents) {
+    store.onCommit(committed => this.local(committed.project.id, committed.entry))
+    accessEvents.on(event => {
+      this.publishAccess(event)
+      this.relay?.sendAccess(event)
+    })
+  }
+
+  /** With several nodes: local changes and access events go out through `relay` too. */
+  relayTo (relay: NodeRelay | null): void {
+    this.relay = relay
+  }
+
+  /** Listens to one project's changes; returns the function that stops listening. */
+  subscribe (projectId: string, listener: ChangeListener): () => void {
+    let listeners = this.byProject.get(projectId)
+    if (!listeners) { listeners = new Set(); this.byProject.set(projectId, listeners) }
+    listeners.add(listener)
+    return () => {
+      listeners.delete(listener)
+      if (listeners.size === 0 && this.byProject.get(projectId) === listeners) this.byProject.delete(projectId)
+    }
+  }
+
+  /** Listens to every project's changes (the webhooks' recent changes). */
+  subscribeAll (listener: AnyChangeListener): () => void {
+    this.everyProject.add(listener)
+    return () => { this.everyProject.delete(listener) }
+  }
+
+  onAccess (listener: AccessListener): () => void {
+    this.accessListeners.add(listener)
+    return () => { this.accessListeners.delete(listener) }
+  }
+
+  hasSubscribers (projectId: string): boolean {
+    return this.byProject.has(projectId)
+  }
+
+  /** A change committed on another node (from the relay): for this node's listeners only. */
+  publishChange (projectId: string, change: ChangeEntry): void {
+    for (const listener of [...this.everyProject]) {
+      try { listener(projectId, change) } catch { /* one consumer's failure is its own */ }
+    }
+    const listeners = this.byProject.get(projectId)
+    if (!listeners) return
+    for (const listener of [...listeners]) {
+      try { listener(change) } catch { /* a stream's failure ends that stream only */ }
+    }
+  }
+
+  /** An access event from another node (from the relay), or this node's own. */
+  publishAccess (event: AccessEvent): void {
+    for (const listener of [...this.accessListeners]) {
+      try { listener(event) } catch { /* as above */ }
+    }
+  }
+
+  private local (projectId: string, change: ChangeEntry): void {
+    this.queued.push({ projectId, change })
+    if (this.flushing) return
+    this.flushing = true
+    setImmediate(() => this.flush())
+  }
+
+  private flush (): void {
+    this.flushing = false
+    for (const { projectId, change } of this.queued.splice(0)) {
+      this.publishChange(projectId, change)
+      this.relay?.sendChange(projectId, change)
+    }
+  }
+}
