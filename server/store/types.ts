@@ -6,6 +6,7 @@ import type { Actor, ChangeEntry } from '../../shared/events.js'
 import type { JsonObject } from '../../shared/json.js'
 import type { NarrowableOperation } from '../../shared/key-scope.js'
 import type { JsonSchema } from '../schema/compile.js'
+import type { AppRulesStore } from './app-rules-types.js'
 import type { WebhookStore } from './webhook-types.js'
 import type { ContentOperation } from '../../shared/compound.js'
 import type { ImportCounts, InstanceRecord } from './instance-records.js'
@@ -265,6 +266,8 @@ export interface StoreLifecycle {
   close (): Promise<void>
   /** Webhooks: cursors, leases, deliveries (webhook-types.ts; docs/design.md §11). */
   readonly webhooks: WebhookStore
+  /** App users' rules and trust settings (docs/design.md §17, app-rules-types.ts). */
+  readonly appRules: AppRulesStore
 }
 
 /** Users, sessions and API keys (docs/design.md §5). */

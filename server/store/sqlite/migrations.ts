@@ -219,5 +219,27 @@ export const MIGRATIONS: readonly Migration[] = [
   `
   ALTER TABLE changes ADD COLUMN bytes INTEGER;
   CREATE INDEX changes_by_size ON changes(project_id, version, bytes);
+  `,
+  // App users and rules (docs/design.md §17): a project's rules document and the app sign-in
+  // it trusts, one row each at most; the HS256 secret only encrypted (secret-box.ts).
+  `
+  CREATE TABLE project_rules (
+    project_id TEXT PRIMARY KEY REFERENCES projects(id) ON DELETE CASCADE,
+    revision TEXT NOT NULL,
+    document TEXT NOT NULL,
+    set_by TEXT NOT NULL,
+    set_at TEXT NOT NULL
+  ) WITHOUT ROWID;
+  CREATE TABLE project_app_auth (
+    project_id TEXT PRIMARY KEY REFERENCES projects(id) ON DELETE CASCADE,
+    revision TEXT NOT NULL,
+    issuer TEXT NOT NULL,
+    audience TEXT,
+    jwks TEXT,
+    jwks_url TEXT,
+    secret_ciphertext TEXT,
+    set_by TEXT NOT NULL,
+    set_at TEXT NOT NULL
+  ) WITHOUT ROWID;
   `
 ]
