@@ -88,6 +88,8 @@ export type Actor =
   | { type: 'user', name: string }
   | { type: 'key', id: string, name: string }
   | { type: 'system', name: string }
+  // An app user (docs/design.md §17), by its token's `sub`.
+  | { type: 'app', sub: string }
 
 /** The operations a change log entry can record: the content operations, revert, batch and patch. */
 export type ChangeOp = OperationName | 'revert' | 'batch' | 'patch'

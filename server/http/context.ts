@@ -3,6 +3,7 @@ import type { Response } from 'express'
 import type { ErrorCode } from '../../shared/errors.js'
 import type { ProjectRecord, ProjectRole } from '../store/types.js'
 import type { Identity } from '../services/identity.js'
+import type { AppUser } from '../services/app-tokens.js'
 
 export interface RequestContext {
   identity: Identity | null
@@ -11,6 +12,10 @@ export interface RequestContext {
   project?: ProjectRecord
   /** The caller's role in `project`, as the access check found it. */
   role?: ProjectRole
+  /** A bearer that looks like a JWT: an app user's token, verified only against the project a route names (docs/design.md §17). */
+  appToken?: string | null
+  /** The app user projectAccess verified, for routes that take app users (content, events). */
+  app?: AppUser
 }
 
 export function context (res: Response): RequestContext {

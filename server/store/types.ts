@@ -7,6 +7,7 @@ import type { JsonObject } from '../../shared/json.js'
 import type { NarrowableOperation } from '../../shared/key-scope.js'
 import type { JsonSchema } from '../schema/compile.js'
 import type { AppRulesStore } from './app-rules-types.js'
+import type { RulesCheck } from '../rules/check.js'
 import type { WebhookStore } from './webhook-types.js'
 import type { ContentOperation } from '../../shared/compound.js'
 import type { ImportCounts, InstanceRecord } from './instance-records.js'
@@ -127,6 +128,8 @@ export interface ApplyOptions {
   ifNoneMatch?: VersionCondition
   /** Who makes the change: recorded in its log entry (docs/design.md §9). */
   actor: Actor
+  /** An app user's rules (docs/design.md §17), checked by the engine beside the schema; absent for everyone else. */
+  rules?: RulesCheck
 }
 
 /**

@@ -16,12 +16,14 @@ import { parseBody, revertBody } from '../../../shared/schemas.js'
 import { validateOperation } from '../../../shared/validate-operation.js'
 import { requireOperationScope, requireKeyScope, type Access } from '../../auth/rights.js'
 import { actorOf } from '../../services/actor.js'
+import type { AppRules } from '../../services/app-rules.js'
+import { requireReadAllowed } from '../../rules/check.js'
 import type { Projects } from '../../services/projects.js'
 import type { ApplyOptions, Store, StoreOperation } from '../../store/types.js'
 import { etagFor, parseVersionCondition, versionMatches } from '../../store/version-condition.js'
 import { identityOf } from '../auth-middleware.js'
 import { jsonBody } from '../body.js'
-import { projectOf } from '../context.js'
+import { context, projectOf } from '../context.js'
 import { sendContentJson } from '../encoded-content.js'
 import { constantJson } from '../fast-path.js'
 import { changesPageBody } from '../../store/change-pages.js'
@@ -59,9 +61,10 @@ function notModified (req: Request, version: number): boolean {
 }
 
 /** Registers the content routes in `api` (the scope of /api, with identity and rate limit). */
-export function contentRoutes (api: RouteScope, store: Store, projects: Projects, bodyLimitBytes: number, transactions: TransactionOptions): void {
+export function contentRoutes (api: RouteScope, store: Store, projects: Projects, bodyLimitBytes: number, transactions: TransactionOptions, appRules?: AppRules): void {
   const parseJson = jsonBody(bodyLimitBytes)
-  const access = (needed: Access) => projectAccess(projects, needed)
+  // [rules, issue 31] With appRules, app users' tokens are taken here and the rules decide (§17).
+  const access = (needed: Access) => projectAccess(projects, needed, appRules)
   const idempotent = idempotency(store, transactions.idempotencyTtlMs, transactions.idempotencyKeysPerUser)
   // Every content write: the caller may write, the body is JSON, the key is honoured.
   const write = [access('write'), parseJson, idempotent]
@@ -73,10 +76,17 @@ export function contentRoutes (api: RouteScope, store: Store, projects: Projects
     // they answer before an If-Match mismatch (step 6) would. Batches and patches were
     // checked operation by operation as they were parsed.
     if (operation.op !== 'revert' && operation.op !== 'batch' && operation.op !== 'patch') validateOperation(operation)
-    // A narrowed key's paths and ops (docs/design.md §12) are known once the body names them.
-    const identity = identityOf(res)
-    requireOperationScope(identity.key, operation)
-    const options: ApplyOptions = { actor: actorOf(identity) }
+    // [rules, issue 31] An app user: the rules are checked by the engine, in the write's atomic step.
+    const { app } = context(res)
+    let options: ApplyOptions
+    if (app && appRules) {
+      options = { actor: { type: 'app', sub: app.sub }, rules: await appRules.checkFor(project, app) }
+    } else {
+      // A narrowed key's paths and ops (docs/design.md §12) are known once the body names them.
+      const identity = identityOf(res)
+      requireOperationScope(identity.key, operation)
+      options = { actor: actorOf(identity) }
+    }
     // Checked by the store against the version it changes, atomically (docs/design.md §13b):
     // a failing If-Match, or an If-None-Match that matches, is 412 and changes nothing.
     const { 'if-match': ifMatch, 'if-none-match': ifNoneMatch } = req.headers
@@ -101,11 +111,14 @@ export function contentRoutes (api: RouteScope, store: Store, projects: Projects
     const pathParam = req.query.path
     const path = pathParam === undefined ? null : parsePath(pathParam)
     const version = req.query.version === undefined ? null : versionParam('version', req.query.version)
+    const { app } = context(res)
     // A narrowed key reads only inside its paths: never the whole content, now or at a past version (docs/design.md §12).
-    requireKeyScope(identityOf(res).key, path && version === null ? { kind: 'read', path } : { kind: 'whole' })
+    if (!app) requireKeyScope(identityOf(res).key, path && version === null ? { kind: 'read', path } : { kind: 'whole' })
     // ?version=N: the content as it was then (404 above the current version, 410 beyond retention).
     const snapshot = version === null ? await store.readContent(project.id) : await store.readContentAt(project.id, version)
     if (!snapshot) throw new ContentdError('PROJECT_NOT_FOUND')
+    // [rules, issue 31] An app user needs .read at the path (the root without one), on the content it reads (§17).
+    if (app && appRules) requireReadAllowed(await appRules.checkFor(project, app), snapshot.content, path ?? [])
     res.setHeader('ETag', etagFor(snapshot.version))
     // The whole content may be compressed (encoded-content.ts); a 304 names what a 200 would vary on.
     if (!path) res.vary('Accept-Encoding')
@@ -123,7 +136,15 @@ export function contentRoutes (api: RouteScope, store: Store, projects: Projects
   // The change log: entries after `since` (default 0), `limit` (1..1000, default 100) at most.
   api.get(`${content}/changes`, access('read'), async (req, res) => {
     // Changes carry whole-content values (update, revert): an unnarrowed key only (docs/design.md §12).
-    requireKeyScope(identityOf(res).key, { kind: 'whole' })
+    const { app } = context(res)
+    if (app && appRules) {
+      // [rules, issue 31] The whole log: .read at the root (§17), decided on the current content.
+      const current = await store.readContent(projectOf(res).id)
+      if (!current) throw new ContentdError('PROJECT_NOT_FOUND')
+      requireReadAllowed(await appRules.checkFor(projectOf(res), app), current.content, [])
+    } else {
+      requireKeyScope(identityOf(res).key, { kind: 'whole' })
+    }
     const since = req.query.since === undefined ? 0 : versionParam('since', req.query.since)
     const limit = req.query.limit === undefined ? CHANGES_PAGE_DEFAULT : limitParam(req.query.limit)
     const page = await store.readChangesJson(projectOf(res), since, limit)
