@@ -3,7 +3,7 @@
 // request by an app user needs: its token verified (app-tokens.ts) and the project's rules,
 // compiled once per rules revision, with a fresh evaluation budget (RULES_EVALUATION_BUDGET).
 import { randomUUID } from 'node:crypto'
-import { createLocalJWKSet } from 'jose'
+import { importJWK, type JWK } from 'jose'
 import { appAuthBody, rulesCheckBody, type AppAuthView, type RulesCheckResult } from '../../shared/api/rules.js'
 import { applyBatch } from '../../shared/batch.js'
 import { ContentdError } from '../../shared/errors.js'
@@ -128,7 +128,8 @@ export class AppRules {
     let secretCiphertext: string | null = null
     if (parsed.jwks !== undefined) {
       try {
-        createLocalJWKSet(parsed.jwks as unknown as Parameters<typeof createLocalJWKSet>[0])
+        // Each key imported now: a set that cannot verify anything is refused when set, not at the first token.
+        for (const key of parsed.jwks.keys) await importJWK(key as JWK, typeof key.alg === 'string' ? key.alg : algFor(key))
       } catch (error) {
         throw new ContentdError('INVALID_AUTH_CONFIG', `jwks: ${error instanceof Error ? error.message : 'not a JWK set'}`)
       }
@@ -188,4 +189,12 @@ function authView (record: AppAuthRecord): AppAuthView {
 
 function result (decision: { allowed: boolean, rule?: string }): RulesCheckResult {
   return decision.rule === undefined ? { allowed: decision.allowed } : { allowed: decision.allowed, rule: decision.rule }
+}
+
+/** The algorithm a JWK without `alg` is used with (RS256, ES256 or EdDSA, docs/design.md §17). */
+function algFor (key: Record<string, unknown>): string {
+  if (key.kty === 'RSA') return 'RS256'
+  if (key.kty === 'EC') return 'ES256'
+  if (key.kty === 'OKP') return 'EdDSA'
+  throw new Error(`a key of type ${JSON.stringify(key.kty)} cannot verify RS256, ES256 or EdDSA`)
 }
