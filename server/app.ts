@@ -82,7 +82,7 @@ export function createApp ({ config, store, logger, redis, metrics = new Metrics
   contentRoutes(api, store, projects, limit, { batchLimit: config.batchLimit, idempotencyTtlMs: config.idempotencyTtlMs, idempotencyKeysPerUser: config.quotas.idempotencyKeysPerUser }, appRules)
   // Server-Sent Events: the same /api chain, with ?access_token= accepted for EventSource.
   const streams = routes.scope('/api', [loadIdentity(services.identities, { queryToken: true }), rateLimit(limits.api)])
-  eventRoutes(streams, { store, projects, liveFeed: services.liveFeed, unsentBudget: services.unsentBudget, heartbeatMs: config.sseHeartbeatMs, bufferBytes: config.socketSendBufferBytes, streamsPerUser: config.socketConnectionsPerIdentity, logger, metrics })
+  eventRoutes(streams, { store, projects, liveFeed: services.liveFeed, unsentBudget: services.unsentBudget, heartbeatMs: config.sseHeartbeatMs, bufferBytes: config.socketSendBufferBytes, streamsPerUser: config.socketConnectionsPerIdentity, logger, metrics, appRules })
   outside.get('/healthz', async (_req, res) => {
     try {
       await store.ping()
