@@ -164,5 +164,5 @@ async function appStreamIdentity (appRules: AppRules, project: ProjectRecord, ap
   if (!current) throw new ContentdError('PROJECT_NOT_FOUND')
   requireReadAllowed(await appRules.checkFor(project, app), current.content, [])
   const id = `app:${project.id}:${app.sub}`
-  return { user: { id, username: id, passwordHash: '', createdAt: '' }, session: null, key: null, credentialHash: id }
+  return { user: { id, username: id, passwordHash: '', createdAt: '' }, session: null, key: null, credentialHash: id, app: { sub: app.sub } }
 }
