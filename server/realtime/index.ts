@@ -28,6 +28,8 @@ import { capSendBuffer, type SendBuffer } from './send-buffer.js'
 import { writeBatching } from './write-batching.js'
 import { closeConnections } from './shutdown.js'
 import { Subscriptions } from './subscriptions.js'
+import { AppRules } from '../services/app-rules.js'
+import { SecretBox } from '../webhooks/secret-box.js'
 import type { RealtimeServer, RealtimeSocket } from './types.js'
 
 export interface RealtimeDependencies {
@@ -93,6 +95,8 @@ export async function attachRealtime (deps: RealtimeDependencies): Promise<Realt
     resubscribeWindowMs: config.socketResubscribeWindowMs,
     resubscribeBytes: config.socketResubscribeBytes
   }, logger, limits.tarpit)
+  // [rules, issue 31] App users subscribe with their tokens and the project's rules (docs/design.md §17).
+  subscriptions.useAppRules(new AppRules({ store, secrets: SecretBox.fromConfig(config), config: config.rules, allowPrivate: config.webhooks.allowPrivate, now: systemClock }))
   // Presence (docs/design.md §14): members on every node through Redis, else in memory.
   const redisShare = deps.redis
     ? new RedisPresenceShare({ redis: deps.redis, ttlMs: config.presenceTtlMs, logger, announce: (entry, type) => presence.announce(entry, type) })
