@@ -228,6 +228,8 @@ export class Subscriptions implements GrantSource {
     const snapshot = await this.store.readContent(project.id)
     if (!snapshot) throw new ContentdError('PROJECT_NOT_FOUND')
     requireReadAllowed(await this.appRules.checkFor(project, user), snapshot.content, [])
+    // Presence names the app user by its verified sub (presence.ts).
+    socket.data.identity = { ...socket.data.identity, app: { sub: user.sub } }
     if (user.expiresAt !== null) {
       const cancel = atTime(user.expiresAt + CLOCK_LEEWAY_S * 1000, () => { this.revokeSocket(socket, 'INVALID_TOKEN') })
       socket.once('disconnect', cancel)

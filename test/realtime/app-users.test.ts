@@ -1,7 +1,7 @@
 // App users on Socket.IO (docs/design.md §17) with a real socket.io-client: a JWT is accepted
 // at connect and verified at each subscribe against the project it names; a whole-project
-// subscription needs .read at the root; refusals are acks, never a crash; presence stays
-// members' (an app socket is refused it).
+// subscription needs .read at the root; refusals are acks, never a crash; presence (after a
+// subscription, so with the root's .read) shows the app user as {type: "app", name: sub}.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { APP_AUDIENCE, APP_ISSUER, APP_SECRET, hs256Token, tampered } from '../support/app-tokens.js'
 import { call, createProject, signup } from '../support/http.js'
@@ -60,12 +60,14 @@ describe('app users on Socket.IO', () => {
     }
   })
 
-  it('refuses presence to an app socket', async () => {
+  it('shows an app user in presence by its sub', async () => {
     const socket = await connect(app.url, await hs256Token({ sub: 'u1', role: 'viewer' }))
     try {
       expect(await subscribe(socket, '@alice/demo')).toMatchObject({ ok: true })
-      const ack = await socket.timeout(10_000).emitWithAck('presence:set', { project: '@alice/demo', state: { cursor: 1 } }) as { ok: boolean, code?: string }
-      expect(ack).toMatchObject({ ok: false, code: 'FORBIDDEN' })
+      const ack = await socket.timeout(10_000).emitWithAck('presence:set', { project: '@alice/demo', state: { cursor: 1 } }) as { ok: boolean }
+      expect(ack).toMatchObject({ ok: true })
+      const list = await socket.timeout(10_000).emitWithAck('presence:list', { project: '@alice/demo' }) as { ok: boolean, members: Array<{ actor: unknown }> }
+      expect(list.members.map(m => m.actor)).toEqual([{ type: 'app', name: 'u1' }])
     } finally {
       socket.close()
     }
