@@ -73,3 +73,19 @@ describe('app users on Socket.IO', () => {
     }
   })
 })
+
+describe('app sockets before verification', () => {
+  it('are counted per IP: strings shaped like JWTs cannot each open a new connection allowance', async () => {
+    const app = await startTestApp({ SOCKET_CONNECTIONS_PER_IDENTITY: '2' }, { realtime: true })
+    const sockets = []
+    try {
+      const fake = (i: number) => `eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiJ${i}In0.c2lnbmF0dXJl`
+      sockets.push(await connect(app.url, fake(1)), await connect(app.url, fake(2)))
+      const third = await connect(app.url, fake(3)).then(() => null, (error: { data?: { code?: string } }) => error.data?.code)
+      expect(third).toBe('TOO_MANY_CONNECTIONS')
+    } finally {
+      for (const socket of sockets) socket.close()
+      await app.close()
+    }
+  })
+})
