@@ -28,6 +28,7 @@ import { presence } from './scenarios/presence.mjs'
 import { batch } from './scenarios/batch.mjs'
 import { attacks } from './scenarios/attacks.mjs'
 import { backup } from './scenarios/backup.mjs'
+import { rulesIncrement } from './scenarios/rules.mjs'
 
 const SCENARIOS = {
   ceiling: http.ceiling,
@@ -35,6 +36,7 @@ const SCENARIOS = {
   increment1m: http.incrementLarge,
   increment1mSchema: http.incrementLargeSchema,
   increment1kNoHistory: http.incrementSmallNoHistory,
+  rulesIncrement,
   set: http.setValue,
   push: http.push,
   get: http.getLarge,
