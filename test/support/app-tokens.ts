@@ -41,8 +41,13 @@ export function unsignedToken (claims: JWTPayload = { sub: 'u1' }): string {
   return `${part({ alg: 'none', typ: 'JWT' })}.${part({ iss: APP_ISSUER, aud: APP_AUDIENCE, exp: now + 3600, ...claims })}.`
 }
 
-/** The same token with its signature's last characters changed. */
+/**
+ * The same token with its signature's first character changed: the first character carries
+ * six whole bits of the signature (the last one may carry only padding bits, which a lenient
+ * decoder ignores).
+ */
 export function tampered (token: string): string {
-  const flip = token.endsWith('A') ? 'B' : 'A'
-  return token.slice(0, -2) + flip + flip
+  const at = token.lastIndexOf('.') + 1
+  const flip = token[at] === 'A' ? 'B' : 'A'
+  return token.slice(0, at) + flip + token.slice(at + 1)
 }
