@@ -98,6 +98,7 @@ const READS: Row[] = [
 
 const WRITES: Row[] = [
   { name: 'u1 sets in their subtree', method: 'POST', url: op('set'), token: f => f.u1, body: { path: 'users.u1.name', value: 'Z' }, expectStatus: 200, expectBody: { message: SUCCESS_MESSAGES.set }, expectContent: with_(c => { c.users.u1.name = 'Z' }) },
+  { name: 'u1 sets with an Idempotency-Key of its own', method: 'POST', url: op('set'), token: f => f.u1, headers: { 'idempotency-key': `app-${Date.now()}` }, body: { path: 'users.u1.name', value: 'K' }, expectStatus: 200, expectContent: with_(c => { c.users.u1.name = 'K' }) },
   { name: 'u1 may not set in u2\'s', method: 'POST', url: op('set'), token: f => f.u1, body: { path: 'users.u2.name', value: 'Z' }, ...denied('users.u2.name') },
   { name: 'u1 may not set at users', method: 'POST', url: op('set'), token: f => f.u1, body: { path: 'users', value: {} }, ...denied('users') },
   { name: 'a new user creates their own subtree', method: 'POST', url: op('set'), token: f => f.u3, body: { path: 'users.u3', value: { name: 'C' } }, expectStatus: 200, expectContent: with_(c => { (c.users as Record<string, unknown>).u3 = { name: 'C' } }) },
