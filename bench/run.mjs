@@ -32,6 +32,7 @@ import { attacks } from './scenarios/attacks.mjs'
 import { backup } from './scenarios/backup.mjs'
 import { queries } from './scenarios/queries.mjs'
 import { jsonWork } from './scenarios/json-work.mjs'
+import { rulesIncrement } from './scenarios/rules.mjs'
 
 const SCENARIOS = {
   ceiling: http.ceiling,
@@ -39,6 +40,7 @@ const SCENARIOS = {
   increment1m: http.incrementLarge,
   increment1mSchema: http.incrementLargeSchema,
   increment1kNoHistory: http.incrementSmallNoHistory,
+  rulesIncrement,
   set: http.setValue,
   push: http.push,
   get: http.getLarge,

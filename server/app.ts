@@ -19,6 +19,10 @@ import { keyRoutes } from './http/routes/keys.js'
 import { projectRoutes } from './http/routes/projects.js'
 import { schemaRoutes } from './http/routes/schema.js'
 import { webhookRoutes } from './http/routes/webhooks.js'
+import { rulesRoutes } from './http/routes/rules.js'
+import { AppRules } from './services/app-rules.js'
+import { SecretBox } from './webhooks/secret-box.js'
+import { systemClock } from './clock.js'
 import type { Logger } from './logger.js'
 import type { BackupStatus } from './backup/schedule.js'
 import { Metrics } from './observability/metrics.js'
@@ -72,11 +76,13 @@ export function createApp ({ config, store, logger, redis, metrics = new Metrics
   const api = routes.scope('/api', [loadIdentity(services.identities), rateLimit(limits.api)])
   const outside = routes.scope()
 
+  // [rules, issue 31] App users and rules (docs/design.md §17): content routes take app tokens.
+  const appRules = new AppRules({ store, secrets: SecretBox.fromConfig(config), config: config.rules, allowPrivate: config.webhooks.allowPrivate, now: systemClock })
   // Content first: the hot path, so its requests are matched after the fewest routes.
-  contentRoutes(api, store, projects, limit, { batchLimit: config.batchLimit, idempotencyTtlMs: config.idempotencyTtlMs, idempotencyKeysPerUser: config.quotas.idempotencyKeysPerUser, changesPageBytes: config.changesPageBytes })
+  contentRoutes(api, store, projects, limit, { batchLimit: config.batchLimit, idempotencyTtlMs: config.idempotencyTtlMs, idempotencyKeysPerUser: config.quotas.idempotencyKeysPerUser, changesPageBytes: config.changesPageBytes }, appRules)
   // Server-Sent Events: the same /api chain, with ?access_token= accepted for EventSource.
   const streams = routes.scope('/api', [loadIdentity(services.identities, { queryToken: true }), rateLimit(limits.api)])
-  eventRoutes(streams, { store, projects, feed: services.feed, openStreams: services.openStreams, unsentBudget: services.unsentBudget, heartbeatMs: config.sseHeartbeatMs, bufferBytes: config.socketSendBufferBytes, streamsPerUser: config.socketConnectionsPerIdentity, logger, metrics, queries: services.queries, changesPageBytes: config.changesPageBytes })
+  eventRoutes(streams, { store, projects, feed: services.feed, openStreams: services.openStreams, unsentBudget: services.unsentBudget, heartbeatMs: config.sseHeartbeatMs, bufferBytes: config.socketSendBufferBytes, streamsPerUser: config.socketConnectionsPerIdentity, logger, metrics, queries: services.queries, changesPageBytes: config.changesPageBytes, appRules })
   outside.get('/healthz', async (_req, res) => {
     try {
       await store.ping()
@@ -90,6 +96,7 @@ export function createApp ({ config, store, logger, redis, metrics = new Metrics
   keyRoutes(api, keys, limit)
   projectRoutes(api, projects, limit)
   schemaRoutes(api, projects, services.schemas, limit)
+  rulesRoutes(api, projects, appRules, limit)
   webhookRoutes(api, webhooks ?? createWebhooks({ config, store, logger }).service, projects, limit)
   // The API reference: GET /openapi.json and the page at /docs.
   openApiRoutes(outside, routes)

@@ -131,7 +131,14 @@ const schema = z.object({
   // (tests, local development); the key that encrypts webhook secrets at rest, kept outside
   // the database (without it, a key file in DATA_DIR: fine for one node, not for several).
   WEBHOOK_ALLOW_PRIVATE: z.enum(['true', 'false']).default('false'),
-  WEBHOOK_SECRET_KEY: z.string().trim().min(32, 'must be at least 32 characters (e.g. openssl rand -base64 32)').optional()
+  WEBHOOK_SECRET_KEY: z.string().trim().min(32, 'must be at least 32 characters (e.g. openssl rand -base64 32)').optional(),
+  // App users and rules (docs/design.md §17, docs/rules.md): bytes of one rules document,
+  // rule expressions one request may evaluate, verified app tokens remembered per process
+  // (until their expiry), and how long a JWKS URL may take to answer.
+  RULES_LIMIT: integer(256).default(65_536),
+  RULES_EVALUATION_BUDGET: integer(1).default(1000),
+  APP_TOKEN_CACHE: integer(0).default(10_000),
+  JWKS_TIMEOUT: duration.default(5000)
 }).superRefine((env, ctx) => {
   if (env.STORE === 'mongodb' && !env.MONGODB_URI) {
     ctx.addIssue({ code: 'custom', path: ['MONGODB_URI'], message: 'is required when STORE=mongodb' })
@@ -223,6 +230,15 @@ export interface Config {
   logLevel: Env['LOG_LEVEL']
   /** Webhooks: whether http: and private targets are allowed, and the secrets' encryption key. */
   webhooks: { allowPrivate: boolean, secretKey: string | undefined }
+  /** App users and rules (docs/design.md §17): RULES_LIMIT, RULES_EVALUATION_BUDGET, APP_TOKEN_CACHE, JWKS_TIMEOUT. */
+  rules: RulesConfig
+}
+
+export interface RulesConfig {
+  limitBytes: number
+  evaluationBudget: number
+  tokenCacheEntries: number
+  jwksTimeoutMs: number
 }
 
 export interface Quotas {
@@ -299,6 +315,7 @@ export function loadConfig (source: Record<string, string | undefined> = process
     slowClientBytes: { perUser: env.SLOW_CLIENT_BYTES_PER_USER, perProcess: env.SLOW_CLIENT_BYTES },
     backup: { dir: env.BACKUP_DIR, intervalMs: env.BACKUP_INTERVAL, keep: env.BACKUP_KEEP },
     logLevel: env.LOG_LEVEL,
-    webhooks: { allowPrivate: env.WEBHOOK_ALLOW_PRIVATE === 'true', secretKey: env.WEBHOOK_SECRET_KEY }
+    webhooks: { allowPrivate: env.WEBHOOK_ALLOW_PRIVATE === 'true', secretKey: env.WEBHOOK_SECRET_KEY },
+    rules: { limitBytes: env.RULES_LIMIT, evaluationBudget: env.RULES_EVALUATION_BUDGET, tokenCacheEntries: env.APP_TOKEN_CACHE, jwksTimeoutMs: env.JWKS_TIMEOUT }
   }
 }

@@ -4,3 +4,5 @@
 export type Actor =
   | { type: 'user', name: string }
   | { type: 'key', id: string, name: string }
+  // An app user (docs/design.md §17): the `sub` of the app's own token.
+  | { type: 'app', sub: string }

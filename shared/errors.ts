@@ -25,6 +25,8 @@ export const ERRORS = {
   WEBHOOK_URL_FORBIDDEN: { status: 400, message: 'The webhook URL targets an address contentd does not deliver to (loopback, private, link-local, metadata or plain http:; see WEBHOOK_ALLOW_PRIVATE)' },
   INVALID_PATCH: { status: 400, message: 'The JSON Patch is not valid or cannot be applied' },
   INVALID_IDEMPOTENCY_KEY: { status: 400, message: 'Idempotency-Key must be 1 to 255 visible ASCII characters' },
+  INVALID_AUTH_CONFIG: { status: 400, message: 'The app sign-in settings are not valid' },
+  INVALID_RULES: { status: 400, message: 'The rules document is not valid' },
   // 401: who are you?
   AUTH_REQUIRED: { status: 401, message: 'Authentication required: send Authorization: Bearer <token or API key>' },
   INVALID_TOKEN: { status: 401, message: 'The session token or API key is invalid, revoked or expired' },
@@ -38,6 +40,7 @@ export const ERRORS = {
   KEY_SCOPE_DENIED: { status: 403, message: 'The API key is narrowed to other paths or operations' },
   ORIGIN_NOT_ALLOWED: { status: 403, message: 'This origin is not allowed (CORS_ORIGINS)' },
   QUOTA_EXCEEDED: { status: 403, message: 'This account has reached its limit' },
+  RULES_DENIED: { status: 403, message: 'The project\'s rules do not allow this' },
   // 404
   NOT_FOUND: { status: 404, message: 'No such endpoint' },
   USER_NOT_FOUND: { status: 404, message: 'User not found' },
@@ -48,6 +51,8 @@ export const ERRORS = {
   SCHEMA_NOT_FOUND: { status: 404, message: 'The project has no schema' },
   VERSION_NOT_FOUND: { status: 404, message: 'The project has no such version yet' },
   WEBHOOK_NOT_FOUND: { status: 404, message: 'Webhook not found' },
+  RULES_NOT_FOUND: { status: 404, message: 'The project has no rules' },
+  AUTH_CONFIG_NOT_FOUND: { status: 404, message: 'The project trusts no app sign-in' },
   // 405: the path exists, the method does not (the Allow header lists the ones that do)
   METHOD_NOT_ALLOWED: { status: 405, message: 'This endpoint does not accept that method' },
   UNKNOWN_EVENT: { status: 404, message: 'No such realtime event' },
@@ -92,6 +97,8 @@ export interface ContentdErrorExtras {
   errors?: SchemaError[]
   /** A status other than the catalogue's, where the design names one (409 SCHEMA_VIOLATION). */
   status?: number
+  /** RULES_DENIED's refused path (docs/design.md §17). */
+  path?: string
 }
 
 /**
@@ -106,6 +113,7 @@ export class ContentdError extends Error {
   readonly status: number
   readonly detail: string | undefined
   readonly errors: SchemaError[] | undefined
+  readonly path: string | undefined
 
   constructor (code: ErrorCode, detail?: string, extras: ContentdErrorExtras = {}) {
     const base = ERRORS[code].message
@@ -115,9 +123,11 @@ export class ContentdError extends Error {
     this.status = extras.status ?? ERRORS[code].status
     this.detail = detail || undefined
     this.errors = extras.errors
+    this.path = extras.path
   }
 
   toBody (): ErrorBody {
+    if (this.path !== undefined) return { message: this.message, code: this.code, path: this.path }
     return this.errors ? { message: this.message, code: this.code, errors: this.errors } : { message: this.message, code: this.code }
   }
 }
@@ -134,11 +144,11 @@ export class OperationError extends ContentdError {
   readonly operation: number
 
   constructor (cause: ContentdError, operation: number) {
-    super(cause.code, cause.detail === undefined ? `operation ${operation}` : `operation ${operation}: ${cause.detail}`, { status: cause.status })
+    super(cause.code, cause.detail === undefined ? `operation ${operation}` : `operation ${operation}: ${cause.detail}`, { status: cause.status, ...(cause.path === undefined ? {} : { path: cause.path }) })
     this.operation = operation
   }
 
   override toBody (): ErrorBody {
-    return { message: this.message, code: this.code, operation: this.operation }
+    return { message: this.message, code: this.code, operation: this.operation, ...(this.path === undefined ? {} : { path: this.path }) }
   }
 }

@@ -11,7 +11,8 @@ import { isPlainObject, MAX_VALUE_DEPTH, type JsonObject } from './json.js'
 export interface PresenceMember {
   /** Per connection (the Socket.IO socket id): stable while the connection lives, new after a reconnect. */
   id: string
-  actor: Actor
+  /** An app user (docs/design.md §17) shows as `{type: "app", name: <sub>}`. */
+  actor: Actor | { type: 'app', name: string }
   /** What the member shows: a cursor, a selected path, "editing title"… */
   state: JsonObject
   /** When the member joined (ISO 8601); an update keeps it. */

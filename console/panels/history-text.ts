@@ -4,13 +4,15 @@ import type { Actor } from '../../shared/actor.js'
 import type { ChangeEntry } from '../../shared/events.js'
 import type { Json } from '../../shared/json.js'
 
-type ActorLike = Actor | { type: string, name?: string }
+type ActorLike = Actor | { type: string, name?: string, sub?: string }
 
 /** "@alice", "key deploy", "cli" — never a secret (entries carry none). */
 export function actorName (actor: ActorLike | undefined): string {
   if (!actor) return 'unknown'
   if (actor.type === 'key') return `key ${actor.name ?? ''}`.trim()
-  return actor.name ?? actor.type
+  // An app user (docs/design.md §17) by its token's sub.
+  if ('sub' in actor && actor.sub !== undefined) return `app ${actor.sub}`
+  return ('name' in actor ? actor.name : undefined) ?? actor.type
 }
 
 /** What an entry did, without its value: "set price", "reverted to v3", "replaced everything". */

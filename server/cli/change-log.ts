@@ -66,6 +66,7 @@ function actorText (actor: ChangeEntry['actor']): string {
     case 'user': return actor.name
     case 'key': return `key "${actor.name}" (${actor.id})`
     case 'system': return `system (${actor.name})`
+    case 'app': return `app user "${actor.sub}"`
   }
 }
 

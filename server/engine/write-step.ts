@@ -7,8 +7,8 @@
 // decided here, and a store only keeps what was decided.
 //
 // Where the features being built plug in (issue 27):
-// - app rules (§17): a `rules` member of CurrentContent, read in the same atomic step as
-//   `schema`, checked beside the schema below (before/after the apply, refusing with undo);
+// - app rules (§17): ApplyOptions.rules (the rules as the request read them, the caller's
+//   claims, its evaluation budget), checked below beside the schema, before the apply;
 // - the path index (§15): a `touches` member of PreparedChange, computed here from the
 //   applied operation, which each store writes beside the entry;
 // - remembered Idempotency-Keys (§19): an `idempotency` member of ApplyOptions copied into
@@ -20,6 +20,7 @@ import type { Actor, ChangeEntry } from '../../shared/events.js'
 import type { Json, JsonObject } from '../../shared/json.js'
 import type { PathOperation } from '../../shared/operations.js'
 import { prepareUndo } from '../../shared/undo.js'
+import { requireWriteAllowed, type RulesCheck } from '../rules/check.js'
 import type { ContentSchema } from '../schema/content-schema.js'
 import { rememberWire } from '../feed/wire.js'
 import { changePartsOf, entryOf, LazyValue, projectRefOf, serializeEntry, type ChangeParts } from '../store/change-entry.js'
@@ -95,15 +96,19 @@ export function resolveChange (operation: StoreOperation, context: Pick<CommitCo
  */
 export function prepareChange (project: ProjectRecord, current: CurrentContent, operation: StoreOperation, options: ApplyOptions, context: CommitContext, contentLimitBytes: number): PreparedChange {
   if (!preconditionsHold(options, current.version)) throw new ContentdError('PRECONDITION_FAILED')
-  const change = applyResolved(projectRefOf(project), current, resolveChange(operation, context), options.actor, context, contentLimitBytes)
+  const change = applyResolved(projectRefOf(project), current, resolveChange(operation, context), options.actor, context, contentLimitBytes, options.rules)
   if (options.idempotency) change.idempotency = options.idempotency
   return change
 }
 
 /** prepareChange after the preconditions, for a change already resolved; `projectRef` ("@alice/demo") goes in the entry. */
-export function applyResolved (projectRef: string, current: CurrentContent, resolved: ResolvedChange, actor: Actor, context: CommitContext, contentLimitBytes: number): PreparedChange {
+export function applyResolved (projectRef: string, current: CurrentContent, resolved: ResolvedChange, actor: Actor, context: CommitContext, contentLimitBytes: number, rules?: RulesCheck): PreparedChange {
   const { applied, valueJson, parts } = resolved
   const before = current.doc
+  // [rules, issue 31] An app user's rules (docs/design.md §17), in the same atomic step as the
+  // schema: each operation dry-run on a working copy of `before` (server/rules/check.ts), so
+  // a refusal leaves `before` untouched. Update and revert (applied as update) need the root's .write.
+  if (rules) requireWriteAllowed(rules, before, applied)
   // Before the apply: a path operation changes `before` in place, and the schema's check and
   // the native translation need it as it was.
   const check = current.schema ? current.schema.enforce(before, applied) : null

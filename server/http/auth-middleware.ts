@@ -5,6 +5,7 @@ import type { RequestHandler, Response } from 'express'
 import { ContentdError } from '../../shared/errors.js'
 import { bearerSecret, type Identities, type Identity } from '../services/identity.js'
 import { context } from './context.js'
+import { looksLikeJwt } from '../services/app-tokens.js'
 
 /**
  * `queryToken`: also take the credential from `?access_token=` when there is no
@@ -14,7 +15,15 @@ import { context } from './context.js'
 export function loadIdentity (identities: Identities, { queryToken = false } = {}): RequestHandler {
   return async (req, res, next) => {
     const fromQuery = queryToken && req.headers.authorization === undefined && typeof req.query.access_token === 'string' ? req.query.access_token : null
-    const result = await identities.resolve(fromQuery ?? bearerSecret(req.headers.authorization))
+    const secret = fromQuery ?? bearerSecret(req.headers.authorization)
+    // [rules, issue 31] An app user's JWT names no contentd account: it is kept for the
+    // project's routes to verify (project-access.ts); everywhere else it is INVALID_TOKEN.
+    if (secret !== null && looksLikeJwt(secret)) {
+      Object.assign(context(res), { identity: null, authFailure: 'INVALID_TOKEN', appToken: secret })
+      next()
+      return
+    }
+    const result = await identities.resolve(secret)
     Object.assign(context(res), result.identity ? { identity: result.identity, authFailure: null } : { identity: null, authFailure: result.failure })
     next()
   }

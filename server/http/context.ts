@@ -3,6 +3,7 @@ import type { Response } from 'express'
 import type { ErrorCode } from '../../shared/errors.js'
 import type { LoggedIdempotencyKey, ProjectRecord, ProjectRole } from '../store/types.js'
 import type { Identity } from '../services/identity.js'
+import type { AppUser } from '../services/app-tokens.js'
 
 export interface RequestContext {
   identity: Identity | null
@@ -13,6 +14,10 @@ export interface RequestContext {
   role?: ProjectRole
   /** Set by the idempotency middleware: the key the write's change log entry remembers (docs/design.md §19). */
   idempotency?: LoggedIdempotencyKey
+  /** A bearer that looks like a JWT: an app user's token, verified only against the project a route names (docs/design.md §17). */
+  appToken?: string | null
+  /** The app user projectAccess verified, for routes that take app users (content, events). */
+  app?: AppUser
 }
 
 export function context (res: Response): RequestContext {

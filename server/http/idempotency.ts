@@ -92,8 +92,12 @@ export function idempotency (store: Store, ttlMs: number, maxPerUser: number, no
     const key = req.headers['idempotency-key']
     if (key === undefined) { next(); return }
     if (typeof key !== 'string' || !VALID_KEY.test(key)) throw new ContentdError('INVALID_IDEMPOTENCY_KEY')
-    const identity = identityOf(res)
-    const id: IdempotencyId = { projectId: projectOf(res).id, caller: identity.key ? `key:${identity.key.id}` : `user:${identity.user.id}`, key }
+    // [rules, issue 31] An app user's keys are its own, counted against the project's owner.
+    const { app } = context(res)
+    const identity = app ? null : identityOf(res)
+    const caller = app ? `app:${app.sub}` : identity?.key ? `key:${identity.key.id}` : `user:${identity?.user.id ?? ''}`
+    const userId = identity ? identity.user.id : projectOf(res).ownerId
+    const id: IdempotencyId = { projectId: projectOf(res).id, caller, key }
     // The route, not the URL: the project is in `id` already, however its name was spelt.
     const fingerprint = requestFingerprint(req.method, (req.route as { path?: string } | undefined)?.path ?? req.path, req.body)
     const time = now()
@@ -103,7 +107,7 @@ export function idempotency (store: Store, ttlMs: number, maxPerUser: number, no
         .catch((error: unknown) => { req.log.warn({ err: error }, 'could not delete expired Idempotency-Key records') })
     }
     const found = await store.claimIdempotencyKey({
-      ...id, fingerprint, now: new Date(time).toISOString(), expiresAt: new Date(time + ttlMs).toISOString(), userId: identity.user.id, maxPerUser
+      ...id, fingerprint, now: new Date(time).toISOString(), expiresAt: new Date(time + ttlMs).toISOString(), userId, maxPerUser
     })
     if (found.state === 'full') {
       res.setHeader('Retry-After', String(retryAfterSeconds(found.retryAt, time, ttlMs)))

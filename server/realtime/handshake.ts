@@ -11,6 +11,9 @@ import { ipSubject, userSubject, type Limiter } from '../limits/limiter.js'
 import type { Logger } from '../logger.js'
 import type { Identities } from '../services/identity.js'
 import { clientAddress } from './client-address.js'
+import { createHash } from 'node:crypto'
+import { looksLikeJwt } from '../services/app-tokens.js'
+import type { Identity } from '../services/identity.js'
 import type { ConnectionSlots } from './connection-slots.js'
 import type { RealtimeSocket } from './types.js'
 
@@ -36,8 +39,10 @@ export function handshake ({ identities, slots, limiter, trustProxy, logger }: H
       ? auth.token
       : null
     try {
-      const result = await identities.resolve(token)
-      const subject = result.identity ? userSubject(result.identity.user.id) : ipSubject(clientAddress(socket.request, trustProxy))
+      // [rules, issue 31] An app user's JWT: verified at each subscribe against the project it
+      // names (subscriptions.ts); until then a stand-in, counted per IP as an unknown caller is.
+      const result = token !== null && looksLikeJwt(token) ? { identity: appStandIn(clientAddress(socket.request, trustProxy)), failure: null } : await identities.resolve(token)
+      const subject = result.identity && !result.identity.app ? userSubject(result.identity.user.id) : ipSubject(clientAddress(socket.request, trustProxy))
       const wait = await limiter.take(subject)
       if (wait !== null) { next(refusal('RATE_LIMITED', undefined, wait)); return }
       if (!result.identity) { next(refusal(result.failure)); return }
@@ -53,4 +58,15 @@ export function handshake ({ identities, slots, limiter, trustProxy, logger }: H
       next(refusal('STORE_UNAVAILABLE'))
     }
   }
+}
+
+/**
+ * [rules, issue 31] The identity of a socket presenting an app token, before any project
+ * verified it. Unverified, so counted by the client's address: connection slots
+ * (SOCKET_CONNECTIONS_PER_IDENTITY) and unsent bytes are per IP for app sockets, and random
+ * strings shaped like JWTs cannot each open a new allowance.
+ */
+function appStandIn (address: string): Identity {
+  const id = `app-ip:${createHash('sha256').update(address).digest('base64url').slice(0, 22)}`
+  return { user: { id, username: id, passwordHash: '', createdAt: '' }, session: null, key: null, credentialHash: id, app: { sub: '' } }
 }

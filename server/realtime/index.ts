@@ -30,6 +30,8 @@ import { closeConnections } from './shutdown.js'
 import { Subscriptions } from './subscriptions.js'
 import { isQueryRequest, QuerySubscriptions } from './query-subscriptions.js'
 import { PathSubscriptions } from './path-subscriptions.js'
+import { AppRules } from '../services/app-rules.js'
+import { SecretBox } from '../webhooks/secret-box.js'
 import type { RealtimeServer, RealtimeSocket } from './types.js'
 
 export interface RealtimeDependencies {
@@ -94,6 +96,8 @@ export async function attachRealtime (deps: RealtimeDependencies): Promise<Realt
     resubscribeWindowMs: config.socketResubscribeWindowMs,
     resubscribeBytes: config.socketResubscribeBytes
   }, logger, limits.tarpit, services.feed, metrics)
+  // [rules, issue 31] App users subscribe with their tokens and the project's rules (docs/design.md §17).
+  subscriptions.useAppRules(new AppRules({ store, secrets: SecretBox.fromConfig(config), config: config.rules, allowPrivate: config.webhooks.allowPrivate, now: systemClock }))
   // Presence (docs/design.md §14): members on every node through Redis, else in memory.
   // Path subscriptions (docs/design.md §15) hear changes through services.feed, which
   // carries other nodes' changes too; they share the per-connection limit.

@@ -154,7 +154,8 @@ export class Presence implements SubscriptionObserver {
     const member: LocalMember = new LocalMember(this.memberContext, {
       projectId,
       project: request.key,
-      member: { id: socket.id, actor: actorOf(socket.data.identity), state, since: new Date().toISOString() }
+      // [rules, issue 31] An app user by its verified sub (docs/design.md §17); never the stand-in's id.
+      member: { id: socket.id, actor: socket.data.identity.app ? { type: 'app', name: socket.data.identity.app.sub } : actorOf(socket.data.identity), state, since: new Date().toISOString() }
     }, () => {
       // Refused: a later presence:set may try to join again.
       if (mine.members.get(request.key) === member) mine.members.delete(request.key)

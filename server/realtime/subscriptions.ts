@@ -19,6 +19,10 @@ import type { Metrics } from '../observability/metrics.js'
 import type { AccessEvent } from '../services/access-events.js'
 import type { GrantSource, LiveGrant } from '../services/access-recheck.js'
 import type { Identities } from '../services/identity.js'
+import type { AppRules } from '../services/app-rules.js'
+import { CLOCK_LEEWAY_S } from '../services/app-tokens.js'
+import { atTime } from '../services/expiry.js'
+import { requireReadAllowed } from '../rules/check.js'
 import type { Projects } from '../services/projects.js'
 import { entriesArrayBytes, resumeAckJson } from '../store/change-pages.js'
 import type { ChangesJsonPage, ContentSnapshot, ProjectRecord, Store } from '../store/types.js'
@@ -93,6 +97,7 @@ export class Subscriptions implements GrantSource {
   private observer: SubscriptionObserver | null = null
   private alsoCounted: (socket: RealtimeSocket) => number = () => 0
   private readonly budget: ResubscribeBudget
+  private appRules: AppRules | null = null
 
   constructor (
     private readonly io: RealtimeServer,
@@ -217,6 +222,30 @@ export class Subscriptions implements GrantSource {
     this.connections.clear()
   }
 
+  /** [rules, issue 31] App users' tokens and rules (docs/design.md §17); without them app sockets subscribe to nothing. */
+  useAppRules (appRules: AppRules): void {
+    this.appRules = appRules
+  }
+
+  /**
+   * [rules, issue 31] An app user may subscribe to a whole project with its token verified
+   * against it (401 INVALID_TOKEN otherwise) and `.read` at the root, decided on the current
+   * content; the socket is ended when the token expires (plus the 60 s leeway).
+   */
+  private async requireAppRead (socket: RealtimeSocket, project: ProjectRecord): Promise<void> {
+    if (!this.appRules) throw new ContentdError('INVALID_TOKEN')
+    const user = await this.appRules.verify(project, socket.data.token)
+    const snapshot = await this.store.readContent(project.id)
+    if (!snapshot) throw new ContentdError('PROJECT_NOT_FOUND')
+    requireReadAllowed(await this.appRules.checkFor(project, user), snapshot.content, [])
+    // Presence names the app user by its verified sub (presence.ts).
+    socket.data.identity = { ...socket.data.identity, app: { sub: user.sub } }
+    if (user.expiresAt !== null) {
+      const cancel = atTime(user.expiresAt + CLOCK_LEEWAY_S * 1000, () => { this.revokeSocket(socket, 'INVALID_TOKEN') })
+      socket.once('disconnect', cancel)
+    }
+  }
+
   /**
    * Checks access and takes the snapshot (or, with `since`, reads the changes after it from
    * the log, docs/design.md §9); answers every waiter, whatever happens.
@@ -225,9 +254,11 @@ export class Subscriptions implements GrantSource {
     const { socket } = subscription
     const pending = () => subscription.state === 'pending'
     try {
+      // [rules, issue 31] An app user's token is verified against the project, below.
+      const isApp = socket.data.identity.app !== undefined
       // The credential may have been revoked or may have expired since the handshake.
-      const current = await this.identities.resolve(socket.data.token)
-      if (!current.identity) {
+      const current = isApp ? null : await this.identities.resolve(socket.data.token)
+      if (current && !current.identity) {
         this.end(subscription, new ContentdError(current.failure).toBody(), false)
         this.revokeSocket(socket, current.failure)
         return
@@ -237,9 +268,13 @@ export class Subscriptions implements GrantSource {
       if (!pending()) return
       // In the project's entry before the access check, so a revocation racing with it is not missed.
       const entry = this.attach(subscription, project.id)
-      await this.projectService.authorize(current.identity, project, 'read')
-      // A subscription streams the whole content: never for a key narrowed to paths (docs/design.md §12).
-      requireKeyScope(current.identity.key, { kind: 'whole' })
+      if (current?.identity) {
+        await this.projectService.authorize(current.identity, project, 'read')
+        // A subscription streams the whole content: never for a key narrowed to paths (docs/design.md §12).
+        requireKeyScope(current.identity.key, { kind: 'whole' })
+      } else {
+        await this.requireAppRead(socket, project)
+      }
       if (since !== undefined) { await this.resume(subscription, entry, project, since); return }
       for (let attempt = 0; attempt < SNAPSHOT_ATTEMPTS; attempt++) {
         const snapshot = await this.store.readContent(project.id)

@@ -73,19 +73,26 @@ export class AccessRecheck {
   private async check (): Promise<void> {
     const credentials = new Map<string, Identity>()
     const pairs = new Map<string, { projectId: string, userId: string }>()
+    // [rules, issue 31] An app user's stream rests on its token (ended at its exp) and on its
+    // project being there: no contentd credential or membership to look up.
+    const appProjects = new Set<string>()
     for (const source of this.sources) {
       for (const { identity, projectId } of source.grants()) {
+        if (identity.app) {
+          if (projectId !== null) appProjects.add(projectId)
+          continue
+        }
         credentials.set(identity.credentialHash, identity)
         if (projectId !== null) pairs.set(`${projectId}\0${identity.user.id}`, { projectId, userId: identity.user.id })
       }
     }
-    if (credentials.size === 0) return
+    if (credentials.size === 0 && appProjects.size === 0) return
     // Every look-up first, then the events: a store that fails half-way announces nothing.
     const ended: AccessEvent[] = []
     for (const [credentialHash, identity] of credentials) {
       if (!await this.credentialHolds(identity)) ended.push({ kind: 'credential-revoked', credentialHash })
     }
-    const projectIds = [...new Set([...pairs.values()].map(pair => pair.projectId))]
+    const projectIds = [...new Set([...pairs.values()].map(pair => pair.projectId).concat([...appProjects]))]
     const owners = new Map((await this.store.findProjectsByIds(projectIds)).map(project => [project.id, project.ownerId]))
     for (const projectId of projectIds) if (!owners.has(projectId)) ended.push({ kind: 'project-deleted', projectId })
     for (const { projectId, userId } of pairs.values()) {

@@ -13,6 +13,11 @@ export interface Identity {
   key: ApiKeyRecord | null
   /** SHA-256 of the presented secret: a stable, non-secret handle for rate limits and logs. */
   credentialHash: string
+  /**
+   * [rules, issue 31] Set for an app user's live stream (docs/design.md §17): `user` is then a
+   * stand-in counted apart from every account, and no session, key or membership backs it.
+   */
+  app?: { sub: string }
 }
 
 export type IdentityResult = { identity: Identity, failure: null } | { identity: null, failure: ErrorCode }

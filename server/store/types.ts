@@ -6,6 +6,8 @@ import type { Actor, ChangeEntry } from '../../shared/events.js'
 import type { JsonObject } from '../../shared/json.js'
 import type { NarrowableOperation } from '../../shared/key-scope.js'
 import type { JsonSchema } from '../schema/compile.js'
+import type { AppRulesStore } from './app-rules-types.js'
+import type { RulesCheck } from '../rules/check.js'
 import type { WebhookStore } from './webhook-types.js'
 import type { ContentOperation } from '../../shared/compound.js'
 import type { ImportCounts, InstanceRecord } from './instance-records.js'
@@ -131,6 +133,8 @@ export interface ApplyOptions {
    * retry after the key's stored answer expired is still known as applied (docs/design.md §19).
    */
   idempotency?: LoggedIdempotencyKey
+  /** An app user's rules (docs/design.md §17), checked by the engine beside the schema; absent for everyone else. */
+  rules?: RulesCheck
 }
 
 /** An Idempotency-Key as the change log remembers it (docs/design.md §19): who, which key, which request. */
@@ -294,6 +298,8 @@ export interface StoreLifecycle {
   close (): Promise<void>
   /** Webhooks: cursors, leases, deliveries (webhook-types.ts; docs/design.md §11). */
   readonly webhooks: WebhookStore
+  /** App users' rules and trust settings (docs/design.md §17, app-rules-types.ts). */
+  readonly appRules: AppRulesStore
 }
 
 /** Users, sessions and API keys (docs/design.md §5). */

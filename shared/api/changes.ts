@@ -7,8 +7,9 @@ import { displayName, isoTime, jsonValue } from './common.js'
 export const actor = z.union([
   z.object({ type: z.literal('user'), name: displayName }),
   z.object({ type: z.literal('key'), id: z.string(), name: z.string().meta({ description: "The key's name (never its secret)" }) }),
-  z.object({ type: z.literal('system'), name: z.string().meta({ description: '"cli": content imported by the operator' }) })
-]).meta({ description: 'Who made the change: a user (session), an API key, or the operator (system). Never a secret.' })
+  z.object({ type: z.literal('system'), name: z.string().meta({ description: '"cli": content imported by the operator' }) }),
+  z.object({ type: z.literal('app'), sub: z.string().meta({ description: "An app user (docs/rules.md): the `sub` of the app's own token" }) })
+]).meta({ description: 'Who made the change: a user (session), an API key, the operator (system), or an app user (app). Never a secret.' })
 export type ChangeActor = z.infer<typeof actor>
 
 export const changeOp = z.enum([...OPERATION_NAMES, 'revert', 'batch', 'patch'])

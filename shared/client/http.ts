@@ -2,12 +2,14 @@
 // JSON, and turns every non-2xx answer into a ContentdClientError. Uses the global fetch,
 // so it runs unchanged in Node 20 and browsers.
 import { ContentdClientError, errorFromBody } from './errors.js'
+import { TokenSource, type TokenOption } from './token-source.js'
 
 export type FetchLike = (input: string, init: RequestInit) => Promise<Response>
 
 export interface HttpOptions {
   baseUrl: string
-  token?: string | undefined
+  /** A token or key, or a function giving an app user's token (token-source.ts). */
+  token?: TokenOption | undefined
   fetch?: FetchLike | undefined
 }
 
@@ -24,23 +26,31 @@ export interface RequestOptions {
 
 export class Http {
   readonly baseUrl: string
-  private readonly token: string | undefined
+  readonly tokens: TokenSource
   private readonly fetchImpl: FetchLike
 
   constructor (options: HttpOptions) {
     this.baseUrl = options.baseUrl.replace(/\/+$/, '')
-    this.token = options.token
+    this.tokens = new TokenSource(options.token)
     const globalFetch: FetchLike | undefined = typeof fetch === 'function' ? (input, init) => fetch(input, init) : undefined
     const chosen = options.fetch ?? globalFetch
     if (!chosen) throw new TypeError('contentd client: no fetch available; pass { fetch } to createClient')
     this.fetchImpl = chosen
   }
 
-  get credential (): string | undefined { return this.token }
-
   async request<T> (method: string, path: string, options: RequestOptions = {}): Promise<HttpResult<T>> {
+    try {
+      return await this.requestWith<T>(await this.tokens.get(), method, path, options)
+    } catch (error) {
+      // A token provider's token may have been revoked or rotated early: ask it once more.
+      if (!(error instanceof ContentdClientError) || error.code !== 'INVALID_TOKEN' || !this.tokens.refreshable) throw error
+      return this.requestWith<T>(await this.tokens.refresh(), method, path, options)
+    }
+  }
+
+  private async requestWith<T> (token: string | undefined, method: string, path: string, options: RequestOptions): Promise<HttpResult<T>> {
     const headers: Record<string, string> = { accept: 'application/json', ...options.headers }
-    if (this.token) headers.authorization = `Bearer ${this.token}`
+    if (token) headers.authorization = `Bearer ${token}`
     const init: RequestInit = { method, headers }
     if (options.body !== undefined) {
       headers['content-type'] ??= 'application/json'

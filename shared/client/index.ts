@@ -18,12 +18,16 @@ import { parseProjectRef } from './project-ref.js'
 import { ProjectClient } from './project.js'
 import { LiveContent, type ConnectionListener, type ConnectionState } from './realtime.js'
 import { OfflineProject, type OfflineOptions } from './offline/offline-project.js'
+import type { TokenOption } from './token-source.js'
 
 export interface ClientOptions {
   /** Where contentd runs, e.g. "https://content.example.com". */
   baseUrl: string
-  /** A session token (cds_…) or an API key (cdk_…). */
-  token?: string
+  /**
+   * A session token (cds_…) or an API key (cdk_…); or, for an app user (docs/rules.md), a
+   * function returning the app's JWT, called again shortly before each token expires.
+   */
+  token?: TokenOption
   /** A fetch implementation; defaults to the global one. */
   fetch?: FetchLike
   /** Extra socket.io-client options for subscriptions (e.g. { transports: ['websocket'] }). */
@@ -69,7 +73,7 @@ export interface ContentdClient {
 export function createClient (options: ClientOptions): ContentdClient {
   if (typeof options?.baseUrl !== 'string' || options.baseUrl === '') throw new TypeError('contentd client: baseUrl is required')
   const http = new Http(options)
-  const live = new LiveContent({ baseUrl: http.baseUrl, token: options.token, socketOptions: options.socketOptions })
+  const live = new LiveContent({ baseUrl: http.baseUrl, token: typeof options.token === 'function' ? () => http.tokens.get() : options.token, socketOptions: options.socketOptions })
   const account = new AccountRequests(http)
   // One outbox and local copy per project, whichever ProjectClient asks.
   const offlineProjects = new Map<string, OfflineProject>()
@@ -107,6 +111,7 @@ export function createClient (options: ClientOptions): ContentdClient {
 }
 
 export { ContentdClientError, ContentdClientError as ContentdError, type ClientErrorCode } from './errors.js'
+export type { TokenOption } from './token-source.js'
 export type { ProjectClient, WriteOptions, WriteResult, Snapshot, ChangesPage, ChangesOptions, JsonSchema, SchemaSet, NewWebhook, PingResult } from './project.js'
 export type { WebhookView, DeliveryView, CreatedWebhook } from '../webhooks.js'
 export type { ApiKeyInfo, CreatedApiKey, KeyPermission, Me, Member, MemberRole, NewApiKey, ProjectRole, ProjectSummary, SessionGrant } from './account.js'

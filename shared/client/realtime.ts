@@ -23,7 +23,8 @@ import { LivePathValue, type PathAck, type PathListener, type PathSubscribeOptio
 
 export interface RealtimeOptions {
   baseUrl: string
-  token?: string | undefined
+  /** A token or key; or, for an app user, a function giving the current token (asked at each connect). */
+  token?: string | (() => Promise<string | undefined>) | undefined
   /** Passed to socket.io-client's io() (e.g. { transports: ['websocket'] }). */
   socketOptions?: Record<string, unknown> | undefined
 }
@@ -186,7 +187,10 @@ export class LiveContent {
 
   private connect (): Socket {
     if (this.socket) return this.socket
-    const socket = io(this.options.baseUrl, { ...this.options.socketOptions, auth: { token: this.options.token ?? '' } })
+    const token = this.options.token
+    // socket.io asks for `auth` at each (re)connect: a provider's token is fresh every time.
+    const auth = typeof token === 'function' ? (send: (data: object) => void) => { void token().then(t => { send({ token: t ?? '' }) }, () => { send({ token: '' }) }) } : { token: token ?? '' }
+    const socket = io(this.options.baseUrl, { ...this.options.socketOptions, auth })
     // Events of a socket close() has let go of say nothing about the client any more.
     const track = (state: ConnectionState) => { if (this.socket === socket) this.setState(state) }
     socket.on('connect', () => {

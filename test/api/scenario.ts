@@ -67,6 +67,11 @@ export function expectErrorShape (r: CallResult, code?: string, operation?: numb
     for (const error of r.body.errors) expect(error).toEqual({ path: expect.any(String), message: expect.any(String) })
   }
   if (operation !== undefined) expectedKeys.push('operation')
+  // An app user's refusal names the refused path (docs/design.md §17).
+  if (r.body.code === 'RULES_DENIED') {
+    expectedKeys.push('path')
+    expect(typeof r.body.path).toBe('string')
+  }
   expect(Object.keys(r.body).sort()).toEqual(expectedKeys.sort())
   if (operation !== undefined) expect(r.body.operation).toBe(operation)
   if (code !== undefined) expect(r.body.code).toBe(code)

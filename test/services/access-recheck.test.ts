@@ -111,3 +111,21 @@ describe('AccessRecheck', () => {
     temp.store = store = openSqliteStore({ dataDir: temp.dataDir, contentLimitBytes: 1 << 20, cacheBytes: 1 << 20 })
   })
 })
+
+describe('AccessRecheck and app users (docs/design.md §17)', () => {
+  it('leaves an app user\'s stream alone (no credential or membership behind it) until its project is deleted', async () => {
+    const owner = await identityOf((await services.accounts.signup('alice', PASSWORD)).token)
+    const project = await services.projects.create(owner.user.id, owner.user.username, 'demo', undefined)
+    const id = `app:${project.id}:u1`
+    const app: Identity = { user: { id, username: id, passwordHash: '', createdAt: '' }, session: null, key: null, credentialHash: id, app: { sub: 'u1' } }
+    const recheck = new AccessRecheck(counted(store), services.accessEvents, clock.now, createLogger('silent'))
+    recheck.addSource({ grants: () => [{ identity: app, projectId: project.id }] })
+    await recheck.checkOnce()
+    expect(events).toEqual([])
+    expect(calls.get('findSession') ?? 0).toBe(0)
+    expect(calls.get('findMemberRole') ?? 0).toBe(0)
+    await store.deleteProject(project.id)
+    await recheck.checkOnce()
+    expect(events).toEqual([{ kind: 'project-deleted', projectId: project.id }])
+  })
+})

@@ -19,6 +19,8 @@ import { parseBody, revertBody } from '../../../shared/schemas.js'
 import { validateOperation } from '../../../shared/validate-operation.js'
 import { requireOperationScope, requireKeyScope, type Access } from '../../auth/rights.js'
 import { actorOf } from '../../services/actor.js'
+import type { AppRules } from '../../services/app-rules.js'
+import { requireReadAllowed } from '../../rules/check.js'
 import type { Projects } from '../../services/projects.js'
 import type { ApplyOptions, Store, StoreOperation } from '../../store/types.js'
 import { etagFor, parseVersionCondition, versionMatches } from '../../store/version-condition.js'
@@ -75,9 +77,10 @@ function notModified (req: Request, version: number): boolean {
 }
 
 /** Registers the content routes in `api` (the scope of /api, with identity and rate limit). */
-export function contentRoutes (api: RouteScope, store: Store, projects: Projects, bodyLimitBytes: number, transactions: TransactionOptions): void {
+export function contentRoutes (api: RouteScope, store: Store, projects: Projects, bodyLimitBytes: number, transactions: TransactionOptions, appRules?: AppRules): void {
   const parseJson = jsonBody(bodyLimitBytes)
-  const access = (needed: Access) => projectAccess(projects, needed)
+  // [rules, issue 31] With appRules, app users' tokens are taken here and the rules decide (§17).
+  const access = (needed: Access) => projectAccess(projects, needed, appRules)
   const idempotent = idempotency(store, transactions.idempotencyTtlMs, transactions.idempotencyKeysPerUser)
   // Every content write: the caller may write, the body is JSON, the key is honoured.
   const write = [access('write'), parseJson, idempotent]
@@ -89,10 +92,17 @@ export function contentRoutes (api: RouteScope, store: Store, projects: Projects
     // they answer before an If-Match mismatch (step 6) would. Batches and patches were
     // checked operation by operation as they were parsed.
     if (operation.op !== 'revert' && operation.op !== 'batch' && operation.op !== 'patch') validateOperation(operation)
-    // A narrowed key's paths and ops (docs/design.md §12) are known once the body names them.
-    const identity = identityOf(res)
-    requireOperationScope(identity.key, operation)
-    const options: ApplyOptions = { actor: actorOf(identity) }
+    // [rules, issue 31] An app user: the rules are checked by the engine, in the write's atomic step.
+    const { app } = context(res)
+    let options: ApplyOptions
+    if (app && appRules) {
+      options = { actor: { type: 'app', sub: app.sub }, rules: await appRules.checkFor(project, app) }
+    } else {
+      // A narrowed key's paths and ops (docs/design.md §12) are known once the body names them.
+      const identity = identityOf(res)
+      requireOperationScope(identity.key, operation)
+      options = { actor: actorOf(identity) }
+    }
     const { idempotency: key } = context(res)
     if (key) options.idempotency = key
     // Checked by the store against the version it changes, atomically (docs/design.md §13b):
@@ -122,11 +132,14 @@ export function contentRoutes (api: RouteScope, store: Store, projects: Projects
     const query = wantsQuery(req.query) ? parseQueryParams(req.query) : null
     if (query && !path) throw new ContentdError('INVALID_QUERY', 'a query needs ?path= naming the object or array whose children it orders')
     const version = req.query.version === undefined ? null : versionParam('version', req.query.version)
+    const { app } = context(res)
     // A narrowed key reads only inside its paths: never the whole content, now or at a past version (docs/design.md §12).
-    requireKeyScope(identityOf(res).key, path && version === null ? { kind: 'read', path } : { kind: 'whole' })
+    if (!app) requireKeyScope(identityOf(res).key, path && version === null ? { kind: 'read', path } : { kind: 'whole' })
     // ?version=N: the content as it was then (404 above the current version, 410 beyond retention).
     const snapshot = version === null ? await store.readContent(project.id) : await store.readContentAt(project.id, version)
     if (!snapshot) throw new ContentdError('PROJECT_NOT_FOUND')
+    // [rules, issue 31] An app user needs .read at the path (the root without one), on the content it reads (§17).
+    if (app && appRules) requireReadAllowed(await appRules.checkFor(project, app), snapshot.content, path ?? [])
     res.setHeader('ETag', etagFor(snapshot.version))
     // The whole content may be compressed (encoded-content.ts); a 304 names what a 200 would vary on.
     if (!path) res.vary('Accept-Encoding')
@@ -155,7 +168,15 @@ export function contentRoutes (api: RouteScope, store: Store, projects: Projects
       return
     }
     // Changes carry whole-content values (update, revert): an unnarrowed key only (docs/design.md §12).
-    requireKeyScope(identityOf(res).key, { kind: 'whole' })
+    const { app } = context(res)
+    if (app && appRules) {
+      // [rules, issue 31] The whole log: .read at the root (§17), decided on the current content.
+      const current = await store.readContent(projectOf(res).id)
+      if (!current) throw new ContentdError('PROJECT_NOT_FOUND')
+      requireReadAllowed(await appRules.checkFor(projectOf(res), app), current.content, [])
+    } else {
+      requireKeyScope(identityOf(res).key, { kind: 'whole' })
+    }
     const since = req.query.since === undefined ? 0 : versionParam('since', req.query.since)
     const limit = req.query.limit === undefined ? CHANGES_PAGE_DEFAULT : limitParam(req.query.limit)
     const page = await store.readChangesJson(projectOf(res), since, limit)

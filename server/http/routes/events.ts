@@ -20,7 +20,10 @@ import type { Projects } from '../../services/projects.js'
 import type { UnsentBudget, UnsentHolder } from '../../services/unsent-budget.js'
 import type { ProjectRecord, Store } from '../../store/types.js'
 import { identityOf } from '../auth-middleware.js'
-import { projectOf } from '../context.js'
+import { context, projectOf } from '../context.js'
+import type { AppRules } from '../../services/app-rules.js'
+import { CLOCK_LEEWAY_S, type AppUser } from '../../services/app-tokens.js'
+import { requireReadAllowed } from '../../rules/check.js'
 import { versionParam } from '../history-query.js'
 import { projectAccess } from '../project-access.js'
 import type { RouteScope } from '../route-table.js'
@@ -49,17 +52,27 @@ export interface EventRouteOptions {
   queries?: QueryHub | undefined
   /** CHANGES_PAGE_BYTES: a path stream's catch-up reads (docs/design.md §15). */
   changesPageBytes: number
+  /** App users and rules (docs/design.md §17): with it, app tokens may stream. */
+  appRules?: AppRules
 }
 
 /** `scope` is /api with an identity loader that also accepts ?access_token= (for EventSource). */
 export function eventRoutes (scope: RouteScope, options: EventRouteOptions): void {
-  scope.get('/:username/:projectSlug/content/events', projectAccess(options.projects, 'read'), async (req, res) => {
+  scope.get('/:username/:projectSlug/content/events', projectAccess(options.projects, 'read', options.appRules), async (req, res) => {
+    const project = projectOf(res)
+    const { app } = context(res)
+    // [rules, issue 31] Path streams and query streams take no app users yet: their rules
+    // check is not built (docs/rules.md), and a stream must never show what the rules hide.
+    if (app && (wantsQuery(req.query) || req.query.path !== undefined)) {
+      throw new ContentdError('RULES_DENIED', 'app users may stream the whole project only; live paths and live queries do not take app tokens yet', { path: '' })
+    }
     if (options.queries && wantsQuery(req.query)) {
       await streamQuery(req, res, { ...options, queries: options.queries, openStream: open, endsAccess, reasonOf })
       return
     }
-    const project = projectOf(res)
-    const identity = identityOf(res)
+    // [rules, issue 31] An app user streams the whole project with .read at the root (§17),
+    // under an identity of its own for the per-user stream count and unsent budget.
+    const identity = app && options.appRules ? await appStreamIdentity(options.appRules, project, app, options.store) : identityOf(res)
     // ?path=: one path's changes (docs/design.md §15), open to a key narrowed to it.
     const path = req.query.path === undefined ? null : streamPathOf(req, identity)
     // A stream carries the whole content (snapshot, update and revert values): never for a
@@ -131,7 +144,9 @@ export function eventRoutes (scope: RouteScope, options: EventRouteOptions): voi
       stream.abandon()
       throw e
     }
-    const expiresAt = identity.session?.expiresAt ?? identity.key?.expiresAt ?? null
+    // An app user's stream ends when its token does, with the 60 s leeway (§17).
+    const appExpiry = app?.expiresAt == null ? null : new Date(app.expiresAt + CLOCK_LEEWAY_S * 1000).toISOString()
+    const expiresAt = appExpiry ?? identity.session?.expiresAt ?? identity.key?.expiresAt ?? null
     if (expiresAt !== null) stops.push(atTime(Date.parse(expiresAt), () => stream.revoke(new ContentdError('INVALID_TOKEN').toBody())))
     const heartbeat = setInterval(() => stream.heartbeat(), options.heartbeatMs)
     heartbeat.unref()
@@ -163,4 +178,17 @@ function endsAccess (event: AccessEvent, identity: Identity, project: ProjectRec
 function reasonOf (event: AccessEvent) {
   const code = event.kind === 'credential-revoked' ? 'INVALID_TOKEN' : event.kind === 'member-removed' ? 'FORBIDDEN' : 'PROJECT_NOT_FOUND'
   return new ContentdError(code).toBody()
+}
+
+/**
+ * [rules, issue 31] An app user's stream: refused (403 RULES_DENIED) without .read at the
+ * root, decided on the current content; then counted as a user of its own, `app:<project>:<sub>`
+ * (never an account: no session, no key, nothing a revocation event names).
+ */
+async function appStreamIdentity (appRules: AppRules, project: ProjectRecord, app: AppUser, store: Store): Promise<Identity> {
+  const current = await store.readContent(project.id)
+  if (!current) throw new ContentdError('PROJECT_NOT_FOUND')
+  requireReadAllowed(await appRules.checkFor(project, app), current.content, [])
+  const id = `app:${project.id}:${app.sub}`
+  return { user: { id, username: id, passwordHash: '', createdAt: '' }, session: null, key: null, credentialHash: id, app: { sub: app.sub } }
 }

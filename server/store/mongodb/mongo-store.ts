@@ -31,6 +31,7 @@ import { answerableFrom } from '../history-policy.js'
 import { standaloneMessage, startupFailureMessage } from './connection.js'
 import { databaseNameFrom } from './uri.js'
 import { MongoWebhooks } from './webhooks.js'
+import { MongoAppRules } from './app-rules.js'
 import { MongoIdempotency } from './idempotency.js'
 import { isDuplicateKey, mapDriverError } from './driver-errors.js'
 import {
@@ -121,6 +122,8 @@ export class MongoStore extends EngineStore implements Store {
   private readonly quotas: QuotaCounters
   /** Webhooks and their deliveries (webhooks.ts). */
   readonly webhooks: MongoWebhooks
+  /** Rules and app sign-in settings (app-rules.ts, docs/design.md §17). */
+  readonly appRules: MongoAppRules
   private readonly idempotency: MongoIdempotency
   private readonly dump: MongoInstanceDump
 
@@ -164,6 +167,7 @@ export class MongoStore extends EngineStore implements Store {
     this.history = { limit: options.historyLimit, enabled: true }
     this.quotas = new QuotaCounters(this.db.collection('users'))
     this.webhooks = new MongoWebhooks(this.db, call => this.run(call))
+    this.appRules = new MongoAppRules(this.db, call => this.run(call))
     this.idempotency = new MongoIdempotency(this.db.collection('idempotencyKeys'))
     this.dump = new MongoInstanceDump(dumpCollections(this.db))
     this.writes = new MongoWritePath({
@@ -373,6 +377,7 @@ export class MongoStore extends EngineStore implements Store {
     await this.run(() => this.changes.deleteMany({ projectId: id }))
     await this.run(() => this.checkpoints.deleteMany({ projectId: id }))
     await this.webhooks.deleteOfProject(id)
+    await this.appRules.deleteOfProject(id)
     await this.run(() => this.idempotency.deleteProject(id))
   }
 

@@ -119,7 +119,7 @@ export class MongoWritePath implements ContentCommitter {
       project,
       prepare: (current, context) => {
         if (!preconditionsHold(options, current.version)) throw new ContentdError('PRECONDITION_FAILED')
-        return applyResolved(projectRefOf(project), current, changeOf(resolved), options.actor, context, contentLimitBytes)
+        return applyResolved(projectRefOf(project), current, changeOf(resolved), options.actor, context, contentLimitBytes, options.rules)
       },
       committed: change => commitListeners?.emit({ project, entry: change.entry })
     }).then(change => ({ version: change.version, checkpointed: false }))

@@ -246,5 +246,27 @@ export const MIGRATIONS: readonly Migration[] = [
   ) WITHOUT ROWID;
   ALTER TABLE projects ADD COLUMN path_index_from INTEGER NOT NULL DEFAULT 0;
   UPDATE projects SET path_index_from = version;
+  `,
+  // App users and rules (docs/design.md §17): a project's rules document and the app sign-in
+  // it trusts, one row each at most; the HS256 secret only encrypted (secret-box.ts).
+  `
+  CREATE TABLE project_rules (
+    project_id TEXT PRIMARY KEY REFERENCES projects(id) ON DELETE CASCADE,
+    revision TEXT NOT NULL,
+    document TEXT NOT NULL,
+    set_by TEXT NOT NULL,
+    set_at TEXT NOT NULL
+  ) WITHOUT ROWID;
+  CREATE TABLE project_app_auth (
+    project_id TEXT PRIMARY KEY REFERENCES projects(id) ON DELETE CASCADE,
+    revision TEXT NOT NULL,
+    issuer TEXT NOT NULL,
+    audience TEXT,
+    jwks TEXT,
+    jwks_url TEXT,
+    secret_ciphertext TEXT,
+    set_by TEXT NOT NULL,
+    set_at TEXT NOT NULL
+  ) WITHOUT ROWID;
   `
 ]

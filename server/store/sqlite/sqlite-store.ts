@@ -35,6 +35,7 @@ import { SqliteRecords } from './records.js'
 import { SqliteSchemas } from './schemas.js'
 import { WalSync, type WalSyncer } from './wal-sync.js'
 import { SqliteWebhooks } from './webhooks.js'
+import { SqliteAppRules } from './app-rules.js'
 
 import { toStoreError } from './store-errors.js'
 
@@ -80,6 +81,8 @@ export class SqliteStore extends EngineStore implements Store {
   private readonly pingStatement: Database.Statement
   /** Webhooks and their deliveries (webhooks.ts). */
   readonly webhooks: SqliteWebhooks
+  /** Rules and app sign-in settings (app-rules.ts, docs/design.md §17). */
+  readonly appRules: SqliteAppRules
   private readonly idempotency: SqliteIdempotency
   private readonly dump: SqliteInstanceDump
 
@@ -102,6 +105,7 @@ export class SqliteStore extends EngineStore implements Store {
     })
     this.pingStatement = this.db.prepare('SELECT 1 AS ok')
     this.webhooks = new SqliteWebhooks(this.db)
+    this.appRules = new SqliteAppRules(this.db)
     this.idempotency = new SqliteIdempotency(this.db)
     this.dump = new SqliteInstanceDump(this.db, projectId => {
       const snapshot = this.content.read(projectId)

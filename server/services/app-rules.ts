@@ -1,0 +1,200 @@
+// App users and rules for a project (docs/design.md §17): the owner's trust setting
+// (`…/auth`) and rules document (`…/rules`), the simulator (`…/rules/check`), and what a
+// request by an app user needs: its token verified (app-tokens.ts) and the project's rules,
+// compiled once per rules revision, with a fresh evaluation budget (RULES_EVALUATION_BUDGET).
+import { randomUUID } from 'node:crypto'
+import { importJWK, type JWK } from 'jose'
+import { appAuthBody, rulesCheckBody, type AppAuthView, type RulesCheckResult } from '../../shared/api/rules.js'
+import { applyBatch } from '../../shared/batch.js'
+import { ContentdError } from '../../shared/errors.js'
+import type { Json, JsonObject } from '../../shared/json.js'
+import { parsePath } from '../../shared/path.js'
+import { parseBody } from '../../shared/schemas.js'
+import type { Clock } from '../clock.js'
+import type { RulesConfig } from '../config.js'
+import type { RulesCheck } from '../rules/check.js'
+import { compileRules, type CompiledRules } from '../rules/document.js'
+import { decide, EvaluationBudget } from '../rules/evaluate.js'
+import type { AppAuthRecord, RulesRecord } from '../store/app-rules-types.js'
+import type { ProjectRecord, Store } from '../store/types.js'
+import { checkWebhookTarget, type Resolver } from '../webhooks/target-policy.js'
+import type { SecretBox } from '../webhooks/secret-box.js'
+import { AppTokens, type AppUser } from './app-tokens.js'
+
+/** The HMAC key of HS256 is the secret's UTF-8 bytes, at least this many (RFC 7518 §3.2). */
+const MIN_SECRET_BYTES = 32
+/** Compiled rules kept per process, by revision. */
+const COMPILED_KEPT = 1000
+
+export interface AppRulesOptions {
+  store: Store
+  secrets: SecretBox
+  config: RulesConfig
+  allowPrivate: boolean
+  now: Clock
+  resolve?: Resolver
+}
+
+export class AppRules {
+  private readonly tokens: AppTokens
+  private readonly compiled = new Map<string, CompiledRules>()
+
+  constructor (private readonly options: AppRulesOptions) {
+    this.tokens = new AppTokens({
+      cacheEntries: options.config.tokenCacheEntries,
+      jwksTimeoutMs: options.config.jwksTimeoutMs,
+      allowPrivate: options.allowPrivate,
+      openSecret: (ciphertext, projectId) => options.secrets.open(ciphertext, projectId),
+      now: options.now,
+      ...(options.resolve ? { resolve: options.resolve } : {})
+    })
+  }
+
+  // ---- app users --------------------------------------------------------------------
+
+  /** The app user a token names for this project; INVALID_TOKEN when it does not verify. */
+  async verify (project: ProjectRecord, token: string): Promise<AppUser> {
+    return this.tokens.verify(project.id, await this.options.store.appRules.getAppAuth(project.id), token)
+  }
+
+  /** What the rules need to decide one request of `user` (read now, in the request). */
+  async checkFor (project: ProjectRecord, user: AppUser): Promise<RulesCheck> {
+    return { rules: await this.rulesOf(project.id), auth: user.claims, budget: new EvaluationBudget(this.options.config.evaluationBudget), now: this.options.now }
+  }
+
+  private async rulesOf (projectId: string): Promise<CompiledRules | null> {
+    const record = await this.options.store.appRules.getRules(projectId)
+    if (!record) return null
+    let rules = this.compiled.get(record.revision)
+    if (!rules) {
+      rules = compileRules(record.document)
+      if (this.compiled.size >= COMPILED_KEPT) this.compiled.delete(this.compiled.keys().next().value as string)
+      this.compiled.set(record.revision, rules)
+    }
+    return rules
+  }
+
+  // ---- rules (owner) ------------------------------------------------------------------
+
+  async setRules (project: ProjectRecord, body: unknown, setBy: string): Promise<JsonObject> {
+    const bytes = Buffer.byteLength(JSON.stringify(body))
+    if (bytes > this.options.config.limitBytes) throw new ContentdError('INVALID_RULES', `the document is ${bytes} bytes; RULES_LIMIT is ${this.options.config.limitBytes}`)
+    const rules = compileRules(body)
+    const record: RulesRecord = { revision: randomUUID(), document: body as JsonObject, setBy, setAt: new Date(this.options.now()).toISOString() }
+    await this.options.store.appRules.putRules(project.id, record)
+    this.compiled.set(record.revision, rules)
+    return record.document
+  }
+
+  async getRules (project: ProjectRecord): Promise<RulesRecord> {
+    const record = await this.options.store.appRules.getRules(project.id)
+    if (!record) throw new ContentdError('RULES_NOT_FOUND')
+    return record
+  }
+
+  async removeRules (project: ProjectRecord): Promise<void> {
+    if (!(await this.options.store.appRules.deleteRules(project.id))) throw new ContentdError('RULES_NOT_FOUND')
+  }
+
+  /** The simulator: would these claims be allowed this read or write, by which rule? */
+  async simulate (project: ProjectRecord, body: unknown): Promise<RulesCheckResult> {
+    const request = parseBody(rulesCheckBody, body)
+    const path = request.path === '' ? [] : parsePath(request.path)
+    const rules = await this.rulesOf(project.id)
+    const snapshot = await this.options.store.readContent(project.id)
+    if (!snapshot) throw new ContentdError('PROJECT_NOT_FOUND')
+    const budget = new EvaluationBudget(this.options.config.evaluationBudget)
+    const auth = (request.auth ?? null) as Json
+    const now = this.options.now()
+    if (request.op === 'read') return result(decide(rules, { kind: 'read', path, auth, before: snapshot.content, now }, budget))
+    // A write of `value` at `path` (a set; without a value, a delete), dry-run on a working
+    // copy as the engine's check does (server/rules/check.ts): `newData` is what it would write.
+    let after: JsonObject = snapshot.content
+    try {
+      if (path.length === 0) after = request.value as JsonObject
+      else after = applyBatch(snapshot.content, [request.value === undefined ? { op: 'delete', path } : { op: 'set', path, value: request.value as Json }])
+    } catch {
+      // A write that cannot be applied is decided with nothing changed, as the engine decides it.
+    }
+    return result(decide(rules, { kind: 'write', path, auth, before: snapshot.content, after, now }, budget))
+  }
+
+  // ---- trust setting (owner) ----------------------------------------------------------
+
+  async setAuth (project: ProjectRecord, body: unknown, setBy: string): Promise<AppAuthView> {
+    const parsed = parseBody(appAuthBody, body)
+    const given = [parsed.jwks, parsed.jwksUrl, parsed.hs256Secret].filter(v => v !== undefined).length
+    if (given !== 1) throw new ContentdError('INVALID_AUTH_CONFIG', 'give exactly one of jwks, jwksUrl and hs256Secret')
+    let secretCiphertext: string | null = null
+    if (parsed.jwks !== undefined) {
+      try {
+        // Each key imported now: a set that cannot verify anything is refused when set, not at the first token.
+        for (const key of parsed.jwks.keys) await importJWK(key as JWK, typeof key.alg === 'string' ? key.alg : algFor(key))
+      } catch (error) {
+        throw new ContentdError('INVALID_AUTH_CONFIG', `jwks: ${error instanceof Error ? error.message : 'not a JWK set'}`)
+      }
+      if (parsed.jwks.keys.some(key => key.kty === 'oct' || 'd' in key)) throw new ContentdError('INVALID_AUTH_CONFIG', 'jwks: public keys only (no "oct" keys, no private parts); use hs256Secret for a shared secret')
+    }
+    if (parsed.jwksUrl !== undefined) {
+      let url: URL
+      try {
+        url = new URL(parsed.jwksUrl)
+      } catch {
+        throw new ContentdError('INVALID_AUTH_CONFIG', 'jwksUrl: not a URL')
+      }
+      if (url.protocol !== 'https:' && url.protocol !== 'http:') throw new ContentdError('INVALID_AUTH_CONFIG', 'jwksUrl: an https: URL')
+      await checkWebhookTarget(url.href, this.options.allowPrivate, this.options.resolve)
+    }
+    if (parsed.hs256Secret !== undefined) {
+      if (Buffer.byteLength(parsed.hs256Secret) < MIN_SECRET_BYTES) throw new ContentdError('INVALID_AUTH_CONFIG', `hs256Secret: at least ${MIN_SECRET_BYTES} bytes`)
+      secretCiphertext = this.options.secrets.seal(parsed.hs256Secret, project.id)
+    }
+    const record: AppAuthRecord = {
+      revision: randomUUID(),
+      issuer: parsed.issuer,
+      audience: parsed.audience ?? null,
+      jwks: (parsed.jwks as JsonObject | undefined) ?? null,
+      jwksUrl: parsed.jwksUrl ?? null,
+      secretCiphertext,
+      setBy,
+      setAt: new Date(this.options.now()).toISOString()
+    }
+    await this.options.store.appRules.putAppAuth(project.id, record)
+    return authView(record)
+  }
+
+  async getAuth (project: ProjectRecord): Promise<AppAuthView> {
+    const record = await this.options.store.appRules.getAppAuth(project.id)
+    if (!record) throw new ContentdError('AUTH_CONFIG_NOT_FOUND')
+    return authView(record)
+  }
+
+  async removeAuth (project: ProjectRecord): Promise<void> {
+    if (!(await this.options.store.appRules.deleteAppAuth(project.id))) throw new ContentdError('AUTH_CONFIG_NOT_FOUND')
+  }
+}
+
+function authView (record: AppAuthRecord): AppAuthView {
+  const kind = record.jwks !== null ? 'jwks' : record.jwksUrl !== null ? 'jwksUrl' : 'hs256Secret'
+  return {
+    issuer: record.issuer,
+    audience: record.audience,
+    kind,
+    ...(record.jwks !== null ? { jwks: record.jwks as AppAuthView['jwks'] } : {}),
+    ...(record.jwksUrl !== null ? { jwksUrl: record.jwksUrl } : {}),
+    setBy: record.setBy,
+    setAt: record.setAt
+  }
+}
+
+function result (decision: { allowed: boolean, rule?: string }): RulesCheckResult {
+  return decision.rule === undefined ? { allowed: decision.allowed } : { allowed: decision.allowed, rule: decision.rule }
+}
+
+/** The algorithm a JWK without `alg` is used with (RS256, ES256 or EdDSA, docs/design.md §17). */
+function algFor (key: Record<string, unknown>): string {
+  if (key.kty === 'RSA') return 'RS256'
+  if (key.kty === 'EC') return 'ES256'
+  if (key.kty === 'OKP') return 'EdDSA'
+  throw new Error(`a key of type ${JSON.stringify(key.kty)} cannot verify RS256, ES256 or EdDSA`)
+}

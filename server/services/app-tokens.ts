@@ -1,0 +1,126 @@
+// App users' tokens (docs/design.md §17): a JWT from the app's own sign-in, verified with jose
+// against the project's trust setting — signature with RS256, ES256 or EdDSA (a JWK set,
+// inline or by URL) or HS256 (a shared secret), never `none`; `iss`; `aud` when configured;
+// `exp`/`nbf` with 60 s leeway; a string `sub`. Anything else is 401 INVALID_TOKEN.
+//
+// Verifying costs a signature check (and, for a JWKS URL, maybe a fetch), so a verified token
+// is remembered per project and trust revision until it expires (APP_TOKEN_CACHE entries at
+// most, oldest dropped first): an app user's increments cost about what an API key's do.
+// JWKS URLs are fetched through jose's remote set (cached; refetched on an unknown `kid` at
+// most once per 30 s; JWKS_TIMEOUT), each fetch first checked by the webhooks' target policy.
+import { createHash } from 'node:crypto'
+import { createLocalJWKSet, createRemoteJWKSet, customFetch, jwtVerify } from 'jose'
+
+type KeySet = ReturnType<typeof createLocalJWKSet> | ReturnType<typeof createRemoteJWKSet>
+import { ContentdError } from '../../shared/errors.js'
+import type { JsonObject } from '../../shared/json.js'
+import type { AppAuthRecord } from '../store/app-rules-types.js'
+import { checkWebhookTarget, type Resolver } from '../webhooks/target-policy.js'
+
+/** Leeway on exp and nbf (docs/design.md §17). */
+export const CLOCK_LEEWAY_S = 60
+const ASYMMETRIC = ['RS256', 'ES256', 'EdDSA']
+/** An unknown kid refetches a JWKS URL at most this often. */
+const REFETCH_COOLDOWN_MS = 30_000
+
+/** A verified app user. */
+export interface AppUser {
+  sub: string
+  /** The token's claims, the rules' `auth`. */
+  claims: JsonObject
+  /** When the token expires (ms since the epoch), null without `exp`. */
+  expiresAt: number | null
+}
+
+export interface AppTokenOptions {
+  cacheEntries: number
+  jwksTimeoutMs: number
+  allowPrivate: boolean
+  /** Opens the stored HS256 secret (bound to the project id). */
+  openSecret: (ciphertext: string, projectId: string) => string
+  resolve?: Resolver
+  now: () => number
+}
+
+/** A compact JWS: three base64url parts (what a contentd token or key never looks like). */
+export function looksLikeJwt (secret: string): boolean {
+  return /^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]*$/.test(secret)
+}
+
+export class AppTokens {
+  private readonly verified = new Map<string, AppUser>()
+  private readonly remoteSets = new Map<string, KeySet>()
+
+  constructor (private readonly options: AppTokenOptions) {}
+
+  /** The app user behind `token` for the project trusting `auth`; INVALID_TOKEN otherwise. */
+  async verify (projectId: string, auth: AppAuthRecord | null, token: string): Promise<AppUser> {
+    if (!auth) throw new ContentdError('INVALID_TOKEN', 'this project trusts no app sign-in')
+    const cacheKey = createHash('sha256').update(`${projectId}\n${auth.revision}\n${token}`).digest('base64url')
+    const known = this.verified.get(cacheKey)
+    const now = this.options.now()
+    if (known && (known.expiresAt === null || now < known.expiresAt + CLOCK_LEEWAY_S * 1000)) return known
+    if (known) this.verified.delete(cacheKey)
+    const user = await this.verifyAfresh(projectId, auth, token)
+    this.remember(cacheKey, user)
+    return user
+  }
+
+  private async verifyAfresh (projectId: string, auth: AppAuthRecord, token: string): Promise<AppUser> {
+    let payload: JsonObject
+    try {
+      const options = {
+        issuer: auth.issuer,
+        ...(auth.audience === null ? {} : { audience: auth.audience }),
+        clockTolerance: CLOCK_LEEWAY_S,
+        currentDate: new Date(this.options.now())
+      }
+      if (auth.secretCiphertext !== null) {
+        const key = new TextEncoder().encode(this.options.openSecret(auth.secretCiphertext, projectId))
+        payload = (await jwtVerify(token, key, { ...options, algorithms: ['HS256'] })).payload as JsonObject
+      } else {
+        payload = (await jwtVerify(token, this.keysOf(auth), { ...options, algorithms: ASYMMETRIC })).payload as JsonObject
+      }
+    } catch (error) {
+      if (error instanceof ContentdError) throw error
+      throw new ContentdError('INVALID_TOKEN', `the app token does not verify (${error instanceof Error ? describe(error) : 'unknown reason'})`)
+    }
+    if (typeof payload.sub !== 'string' || payload.sub === '') throw new ContentdError('INVALID_TOKEN', 'the app token has no "sub"')
+    return { sub: payload.sub, claims: payload, expiresAt: typeof payload.exp === 'number' ? payload.exp * 1000 : null }
+  }
+
+  private keysOf (auth: AppAuthRecord): KeySet {
+    if (auth.jwks !== null) return createLocalJWKSet(auth.jwks as unknown as Parameters<typeof createLocalJWKSet>[0])
+    const url = auth.jwksUrl as string
+    let set = this.remoteSets.get(url)
+    if (!set) {
+      const { allowPrivate, resolve, jwksTimeoutMs } = this.options
+      set = createRemoteJWKSet(new URL(url), {
+        timeoutDuration: jwksTimeoutMs,
+        cooldownDuration: REFETCH_COOLDOWN_MS,
+        [customFetch]: async (target, init) => {
+          // The target policy of webhooks (docs/design.md §11), checked at every fetch: a name
+          // that resolved to a public address when the setting was saved may not since.
+          await checkWebhookTarget(target, allowPrivate, resolve)
+          return fetch(target, init)
+        }
+      })
+      // Bounded like the token cache: one set per distinct URL, the oldest dropped.
+      if (this.remoteSets.size >= Math.max(1, this.options.cacheEntries)) this.remoteSets.delete(this.remoteSets.keys().next().value as string)
+      this.remoteSets.set(url, set)
+    }
+    return set
+  }
+
+  private remember (key: string, user: AppUser): void {
+    if (this.options.cacheEntries === 0) return
+    if (this.verified.size >= this.options.cacheEntries) this.verified.delete(this.verified.keys().next().value as string)
+    this.verified.set(key, user)
+  }
+}
+
+/** jose's reason in a few words (never the token). */
+function describe (error: Error): string {
+  const code = (error as { code?: unknown }).code
+  return typeof code === 'string' ? `${code}: ${error.message}` : error.message
+}
