@@ -13,6 +13,7 @@ import { ERROR_RESPONSES } from './errors.js'
 import { KEY_RESPONSES } from './keys.js'
 import { OPERATIONS_RESPONSES } from './operations.js'
 import { PROJECT_RESPONSES } from './projects.js'
+import { RULES_RESPONSES } from './rules.js'
 import { SCHEMA_RESPONSES } from './schema.js'
 import { WEBHOOK_RESPONSES } from './webhooks.js'
 
@@ -39,7 +40,8 @@ export const RESPONSE_SCHEMAS = merge(
   CHANGE_RESPONSES,
   SCHEMA_RESPONSES,
   WEBHOOK_RESPONSES,
-  OPERATIONS_RESPONSES
+  OPERATIONS_RESPONSES,
+  RULES_RESPONSES
 )
 
 /** The component names an operation's success may name (server/openapi/operations.ts). */

@@ -45,3 +45,9 @@ export const rulesCheckResult = z.object({
 })
 
 export type RulesCheckResult = z.infer<typeof rulesCheckResult>
+
+/** The answers' OpenAPI components (shared/api/index.ts). A rules document stays JsonValue: its shape is the compiler's. */
+export const RULES_RESPONSES = {
+  AppAuth: appAuthView,
+  RulesCheckResult: rulesCheckResult
+}
