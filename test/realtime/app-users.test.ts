@@ -60,6 +60,22 @@ describe('app users on Socket.IO', () => {
     }
   })
 
+  it('refuses an app user live paths and live queries (their rules check is not built): no value leaves', async () => {
+    const token = await hs256Token({ sub: 'u1', role: 'viewer' })
+    const socket = await connect(app.url, token)
+    try {
+      expect(await socket.timeout(10_000).emitWithAck('subscribe', { project: '@alice/demo', path: 'users' })).toMatchObject({ ok: false, code: 'INVALID_TOKEN' })
+      expect(await socket.timeout(10_000).emitWithAck('subscribe', { project: '@alice/demo', path: 'users', query: { orderBy: 'key', limit: 5 } })).toMatchObject({ ok: false, code: 'INVALID_TOKEN' })
+    } finally {
+      socket.close()
+    }
+    for (const query of ['path=users', 'path=users&orderBy=key&limit=5']) {
+      const r = await fetch(`${app.url}/api/@alice/demo/content/events?${query}&access_token=${token}`)
+      expect(r.status).toBe(403)
+      expect(await r.json()).toMatchObject({ code: 'RULES_DENIED' })
+    }
+  })
+
   it('shows an app user in presence by its sub', async () => {
     const socket = await connect(app.url, await hs256Token({ sub: 'u1', role: 'viewer' }))
     try {
