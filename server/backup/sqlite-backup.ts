@@ -1,6 +1,6 @@
-// Online backups of the embedded store (docs/design.md §18): one snapshot of the database
-// taken while servers keep writing (snapshot-copy.ts), never a plain file copy (a copy of a
-// WAL database taken mid-write can miss committed pages or mix two states). The copy is made
+// Online backups of the embedded store (docs/design.md §18): a consistent copy taken with
+// SQLite's backup API while servers keep writing, never a file copy (a copy of a WAL
+// database taken mid-write can miss committed pages or mix two states). The copy is made
 // under a temporary name, checked (PRAGMA integrity_check and the shape of a contentd
 // store), synced, and only then renamed to its final name: a file named contentd-*.sqlite
 // is always a checked backup.
@@ -8,7 +8,6 @@ import Database from 'better-sqlite3'
 import { closeSync, existsSync, fsyncSync, openSync, readSync, renameSync, statSync, unlinkSync } from 'node:fs'
 import { basename, dirname } from 'node:path'
 import { MIGRATIONS } from '../store/sqlite/migrations.js'
-import { copySnapshot } from './snapshot-copy.js'
 
 /** A backup that cannot be made, or a file that is not a usable backup: one line, said as is. */
 export class BackupError extends Error {
@@ -41,20 +40,27 @@ export function backupTimeOf (name: string): Date | null {
 }
 
 /**
- * Copies the store file `source` to `destination`: a snapshot of one moment, taken while
- * writers go on (snapshot-copy.ts says how, and why not SQLite's backup API). Call it off
- * the server's event loop (backup-worker.ts): it takes as long as copying the file.
+ * Copies the store file `source` to `destination`. The backup API copies in steps and starts
+ * over when another connection writes between two steps, which under a steady write load
+ * would never finish; so after its first (empty) step it copies every page in one step,
+ * inside one read transaction: a snapshot of one moment, while writers go on (WAL readers
+ * never block them). Call it off the server's event loop (backup-worker.ts): that step takes
+ * as long as reading the file.
  */
 export async function backupDatabase (source: string, destination: string): Promise<BackupResult> {
   if (!existsSync(source)) throw new BackupError(`there is no store at ${source} (is DATA_DIR right?)`)
   if (existsSync(destination)) throw new BackupError(`${destination} already exists; choose another --out`)
   const partial = `${destination}.partial`
   removeIfPresent(partial)
+  const db = new Database(source, { fileMustExist: true })
   try {
-    copySnapshot(source, partial)
+    db.pragma('busy_timeout = 5000')
+    await db.backup(partial, { progress: () => ALL_PAGES })
   } catch (error) {
     removeIfPresent(partial)
     throw new BackupError(`the backup of ${source} failed: ${messageOf(error)}`)
+  } finally {
+    db.close()
   }
   try {
     // A backup is one self-contained file: no -wal beside it is needed to read it.
@@ -69,6 +75,7 @@ export async function backupDatabase (source: string, destination: string): Prom
   return { path: destination, bytes: statSync(destination).size }
 }
 
+const ALL_PAGES = 0x7fffffff
 
 export interface StoreSummary {
   users: number

@@ -43,7 +43,7 @@ export const COMMAND_HELP: Record<string, string> = {
   'webhook deliveries': 'Show a webhook\'s last 100 delivery attempts, newest first: time, version, outcome, HTTP status, attempt, duration, error.',
   patch: 'Apply an RFC 6902 JSON Patch (a JSON array of operations) to the project\'s content, atomically, as one change (op "patch"), like PATCH …/content. At most BATCH_LIMIT operations.',
   log: 'Print the project\'s change log, one change per line: version, time, who, what. --since N starts after version N (default 0; older than the history kept: HISTORY_EXPIRED, naming the oldest version kept). --follow keeps printing new changes until Ctrl-C. --json prints each change as its JSON entry. --path a.b prints only the changes that touch that path, as GET …/content/changes?path= answers them (a change above the path as the path\'s new value, marked "(projected)").',
-  backup: 'Copy the embedded store while servers keep running (one snapshot of it), check the copy (integrity_check), and print its path and size. Without --out the copy is BACKUP_DIR/contentd-<UTC time>.sqlite (DATA_DIR/backups without BACKUP_DIR). Everything acknowledged before it began is in it.',
+  backup: 'Copy the embedded store while servers keep running (SQLite\'s online backup), check the copy (integrity_check), and print its path and size. Without --out the copy is BACKUP_DIR/contentd-<UTC time>.sqlite (DATA_DIR/backups without BACKUP_DIR). Everything acknowledged before it began is in it.',
   restore: 'Put a backup in place of DATA_DIR\'s store. The file is checked first; refused while a server or another command has the store open (stop them first), and refused when the store holds any user or project unless --force. A refusal changes nothing.'
 }
 
