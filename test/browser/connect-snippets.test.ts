@@ -38,8 +38,12 @@ describe.skipIf(!hasChromium)("the Connect tab's snippets, run as shown", () => 
 
   /** Makes a key with the Connect tab's button; the examples are filled in with it once the server lists it. */
   async function createKey (button: string): Promise<string> {
+    const field = page.getByLabel(/^New API key/)
+    // A key made before may still be shown: wait for the new one (seen racing under load).
+    const shown = await field.count() > 0 ? await field.inputValue() : ''
     await page.getByRole('button', { name: button }).click()
-    const secret = await page.getByLabel(/^New API key/).inputValue()
+    await expect.poll(() => field.inputValue(), { timeout: WAIT }).not.toBe(shown)
+    const secret = await field.inputValue()
     expect(secret).toMatch(/^cdk_/)
     await expect.poll(() => snippet('curl').textContent(), { timeout: WAIT }).toContain(secret)
     return secret
