@@ -3,58 +3,28 @@
 // writers on both nodes at once, exactly the changes that touch the path, each once, in
 // order, with an unbroken `prev` chain; a member removed on node 1 loses node 2's path
 // subscription. Skipped, loudly, only off CI when redis-server is missing.
-import { rmSync } from 'node:fs'
-import type { Socket } from 'socket.io-client'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import type { PathChangeEvent } from '../../shared/live-path.js'
 import { call, ownerWithProject, signup } from '../support/http.js'
-import { makeDataDir, startServerProcess, type ServerProcess } from '../support/server-process.js'
-import { requireRedisUnlessAbsentLocally, startRedisServer, type RedisServer } from '../support/redis-server.js'
-import { openEvents, type SseStream } from '../support/sse.js'
-import { connect, Recorder } from './client.js'
-
-const hasRedis = requireRedisUnlessAbsentLocally()
+import { openEvents } from '../support/sse.js'
+import { hasRedis, twoNodesWithRedis } from './two-nodes.js'
 
 describe.skipIf(!hasRedis)('live paths on two nodes with Redis', { timeout: 60_000 }, () => {
-  let redis: RedisServer
-  let node1: ServerProcess
-  let node2: ServerProcess
-  const dataDir = makeDataDir()
-  const sockets: Socket[] = []
-  const streams: SseStream[] = []
-
-  beforeAll(async () => {
-    redis = await startRedisServer()
-    const env = { REDIS_URL: redis.url }
-    node1 = await startServerProcess({ dataDir, env })
-    node2 = await startServerProcess({ dataDir, env })
-  })
-  afterAll(async () => {
-    for (const socket of sockets) socket.disconnect()
-    for (const stream of streams) stream.close()
-    await Promise.all([node1?.stop(), node2?.stop()])
-    await redis?.stop()
-    rmSync(dataDir, { recursive: true, force: true })
-  })
-
-  const open = async (url: string, token: string) => {
-    const socket = await connect(url, token)
-    sockets.push(socket)
-    return new Recorder(socket)
-  }
+  const nodes = twoNodesWithRedis()
+  const { open } = nodes
 
   it('writers on both nodes: node 2\'s path subscription and path stream get exactly the changes that touch the path, in order', async () => {
-    const { key, path } = await ownerWithProject(node1.url, 'pathnodes')
-    const watcher = await open(node2.url, key)
+    const { key, path } = await ownerWithProject(nodes.node1.url, 'pathnodes')
+    const watcher = await open(nodes.node2.url, key)
     expect(await watcher.socket.timeout(10_000).emitWithAck('subscribe', { project: '@pathnodes/demo', path: 'votes' })).toMatchObject({ ok: true, version: 0, exists: false })
-    const stream = await openEvents(node2.url, `${path}/content/events?path=votes`, { token: key })
-    streams.push(stream)
+    const stream = await openEvents(nodes.node2.url, `${path}/content/events?path=votes`, { token: key })
+    nodes.closeAfter(stream)
     await stream.until(() => stream.events.length === 1, 'the snapshot')
     const writes = Array.from({ length: 60 }, (_, i) =>
-      call(i % 2 === 0 ? node1.url : node2.url, 'POST', `${path}/content/increment`, { token: key, body: { path: i % 3 === 0 ? 'votes.up' : 'other' } }))
+      call(i % 2 === 0 ? nodes.node1.url : nodes.node2.url, 'POST', `${path}/content/increment`, { token: key, body: { path: i % 3 === 0 ? 'votes.up' : 'other' } }))
     const answers = await Promise.all(writes)
     expect(answers.every(r => r.status === 200)).toBe(true)
-    const log = await call(node1.url, 'GET', `${path}/content/changes?limit=1000`, { token: key })
+    const log = await call(nodes.node1.url, 'GET', `${path}/content/changes?limit=1000`, { token: key })
     const touching = (log.body.changes as Array<{ version: number, path: string }>).filter(change => change.path === 'votes.up').map(change => change.version)
     expect(touching).toHaveLength(20)
     await watcher.until(() => watcher.changes.length === 20, '20 path changes')
@@ -66,12 +36,12 @@ describe.skipIf(!hasRedis)('live paths on two nodes with Redis', { timeout: 60_0
   })
 
   it('a member removed on node 1 loses its path subscription on node 2', async () => {
-    const { session, path } = await ownerWithProject(node1.url, 'pathnodesrevoke')
-    const viewer = await signup(node1.url, 'pathnodesviewer')
-    expect((await call(node1.url, 'PUT', `${path}/members/pathnodesviewer`, { token: session, body: { role: 'viewer' } })).status).toBe(200)
-    const watcher = await open(node2.url, viewer)
+    const { session, path } = await ownerWithProject(nodes.node1.url, 'pathnodesrevoke')
+    const viewer = await signup(nodes.node1.url, 'pathnodesviewer')
+    expect((await call(nodes.node1.url, 'PUT', `${path}/members/pathnodesviewer`, { token: session, body: { role: 'viewer' } })).status).toBe(200)
+    const watcher = await open(nodes.node2.url, viewer)
     expect(await watcher.socket.timeout(10_000).emitWithAck('subscribe', { project: '@pathnodesrevoke/demo', path: 'votes' })).toMatchObject({ ok: true })
-    expect((await call(node1.url, 'DELETE', `${path}/members/pathnodesviewer`, { token: session })).status).toBe(200)
+    expect((await call(nodes.node1.url, 'DELETE', `${path}/members/pathnodesviewer`, { token: session })).status).toBe(200)
     await watcher.until(() => watcher.revoked.length > 0, 'revoked on node 2', 10_000)
     expect(watcher.revoked[0]).toMatchObject({ code: 'FORBIDDEN', project: '@pathnodesrevoke/demo', path: 'votes' })
   })

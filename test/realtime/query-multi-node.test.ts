@@ -2,43 +2,19 @@
 // redis-server between them (docs/design.md §16): a query subscriber on node 2 follows writes
 // made through both nodes at once, every event chaining by `prev`, and its result always ends
 // equal to the one-shot read. Skipped, loudly, only off CI when redis-server is missing.
-import { rmSync } from 'node:fs'
-import type { Socket } from 'socket.io-client'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import type { QueryEventPayload } from '../../shared/api/queries.js'
 import { call, ownerWithProject } from '../support/http.js'
-import { requireRedisUnlessAbsentLocally, startRedisServer, type RedisServer } from '../support/redis-server.js'
-import { makeDataDir, startServerProcess, type ServerProcess } from '../support/server-process.js'
-import { connect } from './client.js'
-
-const hasRedis = requireRedisUnlessAbsentLocally()
+import { hasRedis, twoNodesWithRedis } from './two-nodes.js'
 
 describe.skipIf(!hasRedis)('live queries on two nodes with Redis', () => {
-  let redis: RedisServer
-  let node1: ServerProcess
-  let node2: ServerProcess
-  const dataDir = makeDataDir()
-  const sockets: Socket[] = []
-
-  beforeAll(async () => {
-    redis = await startRedisServer()
-    const env = { REDIS_URL: redis.url }
-    node1 = await startServerProcess({ dataDir, env })
-    node2 = await startServerProcess({ dataDir, env })
-  })
-  afterAll(async () => {
-    for (const socket of sockets) socket.disconnect()
-    await Promise.all([node1?.stop(), node2?.stop()])
-    await redis?.stop()
-    rmSync(dataDir, { recursive: true, force: true })
-  })
+  const nodes = twoNodesWithRedis()
 
   it('a subscriber on node 2 follows writes made through both nodes', async () => {
-    const { key, path } = await ownerWithProject(node1.url, 'mq')
+    const { key, path } = await ownerWithProject(nodes.node1.url, 'mq')
     const players = Object.fromEntries(Array.from({ length: 30 }, (_, i) => [`p${i}`, { score: i }]))
-    expect((await call(node1.url, 'POST', `${path}/content/set`, { token: key, body: { path: 'board', value: players } })).status).toBe(200)
-    const socket = await connect(node2.url, key)
-    sockets.push(socket)
+    expect((await call(nodes.node1.url, 'POST', `${path}/content/set`, { token: key, body: { path: 'board', value: players } })).status).toBe(200)
+    const socket = await nodes.connect(nodes.node2.url, key)
     const events: QueryEventPayload[] = []
     socket.on('query', (e: QueryEventPayload) => events.push(e))
     const query = { orderBy: 'score', direction: 'desc', limit: 5 }
@@ -46,11 +22,11 @@ describe.skipIf(!hasRedis)('live queries on two nodes with Redis', () => {
     expect(ack).toMatchObject({ ok: true, version: 1 })
     expect(ack.items.map(i => i.key)).toEqual(['p29', 'p28', 'p27', 'p26', 'p25'])
 
-    const writes = Array.from({ length: 40 }, (_, i) => call(i % 2 === 0 ? node1.url : node2.url, 'POST', `${path}/content/increment`,
+    const writes = Array.from({ length: 40 }, (_, i) => call(i % 2 === 0 ? nodes.node1.url : nodes.node2.url, 'POST', `${path}/content/increment`,
       { token: key, body: { path: `board.p${(i * 7) % 30}.score`, value: 3 } }))
     expect((await Promise.all(writes)).every(r => r.status === 200)).toBe(true)
 
-    const expected = (await call(node1.url, 'GET', `${path}/content?path=board&orderBy=score&direction=desc&limit=5`, { token: key })).body as { version: number, items: Array<{ key: string, value: unknown }> }
+    const expected = (await call(nodes.node1.url, 'GET', `${path}/content?path=board&orderBy=score&direction=desc&limit=5`, { token: key })).body as { version: number, items: Array<{ key: string, value: unknown }> }
     expect(expected.version).toBe(41)
     // Replay the events over the ack: keys in order, values kept for the unchanged.
     let items = ack.items
