@@ -7,6 +7,7 @@ import { parsePath } from '../path.js'
 import type { Http } from './http.js'
 import type { PathListener, PathSubscribeOptions, PathSubscription } from './path-subscription.js'
 import type { LiveContent } from './realtime.js'
+import type { ProjectQuery, QueryInput } from './project.js'
 
 /** One page of a path's history (`GET …/content/changes?path=`). */
 export interface PathChangesPage {
@@ -19,8 +20,23 @@ export interface PathChangesPage {
 
 export class PathRef {
   /** Throws INVALID_PATH (a ContentdError) for an invalid dot path, before anything is sent. */
-  constructor (private readonly http: Http, private readonly live: LiveContent, readonly project: string, private readonly contentBase: string, readonly path: string) {
+  constructor (
+    private readonly http: Http,
+    private readonly live: LiveContent,
+    readonly project: string,
+    private readonly contentBase: string,
+    readonly path: string,
+    private readonly queryAt: (path: string, query: QueryInput) => ProjectQuery
+  ) {
     parsePath(path)
+  }
+
+  /**
+   * A live query of the children at this path (docs/queries.md): the same as
+   * `project.query(path, query)`, `get()` once or `subscribe(items => …)`.
+   */
+  query (query: QueryInput): ProjectQuery {
+    return this.queryAt(this.path, query)
   }
 
   /** The value at the path; undefined when nothing is there. */

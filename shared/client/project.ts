@@ -145,7 +145,7 @@ export class ProjectClient {
 
   /** One path of the project: read it, watch it live, read its history (docs/design.md §15). */
   ref (path: string): PathRef {
-    return new PathRef(this.http, this.live, this.reference, this.base, path)
+    return new PathRef(this.http, this.live, this.reference, this.base, path, (at, query) => this.query(at, query))
   }
 
   /** The whole content, or the value at a dot path (404 PATH_NOT_FOUND when absent). */

@@ -45,6 +45,19 @@ describe('project.query', () => {
     sub.close()
   })
 
+  it('is also project.ref(path).query(q), the form of issue 30', async () => {
+    const demo = client().project('@sdkq/demo')
+    await demo.set('scores', { x: { n: 1 }, y: { n: 9 }, z: { n: 5 } })
+    const top = demo.ref('scores').query({ orderBy: 'n', direction: 'desc', limit: 2 })
+    expect((await top.get()).items.map(i => i.key)).toEqual(['y', 'z'])
+    const sub = top.subscribe(() => {})
+    await sub.ready
+    await demo.increment('scores.x.n', 20)
+    await until(() => sub.items[0]?.key === 'x', 'x on top')
+    expect(sub.items.map(i => i.key)).toEqual(['x', 'y'])
+    sub.close()
+  })
+
   it('reports a refused query through ready and onError', async () => {
     const demo = client().project('@sdkq/demo')
     await demo.set('text', 'hello')
