@@ -88,13 +88,8 @@ export class PathSubscriptions implements GrantSource {
     const ref = projectRefOf(request)
     if (!ref) { reply(failure('INVALID_BODY', 'subscribe needs { project: "@user/slug", path }')); return }
     if (!ref.owner.startsWith('@')) { reply(failure('INVALID_USERNAME')); return }
-    let path: string
-    try {
-      path = formatPath(parsePath((request as { path: unknown }).path))
-    } catch (error) {
-      reply(failureOf(isContentdError(error) ? error.toBody() : new ContentdError('INVALID_PATH').toBody()))
-      return
-    }
+    const path = canonicalPathOf(request, reply)
+    if (path === null) return
     const since = (request as { since?: unknown }).since
     if (since !== undefined && !(typeof since === 'number' && Number.isSafeInteger(since) && since >= 0)) {
       reply(failure('INVALID_VERSION', 'since must be a non-negative integer such as 0 or 42'))
@@ -125,13 +120,8 @@ export class PathSubscriptions implements GrantSource {
     if (unknown) { reply(failureOf(unknown.toBody())); return }
     const ref = projectRefOf(request)
     if (!ref) { reply(failure('INVALID_BODY', 'unsubscribe needs { project: "@user/slug", path }')); return }
-    let path: string
-    try {
-      path = formatPath(parsePath((request as { path: unknown }).path))
-    } catch (error) {
-      reply(failureOf(isContentdError(error) ? error.toBody() : new ContentdError('INVALID_PATH').toBody()))
-      return
-    }
+    const path = canonicalPathOf(request, reply)
+    if (path === null) return
     const subscription = this.connections.get(socket)?.get(keyOf(formatProjectRef(ref.owner, ref.slug), path))
     if (subscription) this.end(subscription, CANCELLED, false)
     reply({ ok: true })
@@ -252,5 +242,15 @@ export class PathSubscriptions implements GrantSource {
       const event: RevokedEvent & { path: string } = { ...reason, project: subscription.ref, path: subscription.path }
       subscription.socket.emit(EVENTS.revoked, event)
     }
+  }
+}
+
+/** The request's `path` in its canonical form, or null after replying INVALID_PATH. */
+function canonicalPathOf (request: unknown, reply: Reply): string | null {
+  try {
+    return formatPath(parsePath((request as { path: unknown }).path))
+  } catch (error) {
+    reply(failureOf(isContentdError(error) ? error.toBody() : new ContentdError('INVALID_PATH').toBody()))
+    return null
   }
 }

@@ -9,8 +9,8 @@
 import type { EventFailure } from '../events.js'
 import type { Json } from '../json.js'
 import { applyPathChange, type PathChangeEvent, type PathValue } from '../live-path.js'
-import { ContentdClientError } from './errors.js'
-import { statusOf } from './subscription.js'
+import type { ContentdClientError } from './errors.js'
+import { ResumableLive } from './resumable-live.js'
 
 /** A path subscription's ack (docs/design.md §15). */
 export type PathAck =
@@ -47,52 +47,22 @@ export interface PathSubscription {
 
 export type PathRequester = (since?: number) => Promise<PathAck>
 
-export class LivePathValue implements PathSubscription {
+export class LivePathValue extends ResumableLive<Exclude<PathAck, EventFailure>, PathChangeEvent> implements PathSubscription {
   private state: PathValue = { exists: false }
-  private currentVersion: number | undefined
-  private waiting = true
-  private buffered: PathChangeEvent[] = []
-  private generation = 0
-  private closed = false
-  private taken = 0
-  private resumed = 0
-  private retryTimer: ReturnType<typeof setTimeout> | undefined
-  private settleReady!: (error?: ContentdClientError) => void
-  readonly ready: Promise<void>
 
   constructor (
     readonly project: string,
     readonly path: string,
     private readonly listener: PathListener,
     private readonly options: PathSubscribeOptions,
-    private readonly requestPath: PathRequester,
+    requestPath: PathRequester,
     private readonly onClose: (value: LivePathValue) => void
   ) {
-    let settled = false
-    this.ready = new Promise<void>((resolve, reject) => {
-      this.settleReady = error => {
-        if (settled) return
-        settled = true
-        if (error) reject(error)
-        else resolve()
-      }
-    })
-    this.ready.catch(() => {})
+    super(requestPath, options.onError)
   }
 
   get value (): Json | undefined { return this.state.exists ? this.state.value : undefined }
   get exists (): boolean { return this.state.exists }
-  get version (): number | undefined { return this.currentVersion }
-  get snapshots (): number { return this.taken }
-  get resumes (): number { return this.resumed }
-
-  resync (): void { this.request(undefined) }
-
-  /** After a reconnect: the changes since the value's version (or a snapshot). */
-  resume (): void {
-    if (this.waiting || this.currentVersion === undefined) { this.resync(); return }
-    this.request(this.currentVersion)
-  }
 
   receive (change: PathChangeEvent): void {
     if (this.closed) return
@@ -112,39 +82,9 @@ export class LivePathValue implements PathSubscription {
     this.listener(this.value, change.version)
   }
 
-  fail (error: ContentdClientError): void {
-    if (this.closed) return
-    this.end()
-    this.settleReady(error)
-    this.options.onError?.(error)
-  }
-
-  close (): void {
-    if (this.closed) return
-    this.end()
-    this.settleReady(new ContentdClientError(0, 'REALTIME_ERROR', 'The subscription was closed'))
-  }
-
-  private request (since: number | undefined): void {
-    if (this.closed) return
-    const generation = ++this.generation
-    clearTimeout(this.retryTimer)
-    this.waiting = true
-    this.buffered = []
-    this.requestPath(since).then(ack => {
-      if (generation !== this.generation || this.closed) return
-      if (!ack.ok && ack.code === 'RATE_LIMITED') {
-        this.retryTimer = setTimeout(() => { if (generation === this.generation) this.request(since) }, (ack.retryAfter ?? 1) * 1000)
-        return
-      }
-      if (!ack.ok && ack.code === 'HISTORY_EXPIRED') { this.resync(); return }
-      if (!ack.ok) { this.fail(new ContentdClientError(statusOf(ack.code), ack.code, ack.message)); return }
-      if ('changes' in ack) this.catchUp(ack.changes, ack.version)
-      else this.start(ack.exists ? { exists: true, value: structuredClone(ack.value as Json) } : { exists: false }, ack.version)
-    }, (e: unknown) => {
-      if (generation !== this.generation || this.closed) return
-      this.fail(e instanceof ContentdClientError ? e : new ContentdClientError(0, 'REALTIME_ERROR', e instanceof Error ? e.message : String(e)))
-    })
+  protected answered (ack: Exclude<PathAck, EventFailure>): void {
+    if ('changes' in ack) this.catchUp(ack.changes, ack.version)
+    else this.start(ack.exists ? { exists: true, value: structuredClone(ack.value as Json) } : { exists: false }, ack.version)
   }
 
   private catchUp (changes: PathChangeEvent[], version: number): void {
@@ -169,16 +109,10 @@ export class LivePathValue implements PathSubscription {
     this.taken += 1
     this.listener(this.value, version)
     this.settleReady()
-    const held = this.buffered.sort((a, b) => a.version - b.version)
-    this.buffered = []
-    for (const change of held) this.receive(change)
+    this.replayHeld()
   }
 
-  private end (): void {
-    this.closed = true
-    this.generation++
-    clearTimeout(this.retryTimer)
-    this.buffered = []
+  protected ended (): void {
     this.onClose(this)
   }
 }

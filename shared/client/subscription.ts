@@ -16,12 +16,14 @@
 // A copy made with `keepsContent` false holds the server subscription without a document
 // (presence needs the subscription, not the content): it ignores changes, and its listener
 // hears only that a snapshot arrived.
-import { ERRORS, type ErrorCode } from '../errors.js'
-import type { ChangeEvent, SubscribeAck } from '../events.js'
+import type { ChangeEvent, EventFailure, SubscribeAck } from '../events.js'
 import { operationOfChange } from '../events.js'
 import type { JsonObject } from '../json.js'
 import { applyContentOperation } from '../compound.js'
-import { ContentdClientError } from './errors.js'
+import type { ContentdClientError } from './errors.js'
+import { ResumableLive } from './resumable-live.js'
+
+export { statusOf } from './resumable-live.js'
 
 /** Called with the whole content after the snapshot and after every change. Treat it as read-only. */
 export type ContentListener = (content: JsonObject, version: number) => void
@@ -64,38 +66,18 @@ export interface Subscription {
  */
 export type SnapshotRequester = (since?: number) => Promise<SubscribeAck>
 
-export class LiveCopy implements Subscription {
+export class LiveCopy extends ResumableLive<Exclude<SubscribeAck, EventFailure>, ChangeEvent> implements Subscription {
   private doc: JsonObject | undefined
-  private currentVersion: number | undefined
-  private waiting = true
-  private buffered: ChangeEvent[] = []
-  private generation = 0
-  private closed = false
-  private taken = 0
-  private resumed = 0
-  private retryTimer: ReturnType<typeof setTimeout> | undefined
-  private settleReady!: (error?: ContentdClientError) => void
-  readonly ready: Promise<void>
 
   constructor (
     readonly project: string,
     private readonly onContent: ContentListener,
     private readonly options: SubscribeOptions,
-    private readonly requestSnapshot: SnapshotRequester,
+    requestSnapshot: SnapshotRequester,
     private readonly onClose: (copy: LiveCopy) => void,
     private readonly keepsContent = true
   ) {
-    let settled = false
-    this.ready = new Promise<void>((resolve, reject) => {
-      this.settleReady = error => {
-        if (settled) return
-        settled = true
-        if (error) reject(error)
-        else resolve()
-      }
-    })
-    // Nobody has to await `ready`; an unobserved refusal must not crash the process.
-    this.ready.catch(() => {})
+    super(requestSnapshot, options.onError)
     if (options.from && keepsContent) {
       this.doc = structuredClone(options.from.content)
       this.currentVersion = options.from.version
@@ -104,46 +86,11 @@ export class LiveCopy implements Subscription {
   }
 
   get content (): JsonObject | undefined { return this.doc }
-  get version (): number | undefined { return this.currentVersion }
-  get snapshots (): number { return this.taken }
-  get resumes (): number { return this.resumed }
   get isOpen (): boolean { return !this.closed }
 
-  /** Takes a (new) snapshot; changes that arrive meanwhile are held back and replayed. */
-  resync (): void {
-    this.request(undefined)
-  }
-
-  /**
-   * After a reconnect: asks only for the changes missed since the copy's version; falls back
-   * to a snapshot when the server no longer has them (HISTORY_EXPIRED) or the copy has none.
-   */
-  resume (): void {
-    if (this.waiting || this.currentVersion === undefined) { this.resync(); return }
-    this.request(this.currentVersion)
-  }
-
-  private request (since: number | undefined): void {
-    if (this.closed) return
-    const generation = ++this.generation
-    clearTimeout(this.retryTimer)
-    this.waiting = true
-    this.buffered = []
-    this.requestSnapshot(since).then(ack => {
-      // A later resync or close() superseded this request.
-      if (generation !== this.generation || this.closed) return
-      if (!ack.ok && ack.code === 'RATE_LIMITED') {
-        this.retryTimer = setTimeout(() => { if (generation === this.generation) this.request(since) }, (ack.retryAfter ?? 1) * 1000)
-        return
-      }
-      if (!ack.ok && ack.code === 'HISTORY_EXPIRED') { this.resync(); return }
-      if (!ack.ok) { this.fail(new ContentdClientError(statusOf(ack.code), ack.code, ack.message)); return }
-      if ('content' in ack) this.start(ack.content, ack.version)
-      else this.catchUp(ack.changes, ack.version, ack.more === true)
-    }, (e: unknown) => {
-      if (generation !== this.generation || this.closed) return
-      this.fail(e instanceof ContentdClientError ? e : new ContentdClientError(0, 'REALTIME_ERROR', e instanceof Error ? e.message : String(e)))
-    })
+  protected answered (ack: Exclude<SubscribeAck, EventFailure>): void {
+    if ('content' in ack) this.start(ack.content, ack.version)
+    else this.catchUp(ack.changes, ack.version, ack.more === true)
   }
 
   /**
@@ -205,20 +152,6 @@ export class LiveCopy implements Subscription {
     this.onContent(next, change.version)
   }
 
-  /** Ends the subscription with an error (refused, revoked); no retries after this. */
-  fail (error: ContentdClientError): void {
-    if (this.closed) return
-    this.end()
-    this.settleReady(error)
-    this.options.onError?.(error)
-  }
-
-  close (): void {
-    if (this.closed) return
-    this.end()
-    this.settleReady(new ContentdClientError(0, 'REALTIME_ERROR', 'The subscription was closed'))
-  }
-
   private start (content: JsonObject, version: number): void {
     this.doc = this.keepsContent ? structuredClone(content) : undefined
     this.currentVersion = version
@@ -226,16 +159,10 @@ export class LiveCopy implements Subscription {
     this.taken += 1
     this.onContent(this.doc ?? content, this.currentVersion)
     this.settleReady()
-    const held = this.buffered.sort((a, b) => a.version - b.version)
-    this.buffered = []
-    for (const change of held) this.receive(change)
+    this.replayHeld()
   }
 
-  private end (): void {
-    this.closed = true
-    this.generation++
-    clearTimeout(this.retryTimer)
-    this.buffered = []
+  protected ended (): void {
     this.onClose(this)
   }
 }
@@ -245,7 +172,3 @@ function ownCopy<T> (value: T): T {
   return typeof value === 'object' && value !== null ? structuredClone(value) : value
 }
 
-/** Socket.IO answers carry a code but no status; give errors the status HTTP would have. */
-export function statusOf (code: string): number {
-  return Object.prototype.hasOwnProperty.call(ERRORS, code) ? ERRORS[code as ErrorCode].status : 0
-}
