@@ -36,6 +36,11 @@ void narrowableAreThePathOperations
 /** `POST …/content`: the body is the new content itself (free-form, so no schema). */
 export const UPDATE_MESSAGE = 'Project content updated successfully.'
 
+/** `POST …/content/revert`'s success message (also what a replay of it answers). */
+export function revertMessage (version: number): string {
+  return `Content reverted to version ${version}.`
+}
+
 /** Every operation's success message, update included. */
 export const SUCCESS_MESSAGES: Record<PathOperationName | 'update', string> = {
   ...Object.fromEntries(PATH_OPERATION_NAMES.map(name => [name, PATH_OPERATIONS[name].message])) as Record<PathOperationName, string>,

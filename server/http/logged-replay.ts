@@ -5,7 +5,7 @@
 // because only 2xx answers made changes, and a write's 2xx answer depends on its op alone.
 import { BATCH_MESSAGE } from '../../shared/batch.js'
 import { PATCH_MESSAGE } from '../../shared/json-patch.js'
-import { SUCCESS_MESSAGES } from '../../shared/operation-table.js'
+import { revertMessage, SUCCESS_MESSAGES } from '../../shared/operation-table.js'
 import type { LoggedIdempotentChange, StoredResponse } from '../store/types.js'
 import { etagFor } from '../store/version-condition.js'
 
@@ -16,7 +16,7 @@ export function loggedAnswer (change: LoggedIdempotentChange): StoredResponse {
 function bodyOf (change: LoggedIdempotentChange): { message: string, version?: number } {
   if (change.op === 'batch') return { message: BATCH_MESSAGE, version: change.version }
   if (change.op === 'patch') return { message: PATCH_MESSAGE, version: change.version }
-  if (change.op === 'revert') return { message: `Content reverted to version ${change.revertedTo ?? 0}.` }
+  if (change.op === 'revert') return { message: revertMessage(change.revertedTo ?? 0) }
   const message = (SUCCESS_MESSAGES as Record<string, string | undefined>)[change.op]
   return { message: message ?? 'Change applied successfully' }
 }

@@ -7,11 +7,12 @@
 // (services/path-follower.ts); the stream only frames, and drops a client that does not read
 // (SOCKET_SEND_BUFFER, and the unsent budget shared with every stream, §13b).
 import type { Request, Response } from 'express'
-import { ContentdError } from '../../shared/errors.js'
+import { ContentdError, type ErrorBody } from '../../shared/errors.js'
 import { valueAtPath, type PathChange } from '../../shared/live-path.js'
 import { dotSegments, formatPath, parsePath } from '../../shared/path.js'
 import { requireKeyScope } from '../auth/rights.js'
 import type { AccessEvent } from '../services/access-events.js'
+import { atTime } from '../services/expiry.js'
 import type { Identity } from '../services/identity.js'
 import { PathFollower } from '../services/path-follower.js'
 import type { UnsentHolder } from '../services/unsent-budget.js'
@@ -30,6 +31,8 @@ export interface PathStreamContext {
   open (req: Request, res: Response): void
   /** Whether an access event ends this stream (events.ts). */
   endsAccess (event: AccessEvent): boolean
+  /** The `revoked` event's body for an access event that ends it (events.ts). */
+  reasonOf (event: AccessEvent): ErrorBody
 }
 
 /** The `path` query parameter: INVALID_PATH unless one valid dot path; checked against a narrowed key's paths. */
@@ -90,8 +93,7 @@ export async function servePathStream (path: string, context: PathStreamContext)
   if (!untrack) { follower.stop(); throw new ContentdError('TOO_MANY_CONNECTIONS', `at most ${options.streamsPerUser} open streams per user`) }
   stops.push(untrack, options.unsentBudget.add(holder), options.feed.onAccess(event => {
     if (!context.endsAccess(event)) return
-    const reason = event.kind === 'credential-revoked' ? new ContentdError('INVALID_TOKEN') : event.kind === 'member-removed' ? new ContentdError('FORBIDDEN') : new ContentdError('PROJECT_NOT_FOUND')
-    write(`event: revoked\ndata: ${JSON.stringify(reason.toBody())}\n\n`)
+    write(`event: revoked\ndata: ${JSON.stringify(context.reasonOf(event))}\n\n`)
     end(false)
   }))
   res.on('close', () => end(false))
@@ -126,9 +128,8 @@ export async function servePathStream (path: string, context: PathStreamContext)
   stops.push(() => clearInterval(heartbeat))
   const expiresAt = identity.session?.expiresAt ?? identity.key?.expiresAt ?? null
   if (expiresAt !== null) {
-    const timer = setTimeout(() => { write(`event: revoked\ndata: ${JSON.stringify(new ContentdError('INVALID_TOKEN').toBody())}\n\n`); end(false) }, Math.max(0, Date.parse(expiresAt) - Date.now()))
-    timer.unref()
-    stops.push(() => clearTimeout(timer))
+    // atTime, not setTimeout: a credential valid for more than ~24.8 days would overflow it.
+    stops.push(atTime(Date.parse(expiresAt), () => { write(`event: revoked\ndata: ${JSON.stringify(new ContentdError('INVALID_TOKEN').toBody())}\n\n`); end(false) }))
   }
   // With a resume point, the log may hold changes after it: the follower reads them first.
   follower.start(from, since !== null)

@@ -8,6 +8,7 @@
 // Bounded (docs/design.md §13b): a result holds at most QUERY_LIMIT_MAX children, and a
 // project has at most `resultsPerProject` distinct live results on a node, so the work one
 // change causes is bounded by that many windows and as many indexes.
+import type { ChangeSource } from '../feed/change-feed.js'
 import { operationOfChange, type ChangeEntry } from '../../shared/events.js'
 import { applyContentOperation } from '../../shared/compound.js'
 import { ContentdError, isContentdError } from '../../shared/errors.js'
@@ -50,9 +51,6 @@ export interface OpenQuery {
   close (): void
 }
 
-export interface ChangeSource {
-  subscribe (projectId: string, listener: (change: ChangeEntry) => void): () => void
-}
 
 export interface ContentSource {
   readContent (projectId: string): Promise<ContentSnapshot | null>

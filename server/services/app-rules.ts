@@ -65,12 +65,13 @@ export class AppRules {
   private async rulesOf (projectId: string): Promise<CompiledRules | null> {
     const record = await this.options.store.appRules.getRules(projectId)
     if (!record) return null
-    let rules = this.compiled.get(record.revision)
-    if (!rules) {
-      rules = compileRules(record.document)
-      if (this.compiled.size >= COMPILED_KEPT) this.compiled.delete(this.compiled.keys().next().value as string)
-      this.compiled.set(record.revision, rules)
-    }
+    return this.compiled.get(record.revision) ?? this.keep(record.revision, compileRules(record.document))
+  }
+
+  /** Keeps compiled rules by revision, at most COMPILED_KEPT of them (the oldest go first). */
+  private keep (revision: string, rules: CompiledRules): CompiledRules {
+    if (this.compiled.size >= COMPILED_KEPT) this.compiled.delete(this.compiled.keys().next().value as string)
+    this.compiled.set(revision, rules)
     return rules
   }
 
@@ -82,7 +83,7 @@ export class AppRules {
     const rules = compileRules(body)
     const record: RulesRecord = { revision: randomUUID(), document: body as JsonObject, setBy, setAt: new Date(this.options.now()).toISOString() }
     await this.options.store.appRules.putRules(project.id, record)
-    this.compiled.set(record.revision, rules)
+    this.keep(record.revision, rules)
     return record.document
   }
 

@@ -102,11 +102,11 @@ export class AppTokens {
           // The target policy of webhooks (docs/design.md §11), checked at every fetch: a name
           // that resolved to a public address when the setting was saved may not since.
           await checkWebhookTarget(target, allowPrivate, resolve)
-          return fetch(target, init)
+          return fetchAtMost(target, init, MAX_JWKS_BYTES)
         }
       })
-      // Bounded like the token cache: one set per distinct URL, the oldest dropped.
-      if (this.remoteSets.size >= Math.max(1, this.options.cacheEntries)) this.remoteSets.delete(this.remoteSets.keys().next().value as string)
+      // One set per distinct URL, each holding at most MAX_JWKS_BYTES of keys; the oldest dropped.
+      if (this.remoteSets.size >= REMOTE_SETS_KEPT) this.remoteSets.delete(this.remoteSets.keys().next().value as string)
       this.remoteSets.set(url, set)
     }
     return set
@@ -117,6 +117,30 @@ export class AppTokens {
     if (this.verified.size >= this.options.cacheEntries) this.verified.delete(this.verified.keys().next().value as string)
     this.verified.set(key, user)
   }
+}
+
+/** A key set's answer is read up to this many bytes; a larger one fails the fetch (docs/design.md §13b). */
+const MAX_JWKS_BYTES = 256 * 1024
+/** Remote key sets kept at once, whatever the token cache's size: each may hold MAX_JWKS_BYTES. */
+const REMOTE_SETS_KEPT = 100
+
+/** fetch, with the answer's body read whole only when it is at most `limit` bytes. */
+async function fetchAtMost (target: string, init: RequestInit, limit: number): Promise<Response> {
+  const response = await fetch(target, init)
+  const reader = response.body?.getReader()
+  const chunks: Uint8Array[] = []
+  let received = 0
+  while (reader) {
+    const { done, value } = await reader.read()
+    if (done) break
+    received += value.byteLength
+    if (received > limit) {
+      await reader.cancel()
+      throw new Error(`the key set at ${target} is larger than ${limit} bytes`)
+    }
+    chunks.push(value)
+  }
+  return new Response(Buffer.concat(chunks), { status: response.status, statusText: response.statusText, headers: response.headers })
 }
 
 /** jose's reason in a few words (never the token). */

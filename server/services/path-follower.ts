@@ -10,6 +10,7 @@
 // gap costs the path's changes, not the project's. A change above the path whose value at the
 // path the entry does not say (a push above it, a shift, a batch) reads the content at its
 // version (readContentAt, bounded by checkpoints). At most MAX_HELD live changes wait.
+import type { ChangeSource } from '../feed/change-feed.js'
 import type { ChangeEntry } from '../../shared/events.js'
 import { changeTouches, pathChangeOf, projectedChange, valueAtPath, type PathChange } from '../../shared/live-path.js'
 import { dotSegments } from '../../shared/path.js'
@@ -20,10 +21,6 @@ const MAX_HELD = 1000
 /** Entries of the path's history read at once while catching up. */
 const CATCH_UP_PAGE = 1000
 
-/** Where committed changes are heard: services.feed (one project's, from every node). */
-export interface ChangeSource {
-  subscribe (projectId: string, listener: (change: ChangeEntry) => void): () => void
-}
 
 export interface PathFollowerOptions {
   feed: ChangeSource

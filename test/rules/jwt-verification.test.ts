@@ -121,4 +121,21 @@ describe('app token verification with real keys', () => {
       await new Promise(resolve => broken.close(resolve))
     }
   })
+
+  it('answers 401 INVALID_TOKEN when the JWKS URL answers more than 256 KiB (the fetch stops reading)', async () => {
+    const huge = JSON.stringify({ keys: served, padding: 'x'.repeat(300 * 1024) })
+    const big = createServer((_req, res) => { res.setHeader('content-type', 'application/json'); res.end(huge) })
+    await new Promise<void>(resolve => big.listen(0, '127.0.0.1', resolve))
+    try {
+      const url = `http://127.0.0.1:${(big.address() as AddressInfo).port}/jwks`
+      const set = await call(app.url, 'PUT', '/api/@alice/byurl/auth', { token: owner, body: { issuer: APP_ISSUER, audience: APP_AUDIENCE, jwksUrl: url } })
+      expect(set.status).toBe(200)
+      const s = signers[0] as Signer
+      const r = await readOwn('byurl', await signedToken(s.alg, s.privateKey, s.kid, { fresh: 2 }))
+      expect(r.status).toBe(401)
+      expect(r.body.code).toBe('INVALID_TOKEN')
+    } finally {
+      await new Promise(resolve => big.close(resolve))
+    }
+  })
 })

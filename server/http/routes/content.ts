@@ -11,7 +11,7 @@ import type { ContentOperation } from '../../../shared/compound.js'
 import { ContentdError } from '../../../shared/errors.js'
 import type { Json, JsonObject } from '../../../shared/json.js'
 import { parsePatch, PATCH_MEDIA_TYPE, PATCH_MESSAGE } from '../../../shared/json-patch.js'
-import { PATH_OPERATION_NAMES, PATH_OPERATIONS, pathOperationFrom, UPDATE_MESSAGE, updateOperationFrom } from '../../../shared/operation-table.js'
+import { PATH_OPERATION_NAMES, PATH_OPERATIONS, pathOperationFrom, revertMessage, UPDATE_MESSAGE, updateOperationFrom } from '../../../shared/operation-table.js'
 import { getAt } from '../../../shared/operations.js'
 import { dotSegments, formatPath, parsePath } from '../../../shared/path.js'
 import { evaluateQuery, parseQueryParams, assertQueryable, wantsQuery } from '../../../shared/query.js'
@@ -208,7 +208,7 @@ export function contentRoutes (api: RouteScope, store: Store, projects: Projects
 
   api.post(`${content}/revert`, ...write, async (req, res) => {
     const { version } = parseBody(revertBody, req.body)
-    await commit(req, res, { op: 'revert', version }, reply => reply.json({ message: `Content reverted to version ${version}.` }))
+    await commit(req, res, { op: 'revert', version }, reply => reply.json({ message: revertMessage(version) }))
   })
 
   // The whole content is free-form: no schema, only validateOperation's "a JSON object".

@@ -86,7 +86,7 @@ export function eventRoutes (scope: RouteScope, options: EventRouteOptions): voi
       ? versionParam('Last-Event-ID', lastEventId)
       : req.query.since === undefined ? null : versionParam('since', req.query.since)
     if (path !== null) {
-      await servePathStream(path, { req, res, project, identity, since, options, open, endsAccess: event => endsAccess(event, identity, project) })
+      await servePathStream(path, { req, res, project, identity, since, options, open, endsAccess: event => endsAccess(event, identity, project), reasonOf })
       return
     }
 
