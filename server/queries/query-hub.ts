@@ -23,6 +23,9 @@ import { LiveResult, OrderedChildren, type ChildReader, type EventItem } from '.
 /** How soon a failed re-read of a project with open results is tried again. */
 const RELOAD_RETRY_MS = 1000
 
+/** Changes held per project while its content is read (a reload reads again for the rest). */
+const MAX_BUFFERED = 1000
+
 export interface QueryLimits {
   /** Distinct live results per project on this node (QUERY_RESULTS_PER_PROJECT). */
   resultsPerProject: number
@@ -66,8 +69,10 @@ interface ProjectState {
   failed: unknown
   doc: JsonObject
   version: number
-  /** Changes heard while the content was being (re)read. */
+  /** Changes heard while the content was being (re)read: at most MAX_BUFFERED of them. */
   buffer: ChangeEntry[]
+  /** The newest version heard and not kept past MAX_BUFFERED: read again after the load if not reached. */
+  droppedUpTo: number
   paths: Map<string, PathState>
   results: number
   /** Ordered indexes held (one per path and orderBy). */
@@ -140,6 +145,7 @@ export class QueryHub {
         doc: {},
         version: 0,
         buffer: [],
+        droppedUpTo: 0,
         paths: new Map(),
         results: 0,
         orders: 0,
@@ -244,17 +250,26 @@ export class QueryHub {
       }
       const buffered = project.buffer.splice(0).sort((a, b) => a.version - b.version)
       for (const change of buffered) this.receive(project, change)
+      // Changes were dropped while the store was slow: the store has them, read it again.
+      if (project.droppedUpTo > project.version && project.failed === null && project.loading === null) this.reload(project)
+      project.droppedUpTo = 0
     })()
     project.loading = loading
   }
 
+  /** Keeps a change heard while the content is read, at most MAX_BUFFERED (a slow store must not grow it without end). */
+  private holdBack (project: ProjectState, change: ChangeEntry): void {
+    if (project.buffer.length < MAX_BUFFERED) project.buffer.push(change)
+    else project.droppedUpTo = Math.max(project.droppedUpTo, change.version)
+  }
+
   private receive (project: ProjectState, change: ChangeEntry): void {
-    if (project.loading) { project.buffer.push(change); return }
+    if (project.loading) { this.holdBack(project, change); return }
     if (project.failed !== null) return
     if (change.version <= project.version) return
     if (change.version !== project.version + 1) {
       // A change was not heard (another node's, lost): the store has them all.
-      project.buffer.push(change)
+      this.holdBack(project, change)
       this.reload(project)
       return
     }

@@ -59,6 +59,35 @@ describe('QueryHub', () => {
     expect(events).toEqual([{ version: 2, items: [] }])
   })
 
+  it('holds at most 1,000 changes while the content is read, and reads it again for the ones it let go', async () => {
+    const listeners = new Set<(change: ChangeEntry) => void>()
+    let release: () => void = () => {}
+    const reads: number[] = []
+    const hub = new QueryHub(
+      {
+        readContent: async () => {
+          reads.push(reads.length)
+          // The first read is slow: 1,500 changes are heard meanwhile. Later reads see them all.
+          if (reads.length === 1) { await new Promise<void>(resolve => { release = resolve }); return { version: 1, content: { board: { n: 0 } } } }
+          return { version: 1501, content: { board: { n: 1500 } } }
+        }
+      },
+      { subscribe: (_p, l) => { listeners.add(l); return () => listeners.delete(l) } },
+      { resultsPerProject: 5 }
+    )
+    const opened = hub.open('p', 'board', parseQuery({ orderBy: 'key', limit: 5 }), () => {})
+    await new Promise(resolve => setImmediate(resolve))
+    for (let version = 2; version <= 1501; version++) {
+      for (const l of listeners) l({ project: '@a/p', version, at: '', actor: { type: 'system', name: 't' }, op: 'increment', path: 'board.n', value: 1 } as ChangeEntry)
+    }
+    release()
+    const live = await opened
+    await new Promise(resolve => setTimeout(resolve, 10))
+    expect(reads).toHaveLength(2)
+    expect(live).toMatchObject({ items: [{ key: 'n', value: expect.any(Number) }] })
+    live.close()
+  })
+
   it('a missed version makes it read the content again rather than drift', async () => {
     let content: JsonObject = { board: { a: { s: 1 }, b: { s: 2 } } }
     const listeners = new Set<(change: ChangeEntry) => void>()
