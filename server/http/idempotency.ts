@@ -94,9 +94,16 @@ export function idempotency (store: Store, ttlMs: number, maxPerUser: number, no
     if (typeof key !== 'string' || !VALID_KEY.test(key)) throw new ContentdError('INVALID_IDEMPOTENCY_KEY')
     // [rules, issue 31] An app user's keys are its own, counted against the project's owner.
     const { app } = context(res)
-    const identity = app ? null : identityOf(res)
-    const caller = app ? `app:${app.sub}` : identity?.key ? `key:${identity.key.id}` : `user:${identity?.user.id ?? ''}`
-    const userId = identity ? identity.user.id : projectOf(res).ownerId
+    let caller: string
+    let userId: string
+    if (app) {
+      caller = `app:${app.sub}`
+      userId = projectOf(res).ownerId
+    } else {
+      const identity = identityOf(res)
+      caller = identity.key ? `key:${identity.key.id}` : `user:${identity.user.id}`
+      userId = identity.user.id
+    }
     const id: IdempotencyId = { projectId: projectOf(res).id, caller, key }
     // The route, not the URL: the project is in `id` already, however its name was spelt.
     const fingerprint = requestFingerprint(req.method, (req.route as { path?: string } | undefined)?.path ?? req.path, req.body)

@@ -22,10 +22,6 @@ export class EvaluationBudget {
     this.spent++
     return true
   }
-
-  get exhausted (): boolean {
-    return this.spent >= this.limit
-  }
 }
 
 export interface RuleRequest {
