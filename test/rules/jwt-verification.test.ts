@@ -1,7 +1,7 @@
 // App tokens verified with real keys (docs/design.md §17): RS256, ES256 and EdDSA through an
 // inline JWK set and through a JWKS URL served by a real local HTTP server (fetched, cached,
 // refetched for an unknown kid), HS256 through a shared secret; and the refusals.
-import { createServer, type Server } from 'node:http'
+import { createServer, type RequestListener, type Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { exportJWK, generateKeyPair, type CryptoKey, type JWK } from 'jose'
@@ -106,36 +106,28 @@ describe('app token verification with real keys', () => {
     expect((await readOwn('shared', await signedToken(s.alg, s.privateKey, s.kid))).status).toBe(401)
   })
 
-  it('answers 401 INVALID_TOKEN when the JWKS URL does not answer JSON', async () => {
-    const broken = createServer((_req, res) => { res.statusCode = 500; res.end('no') })
-    await new Promise<void>(resolve => broken.listen(0, '127.0.0.1', resolve))
+  /** The status and code a fresh token gets when @alice/byurl trusts a JWKS URL answered by `handler`. */
+  async function tokenAgainstJwksServer (handler: RequestListener, fresh: number): Promise<{ status: number, code: unknown }> {
+    const server = createServer(handler)
+    await new Promise<void>(resolve => server.listen(0, '127.0.0.1', resolve))
     try {
-      const url = `http://127.0.0.1:${(broken.address() as AddressInfo).port}/jwks`
+      const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/jwks`
       const set = await call(app.url, 'PUT', '/api/@alice/byurl/auth', { token: owner, body: { issuer: APP_ISSUER, audience: APP_AUDIENCE, jwksUrl: url } })
       expect(set.status).toBe(200)
       const s = signers[0] as Signer
-      const r = await readOwn('byurl', await signedToken(s.alg, s.privateKey, s.kid, { fresh: 1 }))
-      expect(r.status).toBe(401)
-      expect(r.body.code).toBe('INVALID_TOKEN')
+      const r = await readOwn('byurl', await signedToken(s.alg, s.privateKey, s.kid, { fresh }))
+      return { status: r.status, code: r.body.code }
     } finally {
-      await new Promise(resolve => broken.close(resolve))
+      await new Promise(resolve => server.close(resolve))
     }
+  }
+
+  it('answers 401 INVALID_TOKEN when the JWKS URL does not answer JSON', async () => {
+    expect(await tokenAgainstJwksServer((_req, res) => { res.statusCode = 500; res.end('no') }, 1)).toEqual({ status: 401, code: 'INVALID_TOKEN' })
   })
 
   it('answers 401 INVALID_TOKEN when the JWKS URL answers more than 256 KiB (the fetch stops reading)', async () => {
     const huge = JSON.stringify({ keys: served, padding: 'x'.repeat(300 * 1024) })
-    const big = createServer((_req, res) => { res.setHeader('content-type', 'application/json'); res.end(huge) })
-    await new Promise<void>(resolve => big.listen(0, '127.0.0.1', resolve))
-    try {
-      const url = `http://127.0.0.1:${(big.address() as AddressInfo).port}/jwks`
-      const set = await call(app.url, 'PUT', '/api/@alice/byurl/auth', { token: owner, body: { issuer: APP_ISSUER, audience: APP_AUDIENCE, jwksUrl: url } })
-      expect(set.status).toBe(200)
-      const s = signers[0] as Signer
-      const r = await readOwn('byurl', await signedToken(s.alg, s.privateKey, s.kid, { fresh: 2 }))
-      expect(r.status).toBe(401)
-      expect(r.body.code).toBe('INVALID_TOKEN')
-    } finally {
-      await new Promise(resolve => big.close(resolve))
-    }
+    expect(await tokenAgainstJwksServer((_req, res) => { res.setHeader('content-type', 'application/json'); res.end(huge) }, 2)).toEqual({ status: 401, code: 'INVALID_TOKEN' })
   })
 })
