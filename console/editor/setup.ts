@@ -174,7 +174,9 @@ export function createEditor (parent: HTMLElement, options: EditorOptions): Edit
   const editable = new Compartment()
   let currentSchema = options.schema
   const schema = () => currentSchema
-  const attrs = (extra: Record<string, string>) => EditorView.contentAttributes.of({ 'aria-label': options.label, ...extra })
+  // tabindex: a read-only editor is not contenteditable, so without it a keyboard could not
+  // reach (and scroll) a long text; axe's scrollable-region-focusable counts only tabbable content.
+  const attrs = (extra: Record<string, string>) => EditorView.contentAttributes.of({ 'aria-label': options.label, tabindex: '0', ...extra })
   const readOnlyExtensions = (readOnly: boolean): Extension => [EditorState.readOnly.of(readOnly), EditorView.editable.of(!readOnly)]
   let quiet = false
   const view = new EditorView({

@@ -670,6 +670,16 @@ describe.skipIf(!hasChromium)('the console in chromium', () => {
     await page.getByText('No schema yet: every write is accepted').waitFor()
     await checkScreen('schema, none')
 
+    // A text longer and wider than the editor scrolls, and a keyboard can reach it (axe's
+    // scrollable-region-focusable).
+    await page.getByRole('button', { name: 'Write a schema' }).click()
+    const long = { type: 'object', properties: Object.fromEntries(Array.from({ length: 60 }, (_, i) => [`property${i}_${'x'.repeat(i * 4)}`, { type: 'string' }])) }
+    await (await editor('Schema as JSON')).fill(JSON.stringify(long, null, 2))
+    expect(await page.locator('.schema-editor .cm-scroller').evaluate(e => e.scrollHeight > e.clientHeight && e.scrollWidth > e.clientWidth)).toBe(true)
+    await checkScreen('schema, long text')
+    await page.reload()
+    await page.getByText('No schema yet: every write is accepted').waitFor()
+
     // The first draft names the content's keys with their types; the content matches it.
     await page.getByRole('button', { name: 'Write a schema' }).click()
     const text = await editor('Schema as JSON')
