@@ -7,7 +7,8 @@
 // is remembered per project and trust revision until it expires (APP_TOKEN_CACHE entries at
 // most, oldest dropped first): an app user's increments cost about what an API key's do.
 // JWKS URLs are fetched through jose's remote set (cached; refetched on an unknown `kid` at
-// most once per 30 s; JWKS_TIMEOUT), each fetch first checked by the webhooks' target policy.
+// most once per 30 s; JWKS_TIMEOUT), each fetch checked by the webhooks' target policy, in the
+// connection's own lookup (server/webhooks/guarded-request.ts).
 import { createHash } from 'node:crypto'
 import { createLocalJWKSet, createRemoteJWKSet, customFetch, jwtVerify } from 'jose'
 
@@ -15,7 +16,8 @@ type KeySet = ReturnType<typeof createLocalJWKSet> | ReturnType<typeof createRem
 import { ContentdError } from '../../shared/errors.js'
 import type { JsonObject } from '../../shared/json.js'
 import type { AppAuthRecord } from '../store/app-rules-types.js'
-import { checkWebhookTarget, type Resolver } from '../webhooks/target-policy.js'
+import { guardedFetch } from '../webhooks/guarded-request.js'
+import { checkWebhookTarget, systemResolver, type Resolver } from '../webhooks/target-policy.js'
 
 /** Leeway on exp and nbf (docs/design.md §17). */
 export const CLOCK_LEEWAY_S = 60
@@ -101,8 +103,10 @@ export class AppTokens {
         [customFetch]: async (target, init) => {
           // The target policy of webhooks (docs/design.md §11), checked at every fetch: a name
           // that resolved to a public address when the setting was saved may not since.
+          // The check refuses schemes and literal addresses; the connection's own lookup checks
+          // the address it connects to (a second resolution could answer differently).
           await checkWebhookTarget(target, allowPrivate, resolve)
-          return fetchAtMost(target, init, MAX_JWKS_BYTES)
+          return guardedFetch(target, init, { resolve: resolve ?? systemResolver, allowPrivate, maxBytes: MAX_JWKS_BYTES })
         }
       })
       // One set per distinct URL, each holding at most MAX_JWKS_BYTES of keys; the oldest dropped.
@@ -123,25 +127,6 @@ export class AppTokens {
 const MAX_JWKS_BYTES = 256 * 1024
 /** Remote key sets kept at once, whatever the token cache's size: each may hold MAX_JWKS_BYTES. */
 const REMOTE_SETS_KEPT = 100
-
-/** fetch, with the answer's body read whole only when it is at most `limit` bytes. */
-async function fetchAtMost (target: string, init: RequestInit, limit: number): Promise<Response> {
-  const response = await fetch(target, init)
-  const reader = response.body?.getReader()
-  const chunks: Uint8Array[] = []
-  let received = 0
-  while (reader) {
-    const { done, value } = await reader.read()
-    if (done) break
-    received += value.byteLength
-    if (received > limit) {
-      await reader.cancel()
-      throw new Error(`the key set at ${target} is larger than ${limit} bytes`)
-    }
-    chunks.push(value)
-  }
-  return new Response(Buffer.concat(chunks), { status: response.status, statusText: response.statusText, headers: response.headers })
-}
 
 /** jose's reason in a few words (never the token). */
 function describe (error: Error): string {

@@ -6,10 +6,10 @@
 // DELIVERY_TIMEOUT_MS is a failure too.
 import { request as httpRequest, type RequestOptions } from 'node:http'
 import { request as httpsRequest } from 'node:https'
-import type { LookupFunction } from 'node:net'
 import { isIP } from 'node:net'
 import { Webhook } from 'standardwebhooks'
 import { DELIVERY_TIMEOUT_MS } from '../../shared/webhooks.js'
+import { ForbiddenTarget, guardedLookup } from './guarded-request.js'
 import { forbiddenAddressReason, hostOf, systemResolver, type Resolver } from './target-policy.js'
 
 export interface SendRequest {
@@ -38,8 +38,6 @@ export interface SendResult {
 
 /** Read at most this much of a receiver's answer (it is discarded). */
 const MAX_ANSWER_BYTES = 64 * 1024
-
-class ForbiddenTarget extends Error {}
 
 export async function sendWebhook (req: SendRequest): Promise<SendResult> {
   const started = performance.now()
@@ -95,26 +93,6 @@ export async function sendWebhook (req: SendRequest): Promise<SendResult> {
     })
     request.end(req.payload)
   })
-}
-
-/** A connection lookup that resolves the name and refuses it when any address is forbidden. */
-function guardedLookup (resolve: Resolver, allowPrivate: boolean): LookupFunction {
-  return (hostname, options, callback) => {
-    resolve(hostname).then(addresses => {
-      if (addresses.length === 0) throw new Error(`${hostname} does not resolve`)
-      if (!allowPrivate) {
-        for (const address of addresses) {
-          const reason = forbiddenAddressReason(address)
-          if (reason !== null) throw new ForbiddenTarget(`${hostname} resolves to ${address}, which is ${reason}`)
-        }
-      }
-      const family = options.family === 4 || options.family === 6 ? options.family : 0
-      const usable = addresses.filter(a => family === 0 || isIP(a) === family)
-      if (usable.length === 0) throw new Error(`${hostname} has no IPv${family} address`)
-      if (options.all) callback(null, usable.map(address => ({ address, family: isIP(address) })))
-      else callback(null, usable[0] as string, isIP(usable[0] as string))
-    }).catch((e: unknown) => callback(e as NodeJS.ErrnoException, '', 0))
-  }
 }
 
 function describeNetworkError (e: Error): string {
