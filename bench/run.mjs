@@ -31,6 +31,7 @@ import { batch } from './scenarios/batch.mjs'
 import { attacks } from './scenarios/attacks.mjs'
 import { backup } from './scenarios/backup.mjs'
 import { queries } from './scenarios/queries.mjs'
+import { queryEncodings } from './scenarios/query-encodings.mjs'
 import { jsonWork } from './scenarios/json-work.mjs'
 import { rulesIncrement } from './scenarios/rules.mjs'
 
@@ -58,6 +59,7 @@ const SCENARIOS = {
   jsonWork,
   presence,
   queries,
+  queryEncodings,
   memory,
   console: consoleScenario
 }
