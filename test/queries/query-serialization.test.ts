@@ -17,6 +17,7 @@ import { openEvents, type SseStream } from '../support/sse.js'
 import { startTestApp, type TestApp } from '../support/temp-app.js'
 import { until } from '../support/wait.js'
 import { connect } from '../realtime/client.js'
+import { socketQueryPayload, sseQueryData } from '../../server/queries/query-wire.js'
 
 const ITEM = '"key":"qm-'
 
@@ -141,5 +142,14 @@ describe('serializations of live query events (issue 30)', () => {
     expect(counter.count()).toBe(1)
     const items = [{ key: 'qm-a', value: { score: 11 } }, { key: 'qm-d' }, { key: 'qm-c' }]
     for (const { events, ack } of [...early, late]) expect(events).toEqual([{ project: '@qprev/demo', subscription: 'board', version, prev: ack.version, items }])
+  })
+
+  it('the shared encodings are the texts JSON.stringify makes of each payload', () => {
+    const event = { version: 7, items: [{ key: 'a"\u2028', value: { s: 'é\n', n: [1, null] } }, { key: '0' }] }
+    for (const prev of [6, 3]) {
+      const payload = { project: '@o/p', subscription: 'a.b "c"', version: 7, prev, items: event.items }
+      expect(socketQueryPayload(event, '@o/p', 'a.b "c"', prev)).toBe(JSON.stringify(payload))
+    }
+    expect(sseQueryData(event)).toBe(JSON.stringify({ version: 7, items: event.items }))
   })
 })
