@@ -9,7 +9,7 @@
 //   BENCH_WIDE_SUBSCRIBERS=10000, BENCH_WIDE_CHANGES=30   the wide fan-out's subscribers and changes
 //   BENCH_ATTACKS=patch,…, BENCH_ATTACK_SECONDS=10, BENCH_ATTACK_REVERTS=110   the attacks scenario (bench/scenarios/attacks.mjs)
 //   BENCH_BACKUP_MIB=1024   the size of the store the backup scenario builds and backs up (bench/scenarios/backup.mjs)
-//   BENCH_QUERY_CHILDREN=50000, BENCH_QUERY_SUBSCRIBERS=1000, BENCH_QUERY_CHANGES=50   live queries (bench/scenarios/queries.mjs)
+//   BENCH_QUERY_CHILDREN=50000, BENCH_QUERY_SUBSCRIBERS=1000, BENCH_QUERY_CHANGES=50, BENCH_QUERY_CPU_CHANGES=300   live queries (bench/scenarios/queries.mjs)
 //   BENCH_PRESENCE_MEMBERS=1000,250, BENCH_PRESENCE_SECONDS=10   the presence fan-out's sizes (a row each) and length
 import { readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
@@ -31,6 +31,7 @@ import { batch } from './scenarios/batch.mjs'
 import { attacks } from './scenarios/attacks.mjs'
 import { backup } from './scenarios/backup.mjs'
 import { queries } from './scenarios/queries.mjs'
+import { queryEncodings } from './scenarios/query-encodings.mjs'
 import { jsonWork } from './scenarios/json-work.mjs'
 import { rulesIncrement } from './scenarios/rules.mjs'
 
@@ -58,6 +59,7 @@ const SCENARIOS = {
   jsonWork,
   presence,
   queries,
+  queryEncodings,
   memory,
   console: consoleScenario
 }

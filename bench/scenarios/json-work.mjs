@@ -3,20 +3,12 @@
 // 1 webhook. Counted, not timed, by test/feed/json-work.test.ts (it wraps JSON.parse and
 // JSON.stringify around the write and prints the counts); this scenario runs it and reads
 // the printed line, so the goals table shows the same numbers the test asserts.
-import { spawn } from 'node:child_process'
-import { PROJECT_ROOT } from '../lib/processes.mjs'
+import { runCountingTest } from '../lib/counted-test.mjs'
 
 const LINE = /JSON work per write \(96 KB set; 2 SSE, 1 Socket\.IO, 1 webhook\): (\d+) parse \/ (\d+) serialization/
 
 export async function jsonWork () {
-  const output = await new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['node_modules/vitest/vitest.mjs', 'run', 'test/feed/json-work.test.ts'], { cwd: PROJECT_ROOT, stdio: ['ignore', 'pipe', 'pipe'] })
-    let text = ''
-    child.stdout.on('data', chunk => { text += chunk })
-    child.stderr.on('data', chunk => { text += chunk })
-    child.on('error', reject)
-    child.on('close', code => resolve({ code, text }))
-  })
+  const output = await runCountingTest('test/feed/json-work.test.ts')
   const match = LINE.exec(output.text)
   if (!match) return { scenario: 'JSON work per write', kind: 'json-work', failed: true, error: `the counter printed no counts (vitest exit ${output.code})` }
   const parses = Number(match[1])

@@ -9,7 +9,7 @@
 //   different paths, against 1,000 whole-project subscribers (goal: ≤ 1.2×).
 import { io } from 'socket.io-client'
 import { call, expectStatus, owner, startContentd } from '../lib/contentd.mjs'
-import { cpuMs } from '../lib/processes.mjs'
+import { serverCpuPerChange } from '../lib/cpu-per-change.mjs'
 import { summary } from '../lib/percentiles.mjs'
 
 const ELSEWHERE = 1000
@@ -106,11 +106,9 @@ async function cpuPerChange (node, user, slug, request) {
         return socket
       })))
     }
-    const before = cpuMs(node.pid)
     // Each change touches one of the 100 paths: 10 of the path subscribers get it, all whole-project ones.
-    await writeMany(node.url, path, user.key, FANOUT_CHANGES, i => `paths.p${i % 100}`, 1)
-    await new Promise(resolve => setTimeout(resolve, 1000))
-    return { msPerChange: (cpuMs(node.pid) - before) / FANOUT_CHANGES, received }
+    const msPerChange = await serverCpuPerChange(node.pid, FANOUT_CHANGES, i => increment(node.url, path, user.key, `paths.p${i % 100}`))
+    return { msPerChange, received }
   } finally {
     for (const socket of sockets) socket.close()
   }

@@ -1,44 +1,94 @@
 // Live queries (issue 30, docs/design.md §16), one node:
 //  1. a top-10 query over an object of BENCH_QUERY_CHILDREN (default 50,000) children; each
 //     change increments the leader's score (so every change alters the result and sends one
-//     `query` event); the event's arrival is timed against the HTTP response, as in fanout.mjs;
+//     `query` event);
 //  2. BENCH_QUERY_SUBSCRIBERS (default 1,000) subscribers to 10 distinct queries on one project.
-// Rows use the fan-out table's shape (kind 'fanout', `nodes` 1). The server's CPU per change
-// compared with a plain path subscription is not measured here yet.
+// Delay: a `query` event carries no commit time, so each event is timed from just before its
+// write request was sent. The server commits after the request arrives and emits right after
+// the commit, so that delay is an upper bound on "after commit" (it also holds the request's
+// trip and the commit itself); the delay from the writer's response is shown too, as in fanout.mjs.
+// CPU: for each case, the server's CPU per change (bench/lib/cpu-per-change.mjs, as the live
+// paths scenario measures it) for BENCH_QUERY_CPU_CHANGES increments with the query subscribers,
+// then for the same increments with as many plain path subscriptions to the same path
+// (`board`) instead; the goal is a ratio ≤ 2×. Rows use the fan-out table's shape (kind
+// 'fanout', `nodes` 1); the goals are in bench/lib/query-report.mjs.
 import { io } from 'socket.io-client'
+import { serverCpuPerChange } from '../lib/cpu-per-change.mjs'
 import { call, expectStatus, owner, startContentd } from '../lib/contentd.mjs'
 import { percentile } from '../lib/percentiles.mjs'
 
 const CHILDREN = Number(process.env.BENCH_QUERY_CHILDREN ?? 50_000)
 const SUBSCRIBERS = Number(process.env.BENCH_QUERY_SUBSCRIBERS ?? 1000)
 const CHANGES = Number(process.env.BENCH_QUERY_CHANGES ?? 50)
+const CPU_CHANGES = Number(process.env.BENCH_QUERY_CPU_CHANGES ?? 300)
 const PACE_MS = 100
+const settle = ms => new Promise(resolve => setTimeout(resolve, ms))
 
-async function subscriber (url, token, project, query, onEvent) {
+async function connect (url, token) {
   const socket = io(url, { auth: { token }, transports: ['websocket'], forceNew: true, reconnection: false })
   await new Promise((resolve, reject) => {
     socket.once('connect', resolve)
     socket.once('connect_error', e => reject(new Error(`connect: ${e.message}`)))
   })
-  const ack = await socket.timeout(30_000).emitWithAck('subscribe', { project, path: 'board', query })
-  if (!ack.ok) throw new Error(`subscribe: ${ack.code} ${ack.message}`)
-  socket.on('query', onEvent)
   return socket
 }
 
-/** Increments the leader `count` times, `paceMs` apart; when each version's answer came. */
+/** A socket subscribed with `request` (a live query, or a path), hearing `event`. */
+async function subscriber (url, token, request, event, onEvent) {
+  const socket = await connect(url, token)
+  const ack = await socket.timeout(30_000).emitWithAck('subscribe', request)
+  if (!ack.ok) throw new Error(`subscribe: ${ack.code} ${ack.message}`)
+  socket.on(event, onEvent)
+  return socket
+}
+
+/** `count` sockets made by `make(i)`, 50 at a time. */
+async function many (count, make) {
+  const sockets = []
+  for (let i = 0; i < count; i += 50) {
+    sockets.push(...await Promise.all(Array.from({ length: Math.min(50, count - i) }, (_, j) => make(i + j))))
+  }
+  return sockets
+}
+
+/** One increment of the leader's score: the version it committed. */
+async function incrementLeader (base, path, token, leader) {
+  const r = await expectStatus(call(base, 'POST', `${path}/content/increment`, { token, body: { path: `board.${leader}.score` } }), 200, 'increment')
+  return Number(JSON.parse(r.headers.get('etag')))
+}
+
+/** Increments the leader `count` times, PACE_MS apart: when each version's request was sent and its answer came. */
 async function pacedLeaderIncrements (base, path, token, leader, count) {
   const answeredAt = new Map()
   const sentAt = new Map()
   for (let i = 0; i < count; i++) {
+    // Taken just before the request goes out: the commit is later than this.
     const started = performance.now()
-    const r = await expectStatus(call(base, 'POST', `${path}/content/increment`, { token, body: { path: `board.${leader}.score` } }), 200, 'increment')
-    const version = Number(JSON.parse(r.headers.get('etag')))
+    const version = await incrementLeader(base, path, token, leader)
     sentAt.set(version, started)
     answeredAt.set(version, performance.now())
-    await new Promise(resolve => setTimeout(resolve, PACE_MS))
+    await settle(PACE_MS)
   }
   return { sentAt, answeredAt }
+}
+
+/**
+ * Server CPU per change with `subscribers` sockets subscribed by `request(i)`: CPU_CHANGES
+ * increments of the leader, each of which every socket must hear as `event`.
+ */
+async function cpuWith (node, user, path, leader, subscribers, event, request) {
+  let heard = 0
+  const sockets = await many(subscribers, i => subscriber(node.url, user.key, request(i), event, () => { heard += 1 }))
+  try {
+    // Let the subscribes' own work (acks, joins) finish before counting.
+    await settle(500)
+    const msPerChange = await serverCpuPerChange(node.pid, CPU_CHANGES, () => incrementLeader(node.url, path, user.key, leader))
+    return { msPerChange, complete: heard === subscribers * CPU_CHANGES, heard }
+  } finally {
+    for (const socket of sockets) socket.close()
+    // The server drops the subscriptions (and the query's copy of the content) before the next measurement.
+    await settle(1000)
+  }
 }
 
 async function run (node, label, slug, queries, subscribers) {
@@ -48,37 +98,51 @@ async function run (node, label, slug, queries, subscribers) {
   const leader = `p${CHILDREN > 999 ? 999 : CHILDREN - 1}`
   board[leader].score = 1_000_000
   const path = await user.project(slug, { board })
+  const project = `@${slug}/${slug}`
   const receipts = []
-  const sockets = []
+  const sockets = await many(subscribers, i => subscriber(node.url, user.key, { project, path: 'board', query: queries[i % queries.length] }, 'query', e => receipts.push({ version: e.version, at: performance.now() })))
+  let timed
   try {
-    for (let i = 0; i < subscribers; i += 50) {
-      const group = []
-      for (let j = i; j < Math.min(subscribers, i + 50); j++) {
-        group.push(subscriber(node.url, user.key, `@${slug}/${slug}`, queries[j % queries.length], e => receipts.push({ version: e.version, at: performance.now() })))
-      }
-      sockets.push(...await Promise.all(group))
-    }
-    const { sentAt, answeredAt } = await pacedLeaderIncrements(node.url, path, user.key, leader, CHANGES)
-    await new Promise(resolve => setTimeout(resolve, 2000))
-    const fromResponse = receipts.filter(r => answeredAt.has(r.version)).map(r => Math.max(0, r.at - answeredAt.get(r.version))).sort((a, b) => a - b)
-    const fromRequest = receipts.filter(r => sentAt.has(r.version)).map(r => r.at - sentAt.get(r.version)).sort((a, b) => a - b)
-    const expected = subscribers * CHANGES
-    return {
-      scenario: label,
-      kind: 'fanout',
-      nodes: 1,
-      subscribers,
-      changes: CHANGES,
-      deliveries: receipts.length,
-      p50: percentile(fromResponse, 50),
-      p99: percentile(fromResponse, 99),
-      requestP50: percentile(fromRequest, 50),
-      requestP99: percentile(fromRequest, 99),
-      failed: receipts.length !== expected,
-      note: receipts.length !== expected ? `${expected - receipts.length} query events missing` : `${CHILDREN} children; ${queries.length} distinct queries`
-    }
+    timed = await pacedLeaderIncrements(node.url, path, user.key, leader, CHANGES)
+    await settle(2000)
   } finally {
     for (const socket of sockets) socket.close()
+    await settle(1000)
+  }
+  const { sentAt, answeredAt } = timed
+  const fromResponse = receipts.filter(r => answeredAt.has(r.version)).map(r => Math.max(0, r.at - answeredAt.get(r.version))).sort((a, b) => a - b)
+  const fromRequest = receipts.filter(r => sentAt.has(r.version)).map(r => r.at - sentAt.get(r.version)).sort((a, b) => a - b)
+  const expected = subscribers * CHANGES
+
+  // The same increments, heard by the query subscribers, then by path subscribers to `board`
+  // (each resumes from the current version, so that its ack is not a snapshot of every child).
+  const cpuQuery = await cpuWith(node, user, path, leader, subscribers, 'query', i => ({ project, path: 'board', query: queries[i % queries.length] }))
+  const since = await incrementLeader(node.url, path, user.key, leader)
+  const cpuPath = await cpuWith(node, user, path, leader, subscribers, 'change', () => ({ project, path: 'board', since }))
+  const cpuComplete = cpuQuery.complete && cpuPath.complete
+  const cpuRatio = cpuComplete ? cpuQuery.msPerChange / cpuPath.msPerChange : undefined
+  const cpuNote = cpuComplete
+    ? `server CPU per change ${cpuQuery.msPerChange.toFixed(2)} ms with the queries, ${cpuPath.msPerChange.toFixed(2)} ms with as many path subscriptions to board: ${cpuRatio.toFixed(2)}× (${CPU_CHANGES} changes)`
+    : `CPU not compared: ${cpuQuery.heard} of ${subscribers * CPU_CHANGES} query events, ${cpuPath.heard} path changes heard`
+  return {
+    scenario: `${label} (delay from just before the write request is sent: an upper bound on after commit)`,
+    kind: 'fanout',
+    query: subscribers === 1 ? 'one' : 'many',
+    nodes: 1,
+    children: CHILDREN,
+    subscribers,
+    changes: CHANGES,
+    deliveries: receipts.length,
+    p50: percentile(fromResponse, 50),
+    p99: percentile(fromResponse, 99),
+    requestP50: percentile(fromRequest, 50),
+    requestP99: percentile(fromRequest, 99),
+    cpuQueryMs: cpuQuery.msPerChange,
+    cpuPathMs: cpuPath.msPerChange,
+    cpuRatio,
+    cpuChanges: CPU_CHANGES,
+    failed: receipts.length !== expected,
+    note: `${receipts.length !== expected ? `${expected - receipts.length} query events missing` : `${CHILDREN} children; ${queries.length} distinct queries`}; ${cpuNote}`
   }
 }
 

@@ -15,6 +15,7 @@ import { requireKeyScope } from '../auth/rights.js'
 import type { Logger } from '../logger.js'
 import type { Metrics } from '../observability/metrics.js'
 import type { QueryEvent, QueryHub } from '../queries/query-hub.js'
+import { sseQueryData } from '../queries/query-wire.js'
 import type { AccessEvent } from '../services/access-events.js'
 import { atTime } from '../services/expiry.js'
 import type { Identity } from '../services/identity.js'
@@ -83,7 +84,8 @@ export async function streamQuery (req: Request, res: Response, options: QuerySt
 
   // Events heard before the snapshot is written follow it.
   let held: QueryEvent[] | null = []
-  const send = (event: QueryEvent) => write(`id: ${event.version}\nevent: query\ndata: ${JSON.stringify({ version: event.version, items: event.items })}\n\n`)
+  // `{version, items}`, the items serialized once for every subscriber of the result (query-wire.ts).
+  const send = (event: QueryEvent) => write(`id: ${event.version}\nevent: query\ndata: ${sseQueryData(event)}\n\n`)
   let open
   try {
     open = await options.queries.open(project.id, formatPath(segments), plan, event => { if (held) held.push(event); else send(event) })

@@ -11,14 +11,16 @@ import { isPlainObject } from '../../shared/json.js'
 import { formatProjectRef, projectRefHalves } from '../../shared/project-ref.js'
 import { formatPath, parsePath } from '../../shared/path.js'
 import { parseQuery, publicQuery, type QueryPlan } from '../../shared/query.js'
-import { QUERY_EVENT, type QueryEventPayload, type QuerySubscribeAck } from '../../shared/api/queries.js'
+import { QUERY_EVENT, type QuerySubscribeAck } from '../../shared/api/queries.js'
 import type { Logger } from '../logger.js'
 import type { QueryEvent, QueryHub } from '../queries/query-hub.js'
+import { socketQueryPayload } from '../queries/query-wire.js'
 import type { AccessEvent } from '../services/access-events.js'
 import type { GrantSource, LiveGrant } from '../services/access-recheck.js'
 import type { Identities } from '../services/identity.js'
 import type { Projects } from '../services/projects.js'
 import type { Reply } from './event-router.js'
+import { PreEncoded } from './pre-encoded.js'
 import { failure, failureOf } from './replies.js'
 import type { RealtimeSocket } from './types.js'
 
@@ -44,7 +46,8 @@ class QuerySubscription {
   deliver (event: QueryEvent): void {
     if (this.state === 'ended') return
     if (this.held) { this.held.push(event); return }
-    const payload: QueryEventPayload = { project: this.ref, subscription: this.path, version: event.version, prev: this.prev, items: event.items }
+    // Serialized once per event and distinct prev for all of the result's subscribers (query-wire.ts).
+    const payload = new PreEncoded(socketQueryPayload(event, this.ref, this.path, this.prev))
     this.prev = event.version
     this.socket.emit(QUERY_EVENT, payload)
   }

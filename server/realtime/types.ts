@@ -22,8 +22,8 @@ export interface ServerToClientEvents {
   revoked: (event: RevokedEvent) => void
   shutdown: (event: ShutdownEvent) => void
   presence: (event: PresenceEvent) => void
-  /** A live query's result changed (docs/design.md §16). */
-  query: (event: QueryEventPayload) => void
+  /** A live query's result changed (docs/design.md §16); sent pre-encoded (queries/query-wire.ts). */
+  query: (event: QueryEventPayload | PreEncoded) => void
 }
 
 /** Nothing goes between nodes through Socket.IO: the change feed has its own relay (server/feed/redis-relay.ts). */
