@@ -118,6 +118,7 @@ function PathWatch ({ project, path, onStop }: { project: ProjectClient, path: s
                   <Badge>{change.op}</Badge>
                   <span class="mono change-path">{entryTarget(change)}</span>
                   {change.value !== undefined && change.op !== 'update' && change.op !== 'revert' && <span class="mono change-value">{preview(change.value, 60)}</span>}
+                  {'projected' in change && <span class="change-projected" title="A change above this path or of the whole content, shown as what the path became">(what the path became)</span>}
                 </span>
                 <span class="change-who"><span class="change-actor">{actorName(change.actor)}</span> · <Time iso={change.at} /></span>
               </li>
