@@ -138,6 +138,7 @@ describe.skipIf(!hasChromium)('live paths in the console', () => {
     await page.locator('.change').first().waitFor()
     const before = requested.length
     await page.getByLabel('Filter changes by path').fill('votes.up')
+    await page.getByText('Changes that touch votes.up').waitFor()
     const listed = async () => page.locator('.timeline .change').evaluateAll(items => items.map(i => Number(i.getAttribute('data-version'))))
     const expected = async () => (await pathChanges('votes.up')).map(c => c.version).reverse()
     await expect.poll(listed).toEqual(await expected())
