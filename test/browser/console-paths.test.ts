@@ -91,7 +91,7 @@ describe.skipIf(!hasChromium)('live paths in the console', () => {
     expect(touching).not.toContain(elsewhere[0])
     expect(problems).toEqual([])
     expect(await seriousViolations(page)).toEqual([])
-    await screenshot(page, 'console-watch')
+    await screenshot(page, 'console-watch', { docName: 'console-watch' })
 
     await watchPanel('votes').getByRole('button', { name: 'Stop watching votes' }).click()
     await expect.poll(() => watchPanel('votes').count()).toBe(0)
