@@ -252,7 +252,9 @@ function RowMenu ({ path, onClose, onWatch }: { path: string, onClose: (refocus:
     } else if (event.key === 'Tab') onClose(false)
   }
   const onFocusOut = (event: FocusEvent) => {
-    if (!menu.current?.contains(event.relatedTarget as Node | null)) onClose(false)
+    // To the menu's own button: its click toggles the menu (closing it here would reopen it).
+    const anchor = menu.current?.parentElement
+    if (!anchor?.contains(event.relatedTarget as Node | null)) onClose(false)
   }
   return (
     <div class="row-menu" role="menu" aria-label={`Actions for ${path}`} ref={menu} onKeyDown={onKeyDown} onFocusOut={onFocusOut}>
