@@ -61,6 +61,11 @@ export function ContentPage ({ doc, canWrite, project, schemaReadable }: { doc: 
     setNotice(null)
     setWatches([...now, path])
   }
+  // The focus goes back to the row's menu button (or the search field when the row is not shown).
+  const stopWatching = (path: string) => {
+    setWatches(now => now.filter(p => p !== path))
+    queueMicrotask(() => (rows.get(path)?.querySelector<HTMLElement>('[aria-haspopup="menu"]') ?? document.getElementById('content-search'))?.focus())
+  }
   const tree = useMemo<TreeContextValue>(() => ({ doc, canWrite, open, rows, relayout: () => setLayout(n => n + 1), watch }), [doc, canWrite, open, rows])
 
   useEffect(() => doc.onUpdate(() => setFrame(n => n + 1)), [doc])
@@ -186,7 +191,7 @@ export function ContentPage ({ doc, canWrite, project, schemaReadable }: { doc: 
           )}
         </div>
         {notice && <p class="notice" role="status">{notice}</p>}
-        <PathWatches project={doc.project} paths={watches} onStop={path => setWatches(now => now.filter(p => p !== path))} />
+        <PathWatches project={doc.project} paths={watches} onStop={stopWatching} />
         {view === 'tree' && results && <SearchResults results={results} content={content} onReveal={reveal} />}
         {view === 'json' && <RawEditor doc={doc} canWrite={canWrite} schemaReadable={schemaReadable} />}
         {view === 'tree' && (

@@ -95,6 +95,8 @@ describe.skipIf(!hasChromium)('live paths in the console', () => {
 
     await watchPanel('votes').getByRole('button', { name: 'Stop watching votes' }).click()
     await expect.poll(() => watchPanel('votes').count()).toBe(0)
+    // The focus goes back to the row's menu button.
+    await expect.poll(() => page.evaluate(() => document.activeElement?.getAttribute('aria-label'))).toBe('More actions for votes')
   }, 90_000)
 
   it('watches with a key narrowed to the path, made in this tab', async () => {
