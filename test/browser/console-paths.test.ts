@@ -68,6 +68,13 @@ describe.skipIf(!hasChromium)('live paths in the console', () => {
     await expect.poll(() => page.getByRole('menu').count()).toBe(0)
     expect(await page.evaluate(() => document.activeElement?.getAttribute('aria-label'))).toBe('More actions for title')
 
+    // So does Shift+F10 (the context-menu key) on what has the focus in the row.
+    await page.getByRole('button', { name: /^Edit title/ }).focus()
+    await page.keyboard.press('Shift+F10')
+    await page.getByRole('menu', { name: 'Actions for title' }).waitFor()
+    await page.keyboard.press('Escape')
+    await expect.poll(() => page.getByRole('menu').count()).toBe(0)
+
     // A right click on the row opens the same menu.
     await page.locator('.row[data-path="votes"]').click({ button: 'right' })
     await page.getByRole('menu', { name: 'Actions for votes' }).getByRole('menuitem', { name: 'Watch this path' }).click()
