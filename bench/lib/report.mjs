@@ -1,6 +1,7 @@
 // The Markdown results: machine, throughput table, fan-out, memory, and the goals with the
 // ratios measured in this run. Failed or pending scenarios are shown as such, never hidden.
 import { histogramPercentile, histogramShareWithin } from './load.mjs'
+import { pathGoals, pathsTable } from './paths-report.mjs'
 import { streamGoals, streamTable } from './stream-report.mjs'
 import { queryGoals } from './query-report.mjs'
 
@@ -27,7 +28,7 @@ function scenarioTable (found, columns, cells) {
   return lines.join('\n')
 }
 
-const OWN_TABLE_KINDS = new Set(['fanout', 'fanout-wide', 'memory', 'history', 'fairness', 'presence', 'stream', 'console', 'attacks', 'backup', 'json-work'])
+const OWN_TABLE_KINDS = new Set(['fanout', 'fanout-wide', 'memory', 'history', 'fairness', 'presence', 'stream', 'console', 'attacks', 'backup', 'json-work', 'paths'])
 
 function throughputTable (results) {
   const found = rows(results).filter(r => !OWN_TABLE_KINDS.has(r.kind) && r.scenario !== 'presence')
@@ -130,6 +131,7 @@ function goalRows (results) {
   const backedUp = ok(results.backup) ? results.backup : undefined
   const json = ok(results.jsonWork) ? results.jsonWork : undefined
   return [
+    ...pathGoals(results).map(row => ['29', ...row]),
     ['35', 'JSON parses / serializations of the value per write (96 KB set), with 2 SSE, 1 Socket.IO, 1 webhook', json, '1 / 1 (counted)', v => v.parses === 1 && v.serializations === 1, v => `${v.parses} / ${v.serializations}`],
     ['32', `increment p99 during a backup of a ${backedUp ? fmt(backedUp.storeMiB) + ' MiB' : '1 GiB'} store / quiet`, backedUp?.p99Ratio, '≤ 2×', v => v <= 2, v => `${fmt(v, 2)}× (${fmt(backedUp.duringP99, 1)} / ${fmt(backedUp.quietP99, 1)} ms)`],
     ['32', 'backup time / cp of the same store file', backedUp?.timeRatio, '≤ 3×', v => v <= 3, v => `${fmt(v, 2)}× (${fmt(backedUp.backupSeconds, 2)} / ${fmt(backedUp.cpSeconds, 2)} s)`],
@@ -203,6 +205,8 @@ export function renderResults ({ machine, results, date }) {
   if (pres) parts.push('', '### Presence fan-out (Socket.IO)', '', pres)
   const streams = streamTable(results)
   if (streams) parts.push('', '### Resume and Server-Sent Events', '', streams)
+  const paths = pathsTable(results)
+  if (paths) parts.push('', '### Live paths', '', paths)
   const mem = memoryTable(results)
   if (mem) parts.push('', '### Memory', '', mem)
   const web = consoleTable(results)

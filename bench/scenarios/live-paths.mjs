@@ -55,7 +55,7 @@ async function quietPath (node, user) {
   socket.close()
   const elsewhere = events.filter(change => change.path !== 'votes.up').length
   const onPath = events.filter(change => change.path === 'votes.up').length
-  return { elsewhere, onPath, failed: elsewhere !== 0 || onPath !== ON_PATH, note: `${elsewhere} events for ${ELSEWHERE} changes elsewhere, ${onPath} of ${ON_PATH} changes to votes` }
+  return { goal: 'quiet', elsewhere, onPath, changesElsewhere: ELSEWHERE, changesOnPath: ON_PATH, failed: elsewhere !== 0 || onPath !== ON_PATH, note: `${elsewhere} events for ${ELSEWHERE} changes elsewhere, ${onPath} of ${ON_PATH} changes to votes` }
 }
 
 async function resumeTimes (node, user) {
@@ -120,15 +120,15 @@ export async function livePaths () {
   try {
     const user = { name: 'paths', ...await owner(node.url, 'paths') }
     const quiet = await quietPath(node, user)
-    results.push({ scenario: `live paths: a subscriber to votes on a 1 MiB document (${ELSEWHERE} changes elsewhere, ${ON_PATH} to votes)`, kind: 'stream', ...quiet })
-    results.push({ scenario: `live paths: resume after ${ELSEWHERE} missed changes, 10 on the path (goal p50 ≤ 10 ms)`, kind: 'stream', ...await resumeTimes(node, user) })
-    results.push({ scenario: `live paths: changes?path= on a ${LOG_ENTRIES}-entry log, 1 % on the path (goal p50 ≤ 20 ms)`, kind: 'request', ...await historyTimes(node, user) })
+    results.push({ scenario: `live paths: a subscriber to votes on a 1 MiB document (${ELSEWHERE} changes elsewhere, ${ON_PATH} to votes)`, kind: 'paths', ...quiet })
+    results.push({ scenario: `live paths: resume after ${ELSEWHERE} missed changes, 10 on the path (goal p50 ≤ 10 ms)`, kind: 'paths', goal: 'resume', ...await resumeTimes(node, user) })
+    results.push({ scenario: `live paths: changes?path= on a ${LOG_ENTRIES}-entry log, 1 % on the path (goal p50 ≤ 20 ms)`, kind: 'paths', goal: 'history', logEntries: LOG_ENTRIES, ...await historyTimes(node, user) })
     const whole = await cpuPerChange(node, user, 'fanwhole', project => ({ project }))
     const paths = await cpuPerChange(node, user, 'fanpaths', (project, i) => ({ project, path: `paths.p${i % 100}` }))
     const ratio = paths.msPerChange / whole.msPerChange
-    results.push({ scenario: `live paths: fan-out CPU per change, ${SUBSCRIBERS} path subscribers on 100 paths vs ${SUBSCRIBERS} whole-project (goal ≤ 1.2×)`, kind: 'stream', failed: ratio > 1.2, note: `${paths.msPerChange.toFixed(2)} ms vs ${whole.msPerChange.toFixed(2)} ms per change: ${ratio.toFixed(2)}×` })
+    results.push({ scenario: `live paths: fan-out CPU per change, ${SUBSCRIBERS} path subscribers on 100 paths vs ${SUBSCRIBERS} whole-project (goal ≤ 1.2×)`, kind: 'paths', goal: 'fanout', ratio, pathMsPerChange: paths.msPerChange, wholeMsPerChange: whole.msPerChange, subscribers: SUBSCRIBERS, failed: ratio > 1.2, note: `${paths.msPerChange.toFixed(2)} ms vs ${whole.msPerChange.toFixed(2)} ms per change: ${ratio.toFixed(2)}×` })
   } catch (error) {
-    results.push({ scenario: 'live paths', kind: 'stream', failed: true, error: error.message })
+    results.push({ scenario: 'live paths', kind: 'paths', failed: true, error: error.message })
   } finally {
     await node.stop()
   }

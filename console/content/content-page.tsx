@@ -15,6 +15,7 @@ import { flash, OpenState, PAGE_SIZE, RowRegistry } from './tree-state.js'
 import { preview } from './value-input.js'
 import { actorName } from '../panels/history-text.js'
 import { selectedPath, usePresence, ViewingNow } from './viewing-now.js'
+import { MOST_WATCHES, PathWatches } from './path-watch.js'
 
 /** Expand all opens at most this many values at once. */
 const EXPAND_ALL_LIMIT = 3000
@@ -39,6 +40,8 @@ export function ContentPage ({ doc, canWrite, project, schemaReadable }: { doc: 
   const [adding, setAdding] = useState(false)
   const [rootPages, setRootPages] = useState(1)
   const [notice, setNotice] = useState<string | null>(null)
+  /** The paths watched (path-watch.tsx), oldest first. */
+  const [watches, setWatches] = useState<string[]>([])
   const open = useMemo(() => new OpenState(), [doc])
   const rows = useMemo(() => new RowRegistry(), [doc])
   const rootAction = useAction(doc)
@@ -48,7 +51,22 @@ export function ContentPage ({ doc, canWrite, project, schemaReadable }: { doc: 
   const presence = usePresence(doc.project)
   /** Rows marked as selected (by this tab or by others), to unmark at the next render. */
   const marked = useRef<HTMLElement[]>([])
-  const tree = useMemo<TreeContextValue>(() => ({ doc, canWrite, open, rows, relayout: () => setLayout(n => n + 1) }), [doc, canWrite, open, rows])
+  const watching = useRef(watches)
+  watching.current = watches
+  // Read through a ref: the tree's context keeps the first render's function.
+  const watch = (path: string) => {
+    const now = watching.current
+    if (now.includes(path)) return
+    if (now.length >= MOST_WATCHES) { setNotice(`At most ${MOST_WATCHES} paths are watched at once: stop watching one first.`); return }
+    setNotice(null)
+    setWatches([...now, path])
+  }
+  // The focus goes back to the row's menu button (or the search field when the row is not shown).
+  const stopWatching = (path: string) => {
+    setWatches(now => now.filter(p => p !== path))
+    queueMicrotask(() => (rows.get(path)?.querySelector<HTMLElement>('[aria-haspopup="menu"]') ?? document.getElementById('content-search'))?.focus())
+  }
+  const tree = useMemo<TreeContextValue>(() => ({ doc, canWrite, open, rows, relayout: () => setLayout(n => n + 1), watch }), [doc, canWrite, open, rows])
 
   useEffect(() => doc.onUpdate(() => setFrame(n => n + 1)), [doc])
   useEffect(() => () => rows.close(), [rows])
@@ -173,6 +191,7 @@ export function ContentPage ({ doc, canWrite, project, schemaReadable }: { doc: 
           )}
         </div>
         {notice && <p class="notice" role="status">{notice}</p>}
+        <PathWatches project={doc.project} paths={watches} onStop={stopWatching} />
         {view === 'tree' && results && <SearchResults results={results} content={content} onReveal={reveal} />}
         {view === 'json' && <RawEditor doc={doc} canWrite={canWrite} schemaReadable={schemaReadable} />}
         {view === 'tree' && (

@@ -19,6 +19,8 @@ export interface TreeContextValue {
   rows: RowRegistry
   /** Re-renders every node (after collapse all, expand all, reveal). */
   relayout (): void
+  /** Watches a path live (path-watch.tsx); without it, rows offer no menu (a past version's tree). */
+  watch?: (path: string) => void
 }
 
 export const TreeContext = createContext<TreeContextValue | null>(null)
@@ -89,6 +91,8 @@ function NodeView ({ name, path, value, depth, inArray, layout, parentSize }: No
   const { doc, canWrite, open: openState, rows } = tree
   const action = useAction(doc)
   const [mode, setMode] = useState<'view' | 'edit' | 'add' | 'confirm-delete'>('view')
+  const [menuOpen, setMenuOpen] = useState(false)
+  const menuButton = useRef<HTMLButtonElement>(null)
   const [, rerender] = useState(0)
   const [pages, setPages] = useState(1)
   /** The version and value when the user started editing: what If-Match and a conflict refer to. */
@@ -143,10 +147,22 @@ function NodeView ({ name, path, value, depth, inArray, layout, parentSize }: No
     count = Math.max(count, (Math.floor(position / PAGE_SIZE) + 1) * PAGE_SIZE)
   }
 
+  const closeMenu = (refocus: boolean) => {
+    setMenuOpen(false)
+    if (refocus) queueMicrotask(() => menuButton.current?.focus())
+  }
+  // The row's context menu: right click, the context-menu key or Shift+F10 on the row, or its ⋯ button.
+  const openMenu = (event: MouseEvent) => {
+    if (!tree.watch || mode === 'edit') return
+    event.preventDefault()
+    setMenuOpen(true)
+  }
+
   const kind = value === null ? 'null' : Array.isArray(value) ? 'array' : typeof value
+  const writing = canWrite && mode !== 'edit'
   return (
     <li class={`node node-${kind}`}>
-      <div class="row" ref={rowRef} data-path={path}>
+      <div class="row" ref={rowRef} data-path={path} onContextMenu={openMenu}>
         {isContainer
           ? (
             <button type="button" class="toggle" aria-expanded={open} onClick={toggle}>
@@ -167,22 +183,31 @@ function NodeView ({ name, path, value, depth, inArray, layout, parentSize }: No
             )
           : <span class={`value v-${kind}`} data-path={path}><span class="shown">{shown(value)}</span></span>)}
         {mode === 'edit' && <ValueEditor path={path} value={value} busy={action.busy} onSave={v => send({ op: 'set', path, value: v })} onCancel={finish} />}
-        {canWrite && mode !== 'edit' && (
+        {(writing || (tree.watch && mode !== 'edit')) && (
           <span class="row-actions">
-            {typeof value === 'number' && (
+            {writing && typeof value === 'number' && (
               <>
                 <button type="button" class="icon-button" aria-label={`Decrease ${path} by 1`} title="Decrement by 1" disabled={action.busy} onClick={() => step('decrement')}>−</button>
                 <button type="button" class="icon-button" aria-label={`Increase ${path} by 1`} title="Increment by 1" disabled={action.busy} onClick={() => step('increment')}>+</button>
               </>
             )}
-            {isContainer && (
+            {writing && isContainer && (
               <button type="button" class="text-button" aria-label={Array.isArray(value) ? `Add an item to ${path}` : `Add a key to ${path}`} onClick={() => begin('add')}>
                 + {Array.isArray(value) ? 'item' : 'key'}
               </button>
             )}
-            <button type="button" class="icon-button danger-icon" aria-label={`Delete ${path}`} title="Delete" disabled={action.busy} onClick={remove}>
-              <TrashIcon />
-            </button>
+            {writing && (
+              <button type="button" class="icon-button danger-icon" aria-label={`Delete ${path}`} title="Delete" disabled={action.busy} onClick={remove}>
+                <TrashIcon />
+              </button>
+            )}
+            {tree.watch && (
+              <span class="row-menu-anchor">
+                <button type="button" ref={menuButton} class="icon-button" aria-label={`More actions for ${path}`} title="More actions" aria-haspopup="menu" aria-expanded={menuOpen}
+                  onClick={() => setMenuOpen(open => !open)}>⋯</button>
+                {menuOpen && <RowMenu path={path} onClose={closeMenu} onWatch={() => { closeMenu(false); tree.watch?.(path) }} />}
+              </span>
+            )}
           </span>
         )}
       </div>
@@ -206,6 +231,35 @@ function NodeView ({ name, path, value, depth, inArray, layout, parentSize }: No
       )}
       {open && size === 0 && <p class="empty-container">{Array.isArray(value) ? 'Empty array' : 'Empty object'}</p>}
     </li>
+  )
+}
+
+/**
+ * The row's menu (WAI-ARIA menu button pattern): opens with the focus on its first item;
+ * arrows move between items, Escape closes it and gives the focus back to its button, and
+ * it closes when the focus leaves it.
+ */
+function RowMenu ({ path, onClose, onWatch }: { path: string, onClose: (refocus: boolean) => void, onWatch: () => void }) {
+  const menu = useRef<HTMLDivElement>(null)
+  useEffect(() => { menu.current?.querySelector<HTMLElement>('[role="menuitem"]')?.focus() }, [])
+  const items = (): HTMLElement[] => menu.current ? Array.from(menu.current.querySelectorAll<HTMLElement>('[role="menuitem"]')) : []
+  const onKeyDown = (event: KeyboardEvent) => {
+    const all = items()
+    const at = all.indexOf(document.activeElement as HTMLElement)
+    if (event.key === 'Escape') { event.preventDefault(); event.stopPropagation(); onClose(true) } else if (event.key === 'ArrowDown' || event.key === 'ArrowUp') {
+      event.preventDefault()
+      all[(at + (event.key === 'ArrowDown' ? 1 : all.length - 1)) % all.length]?.focus()
+    } else if (event.key === 'Tab') onClose(false)
+  }
+  const onFocusOut = (event: FocusEvent) => {
+    // To the menu's own button: its click toggles the menu (closing it here would reopen it).
+    const anchor = menu.current?.parentElement
+    if (!anchor?.contains(event.relatedTarget as Node | null)) onClose(false)
+  }
+  return (
+    <div class="row-menu" role="menu" aria-label={`Actions for ${path}`} ref={menu} onKeyDown={onKeyDown} onFocusOut={onFocusOut}>
+      <button type="button" role="menuitem" tabIndex={-1} onClick={onWatch}>Watch this path</button>
+    </div>
   )
 }
 

@@ -165,7 +165,11 @@ const theme = EditorView.theme({
   '&': { fontSize: '.86rem', border: '1px solid var(--border, #ccc)', borderRadius: '6px', background: 'var(--field, transparent)' },
   '&.cm-focused': { outline: '2px solid var(--accent, #4b6bfb)', outlineOffset: '1px' },
   '.cm-scroller': { fontFamily: 'var(--mono, ui-monospace, monospace)', lineHeight: '1.45', minHeight: '16rem', maxHeight: '70vh' },
-  '.cm-gutters': { background: 'transparent', borderRight: '1px solid var(--border, #ddd)' }
+  '.cm-gutters': { background: 'transparent', borderRight: '1px solid var(--border, #ddd)' },
+  // Brackets marked by an outline, not a background: text typed over a marked bracket made
+  // Chrome carry its background into an inline style, which the page's CSP refuses (a console error).
+  '&.cm-focused .cm-matchingBracket': { backgroundColor: 'transparent', outline: '1px solid var(--accent, #4b6bfb)', borderRadius: '2px' },
+  '&.cm-focused .cm-nonmatchingBracket': { backgroundColor: 'transparent', outline: '1px solid var(--bad, #c0392b)', borderRadius: '2px' }
 })
 
 /** Mounts an editor into `parent`. */

@@ -4,7 +4,7 @@
 // read-only, with what differs from now, and editors and the owner can revert to it (one new
 // change, after a confirmation).
 import { useEffect, useMemo, useRef, useState } from 'preact/hooks'
-import type { ChangeEntry, ChangesPage, Json, ProjectClient } from '../../shared/client/index.js'
+import type { ChangeEntry, ChangesPage, Json, PathChange, ProjectClient } from '../../shared/client/index.js'
 import { useApp } from '../app-context.js'
 import { LiveDocument } from '../content/live-document.js'
 import { Children, TreeContext, type TreeContextValue } from '../content/tree.js'
@@ -12,7 +12,11 @@ import { OpenState, PAGE_SIZE, RowRegistry } from '../content/tree-state.js'
 import { preview } from '../content/value-input.js'
 import { ContentdError } from '../../shared/client/index.js'
 import { Badge, ConfirmButton, EmptyState, ErrorText, Loading, Time, valueOf } from '../ui.js'
-import { actorName, diffPaths, entryMatches, entryTarget } from './history-text.js'
+import { actorName, diffPaths, entryTarget } from './history-text.js'
+import { usePathTimeline } from './path-timeline.js'
+
+/** How long the filter waits after the last keystroke before asking the server. */
+const FILTER_PAUSE_MS = 300
 
 /** Entries read per page ("Show older"). */
 const PAGE = 50
@@ -55,6 +59,9 @@ export function HistoryPanel ({ doc, canWrite }: { doc: LiveDocument, canWrite: 
   const [error, setError] = useState<string | null>(null)
   const [loadingOlder, setLoadingOlder] = useState(false)
   const [filter, setFilter] = useState('')
+  /** The path the filter asks the server about, once the user paused typing ('' : no filter). */
+  const [filterPath, setFilterPath] = useState('')
+  const filtered = usePathTimeline(doc, filterPath)
   const [viewed, setViewed] = useState<Viewed | null>(null)
   const [reverting, setReverting] = useState(false)
   const [revertError, setRevertError] = useState<string | null>(null)
@@ -117,6 +124,11 @@ export function HistoryPanel ({ doc, canWrite }: { doc: LiveDocument, canWrite: 
     return doc.onUpdate(() => { void readNewer() })
   }, [client, doc, timeline !== null])
 
+  useEffect(() => {
+    const timer = setTimeout(() => setFilterPath(filter.trim()), FILTER_PAUSE_MS)
+    return () => clearTimeout(timer)
+  }, [filter])
+
   const older = async () => {
     if (!timeline || timeline.oldest <= 1) return
     setLoadingOlder(true)
@@ -159,8 +171,14 @@ export function HistoryPanel ({ doc, canWrite }: { doc: LiveDocument, canWrite: 
 
   if (error && !timeline) return <ErrorText message={error} />
   if (!timeline) return <Loading what="the history" />
-  const shown = timeline.entries.filter(entry => entryMatches(entry, filter))
   const latest = doc.version ?? timeline.newest
+  // With a path: the server's changes?path= (the path timeline); the whole log's pages otherwise.
+  const byPath = filterPath !== ''
+  const path = filtered.timeline
+  const shown: PathChange[] = byPath ? path?.entries ?? [] : timeline.entries
+  const canOlder = byPath ? path !== null && path.oldest > 1 && !path.expired : timeline.oldest > 1 && !timeline.expired
+  const expired = byPath ? path?.expired === true : timeline.expired
+  const busyOlder = byPath ? filtered.loadingOlder : loadingOlder
 
   return (
     <div class="history">
@@ -173,17 +191,24 @@ export function HistoryPanel ({ doc, canWrite }: { doc: LiveDocument, canWrite: 
           <h2 id="timeline-title">Changes</h2>
           <div class="field filter">
             <label for="history-filter" class="visually-hidden">Filter changes by path</label>
-            <input id="history-filter" type="search" placeholder="Filter by path" value={filter} onInput={e => setFilter(valueOf(e))} autocomplete="off" spellcheck={false} />
+            <input id="history-filter" type="search" placeholder="Filter by path, e.g. stats.visits" value={filter} onInput={e => setFilter(valueOf(e))} autocomplete="off" spellcheck={false}
+              aria-describedby={byPath && filtered.error ? 'history-filter-error' : undefined} aria-invalid={byPath && filtered.error !== null ? true : undefined} />
           </div>
         </div>
         <ErrorText message={error} />
-        {timeline.entries.length === 0 && (
+        {byPath && filtered.error && <p id="history-filter-error" class="field-error" role="alert">{filtered.error}</p>}
+        {!byPath && timeline.entries.length === 0 && (
           <EmptyState title="No changes yet" icon="⟲">
             <p>Every change to the content will be listed here, with who made it and when.</p>
           </EmptyState>
         )}
-        {timeline.entries.length > 0 && shown.length === 0 && <p class="hint" role="status">No change shown touches “{filter}”.</p>}
-        <ol class="timeline" aria-label="Changes, newest first">
+        {byPath && !path && !filtered.error && <Loading what={`the changes to ${filterPath}`} />}
+        {byPath && path && (
+          <p class="hint" role="status">
+            {path.entries.length === 0 ? `No change${path.oldest > 1 ? ' read so far' : ''} touches ${filterPath}.` : `Changes that touch ${filterPath} (at, above or below it), as the server finds them.`}
+          </p>
+        )}
+        <ol class="timeline" aria-label={byPath ? `Changes to ${filterPath}, newest first` : 'Changes, newest first'}>
           {shown.map(entry => (
             <li key={entry.version} class="change" data-version={entry.version}>
               <span class="change-version mono">v{entry.version}</span>
@@ -191,6 +216,7 @@ export function HistoryPanel ({ doc, canWrite }: { doc: LiveDocument, canWrite: 
                 <Badge tone={entry.op === 'revert' ? 'warn' : entry.op === 'delete' ? 'bad' : 'plain'}>{entry.op}</Badge>
                 <span class="mono change-path">{entryTarget(entry)}</span>
                 {entry.value !== undefined && entry.op !== 'update' && entry.op !== 'revert' && <span class="mono change-value">{preview(entry.value, 60)}</span>}
+                {'projected' in entry && <span class="change-projected" title="A change above this path or of the whole content, shown as what the path became">(what the path became)</span>}
               </span>
               <span class="change-who">
                 <span class="change-actor">{actorName(entry.actor)}</span> · <Time iso={entry.at} />
@@ -203,12 +229,12 @@ export function HistoryPanel ({ doc, canWrite }: { doc: LiveDocument, canWrite: 
             </li>
           ))}
         </ol>
-        {timeline.oldest > 1 && !timeline.expired && (
-          <button type="button" class="button ghost" disabled={loadingOlder} onClick={() => { void older() }}>
-            {loadingOlder ? 'Loading…' : 'Show older changes'}
+        {canOlder && (
+          <button type="button" class="button ghost" disabled={busyOlder} onClick={() => { if (byPath) filtered.older(); else void older() }}>
+            {busyOlder ? 'Loading…' : 'Show older changes'}
           </button>
         )}
-        {timeline.expired && <p class="hint">Older changes are no longer kept: this server keeps each project's newest changes only (HISTORY_LIMIT).</p>}
+        {expired && <p class="hint">Older changes are no longer kept: this server keeps each project's newest changes only (HISTORY_LIMIT).</p>}
       </section>
     </div>
   )

@@ -23,15 +23,6 @@ export function entryTarget (entry: Pick<ChangeEntry, 'op' | 'path' | 'index' | 
   return entry.op === 'insert' && entry.index !== undefined ? `${entry.path} at ${entry.index}` : entry.path
 }
 
-/** Whether an entry concerns `filter` (a path prefix, or any part of its path); '' keeps all. */
-export function entryMatches (entry: Pick<ChangeEntry, 'op' | 'path'>, filter: string): boolean {
-  const wanted = filter.trim().toLowerCase()
-  if (wanted === '') return true
-  // A whole-content change concerns every path.
-  if (entry.op === 'update' || entry.op === 'revert') return true
-  return (entry.path ?? '').toLowerCase().includes(wanted)
-}
-
 export interface PathDifference {
   path: string
   kind: 'added' | 'removed' | 'changed'

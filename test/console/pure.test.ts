@@ -13,7 +13,7 @@ import { DEFAULT_OPEN_BUDGET, OpenState, RowRegistry } from '../../console/conte
 import { kindOf, parseValue, preview, textOf } from '../../console/content/value-input.js'
 import { expiryOf } from '../../console/key-expiry.js'
 import { describeNarrowing, MAX_KEY_PATHS, narrowingOf } from '../../console/key-narrowing.js'
-import { actorName, diffPaths, entryMatches, entryTarget } from '../../console/panels/history-text.js'
+import { actorName, diffPaths, entryTarget } from '../../console/panels/history-text.js'
 import { parsePathList, WEBHOOK_OP_CHOICES } from '../../console/panels/webhook-form.js'
 import { parseSchemaText, SCHEMA_DIALECT, starterSchema } from '../../console/panels/schema-text.js'
 import { locate, parseJsonText, pretty } from '../../console/json-text.js'
@@ -295,13 +295,6 @@ describe('history text', () => {
     expect(entryTarget({ op: 'insert', path: 'tags', index: 0 })).toBe('tags at 0')
     expect(entryTarget({ op: 'update' })).toBe('the whole content')
     expect(entryTarget({ op: 'revert', revertedTo: 3 })).toBe('the content of v3')
-  })
-
-  it('filters entries by path, keeping whole-content changes', () => {
-    expect(entryMatches({ op: 'set', path: 'site.title' }, 'SITE')).toBe(true)
-    expect(entryMatches({ op: 'set', path: 'price' }, 'site')).toBe(false)
-    expect(entryMatches({ op: 'revert' }, 'site')).toBe(true)
-    expect(entryMatches({ op: 'set', path: 'price' }, '  ')).toBe(true)
   })
 
   it('lists the paths that differ between two versions', () => {
