@@ -29,6 +29,8 @@ export type AccessListener = (event: AccessEvent) => void
 export interface NodeRelay {
   sendChange (projectId: string, change: ChangeEntry): void
   sendAccess (event: AccessEvent): void
+  /** A webhook of the project was created or deleted on this node (webhooks/hooked-projects.ts). */
+  sendWebhooks (projectId: string): void
 }
 
 /** What consumers need of the feed: the shape LiveFeed.onChange had, so callers rewire in one line. */
@@ -40,6 +42,7 @@ export class ChangeFeed implements ChangeSource {
   private readonly byProject = new Map<string, Set<ChangeListener>>()
   private readonly everyProject = new Set<AnyChangeListener>()
   private readonly accessListeners = new Set<AccessListener>()
+  private readonly webhookListeners = new Set<(projectId: string) => void>()
   private relay: NodeRelay | null = null
   private readonly queued: Array<{ projectId: string, change: ChangeEntry }> = []
   private flushing = false
@@ -77,6 +80,27 @@ export class ChangeFeed implements ChangeSource {
   onAccess (listener: AccessListener): () => void {
     this.accessListeners.add(listener)
     return () => { this.accessListeners.delete(listener) }
+  }
+
+  /**
+   * This node created or deleted a webhook of the project: the other nodes hear of it through
+   * onWebhooks, so each keeps its set of projects with webhooks current (webhooks/hooked-projects.ts).
+   */
+  announceWebhooks (projectId: string): void {
+    this.relay?.sendWebhooks(projectId)
+  }
+
+  /** Hears of webhooks created or deleted on other nodes (from the relay). */
+  onWebhooks (listener: (projectId: string) => void): () => void {
+    this.webhookListeners.add(listener)
+    return () => { this.webhookListeners.delete(listener) }
+  }
+
+  /** Another node created or deleted a webhook of the project (from the relay). */
+  publishWebhooks (projectId: string): void {
+    for (const listener of [...this.webhookListeners]) {
+      try { listener(projectId) } catch { /* as below */ }
+    }
   }
 
   hasSubscribers (projectId: string): boolean {
