@@ -32,7 +32,8 @@ export class RecentChanges {
   private readonly stop: () => void
 
   constructor (feed: Pick<ChangeFeed, 'subscribeAll'>, private readonly hooked: Pick<HookedProjects, 'has'>, private readonly limits: RecentLimits = RECENT_LIMITS) {
-    this.stop = feed.subscribeAll((projectId, change) => this.keep(projectId, change))
+    // The feed hands over only the projects with webhooks (and checks that before making a wire form).
+    this.stop = feed.subscribeAll((projectId, change) => this.keep(projectId, change), projectId => hooked.has(projectId))
   }
 
   /** The feed's entry for that version of the project, if it is still held. */

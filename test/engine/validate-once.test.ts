@@ -20,7 +20,8 @@ vi.mock('../../shared/path.js', async original => {
 })
 vi.mock('../../shared/json.js', async original => {
   const real = await original<typeof import('../../shared/json.js')>()
-  return { ...real, assertWritableValue: (...args: Parameters<typeof real.assertWritableValue>) => { counts.values += 1; real.assertWritableValue(...args) } }
+  const assertWritableValue: typeof real.assertWritableValue = real.assertWritableValue
+  return { ...real, assertWritableValue: (...args: Parameters<typeof real.assertWritableValue>) => { counts.values += 1; assertWritableValue(...args) } }
 })
 
 let app: TestApp

@@ -20,8 +20,8 @@ function setup () {
   const store = { onCommit: (listener: CommitListener) => { commits.push(listener) } }
   const access = new AccessEvents()
   const feed = new ChangeFeed(store, access)
-  const commit = (projectId: string, entry: ChangeEntry) => {
-    for (const listener of commits) listener({ project: { id: projectId } as never, entry })
+  const commit = (projectId: string, entry: ChangeEntry, wire?: () => string) => {
+    for (const listener of commits) listener({ project: { id: projectId } as never, entry, ...(wire ? { wire } : {}) })
   }
   return { feed, access, commit }
 }
@@ -78,6 +78,32 @@ describe('ChangeFeed', () => {
     expect(() => commit('p1', change(1))).not.toThrow()
     await nextTurn()
     expect(heard).toEqual([1])
+  })
+
+  it('hands a change nobody wants to nobody and never registers its wire form; a wanted one once', async () => {
+    const { feed, commit } = setup()
+    let made = 0
+    const wire = (entry: ChangeEntry) => () => { made++; return JSON.stringify(entry) }
+    const heard: string[] = []
+    feed.subscribeAll((projectId, c) => heard.push(`any ${projectId} ${c.version}`), projectId => projectId === 'hooked')
+    const unwanted = change(1)
+    commit('plain', unwanted, wire(unwanted))
+    await nextTurn()
+    expect(heard).toEqual([])
+    // Not registered: wireOf would have to serialize it itself (which a consumer never asks).
+    const fallback = JSON.stringify(unwanted)
+    expect(wireOf(unwanted)).toBe(fallback)
+    expect(made).toBe(0)
+
+    const wanted = change(2)
+    const subscribed = change(3)
+    feed.subscribe('plain', c => heard.push(`plain ${c.version}`))
+    commit('hooked', wanted, wire(wanted))
+    commit('plain', subscribed, wire(subscribed))
+    await nextTurn()
+    expect(heard).toEqual(['any hooked 2', 'plain 3'])
+    expect(wireOf(wanted) + wireOf(subscribed)).toBe(JSON.stringify(wanted) + JSON.stringify(subscribed))
+    expect(made, 'the registered makers').toBe(2)
   })
 
   it('sends local commits and access events to the relay, and takes the relay\'s to its listeners only', async () => {
