@@ -22,6 +22,7 @@ import type { RedisConnection } from './redis-connection.js'
 import { createServices, type Services } from './services/index.js'
 import type { Store } from './store/types.js'
 import { createWebhooks, type Webhooks } from './webhooks/index.js'
+import { HookedProjects } from './webhooks/hooked-projects.js'
 import { RecentChanges } from './webhooks/recent-changes.js'
 import type { Resolver } from './webhooks/target-policy.js'
 
@@ -53,6 +54,9 @@ export interface ContentdNode {
   limits: Limits
   metrics: Metrics
   webhooks: Webhooks
+  /** The projects with webhooks on this node's reckoning, and their recent changes kept for the dispatcher. */
+  hooked: HookedProjects
+  recent: RecentChanges
   realtime: Realtime | null
   /** The feed between nodes, with Redis. */
   relay: RedisRelay | null
@@ -81,13 +85,20 @@ export async function createNode (parts: NodeParts): Promise<ContentdNode> {
   const relay = redis ? await connectRedisRelay(redis, services.feed, logger) : null
   // One set of rate limiters: HTTP requests and Socket.IO handshakes and events share budgets.
   const limits = createLimits(config, redis, { onHeld: held => metrics.heldRefusals.set(held), ...(clock ? { now: clock } : {}) })
-  const recent = new RecentChanges(services.feed)
+  // Only projects with webhooks have their changes kept for the dispatcher, on every node.
+  const hooked = new HookedProjects(store)
+  const recent = new RecentChanges(services.feed, hooked)
+  const stopHearingWebhooks = services.feed.onWebhooks(projectId => {
+    hooked.recheck(projectId).catch((e: unknown) => logger.warn({ err: e }, 'reading a project\'s webhooks failed'))
+  })
   const webhooks = createWebhooks({
     config,
     store,
     logger,
     metrics,
     recent,
+    hooked,
+    announce: projectId => services.feed.announceWebhooks(projectId),
     ...(parts.webhookPollIntervalMs ? { pollIntervalMs: parts.webhookPollIntervalMs } : {}),
     ...(parts.webhookResolve ? { resolve: parts.webhookResolve } : {})
   })
@@ -106,6 +117,7 @@ export async function createNode (parts: NodeParts): Promise<ContentdNode> {
     if (parts.realtime ?? true) realtime = await attachRealtime({ httpServer: server, store, config, logger, services, redis, metrics, limits })
   } catch (e) {
     await relay?.close()
+    stopHearingWebhooks()
     recent.close()
     throw e
   }
@@ -118,6 +130,8 @@ export async function createNode (parts: NodeParts): Promise<ContentdNode> {
     limits,
     metrics,
     webhooks,
+    hooked,
+    recent,
     realtime,
     relay,
     startDeliveries: () => webhooks.dispatcher.start(),
@@ -126,6 +140,7 @@ export async function createNode (parts: NodeParts): Promise<ContentdNode> {
         services.openStreams.closeAll()
         await Promise.all([realtime?.close(), webhooks.dispatcher.stop()])
         await relay?.close()
+        stopHearingWebhooks()
         recent.close()
       })()
       return closed

@@ -6,8 +6,8 @@ import { sizeChangeOf, type ContentBudget } from './content-budget.js'
 import type { Json, JsonObject } from './json.js'
 import { applyPatch, type PatchOperation } from './json-patch.js'
 import { jsonByteLength } from './json-size.js'
-import { applyOperation, type Operation } from './operations.js'
-import { validateOperation } from './validate-operation.js'
+import { applyOperation, applyValidOperation, type Operation } from './operations.js'
+import { validateOnce } from './validate-operation.js'
 
 export type CompoundOperation =
   | { op: 'batch', operations: BatchOperation[] }
@@ -36,19 +36,19 @@ export function applyContentOperation (doc: JsonObject, operation: ContentOperat
     case 'batch': return applyBatch(doc, operation.operations, budget)
     case 'patch': return applyPatch(doc, operation.operations, budget)
     case 'update':
-      if (budget) {
-        validateOperation(operation)
-        budget.replaceAll(jsonByteLength(operation.value, budget.limit))
-      }
-      return applyOperation(doc, operation)
+      if (!budget) return applyOperation(doc, operation)
+      // Checked once (validate-operation.ts), before the budget is charged.
+      validateOnce(operation)
+      budget.replaceAll(jsonByteLength(operation.value, budget.limit))
+      return applyValidOperation(doc, operation)
     default: {
       if (!budget) return applyOperation(doc, operation)
       // The operation's own 400s come first, as without a budget.
-      validateOperation(operation)
+      validateOnce(operation)
       const valueBytes = operation.op === 'set' || operation.op === 'push' || operation.op === 'insert' ? jsonByteLength(operation.value, budget.limit) : 0
       const change = sizeChangeOf(doc, operation, valueBytes)
       if (change) budget.charge(doc, change)
-      const result = applyOperation(doc, operation)
+      const result = applyValidOperation(doc, operation)
       if (!change) budget.remeasure(result)
       return result
     }

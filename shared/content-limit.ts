@@ -13,8 +13,9 @@ import { applyContentOperation, isCompound, type ContentOperation } from './comp
 import { ContentBudget } from './content-budget.js'
 import { ContentdError } from './errors.js'
 import type { JsonObject } from './json.js'
-import { applyOperation, growthBound } from './operations.js'
+import { applyValidOperation, growthBound, type Operation } from './operations.js'
 import { utf8ByteLength } from './path.js'
+import { validateOnce } from './validate-operation.js'
 
 /** A document with an upper bound of its JSON's UTF-8 length (exact after a measure). */
 export interface SizedContent {
@@ -39,7 +40,7 @@ export function jsonBytes (doc: JsonObject, measure: MeasureJson = utf8ByteLengt
 export function applyWithinLimit (state: SizedContent, operation: ContentOperation, limit: number, valueBytes: number, measure: MeasureJson = utf8ByteLength): SizedContent {
   if (operation.op === 'update') {
     if (valueBytes > limit) throw tooLarge(valueBytes, limit)
-    return { doc: applyOperation(state.doc, operation), bytes: valueBytes }
+    return { doc: applyChecked(state.doc, operation), bytes: valueBytes }
   }
   if (isCompound(operation)) {
     // state.bytes is an upper bound of the document's size: the budget starts from it.
@@ -49,13 +50,19 @@ export function applyWithinLimit (state: SizedContent, operation: ContentOperati
   }
   const bound = growthBound(operation, valueBytes)
   if (state.bytes + bound <= limit) {
-    return { doc: applyOperation(state.doc, operation), bytes: state.bytes + bound }
+    return { doc: applyChecked(state.doc, operation), bytes: state.bytes + bound }
   }
   // Close to the limit: measure exactly, on a copy, so a refusal changes nothing.
-  const doc = applyOperation(structuredClone(state.doc), operation)
+  const doc = applyChecked(structuredClone(state.doc), operation)
   const bytes = jsonBytes(doc, measure)
   if (bytes > limit) throw tooLarge(bytes, limit)
   return { doc, bytes }
+}
+
+/** applyOperation, its validation skipped when the route already made it (validate-operation.ts). */
+function applyChecked (doc: JsonObject, operation: Operation): JsonObject {
+  validateOnce(operation)
+  return applyValidOperation(doc, operation)
 }
 
 function tooLarge (bytes: number, limit: number): ContentdError {

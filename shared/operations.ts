@@ -156,6 +156,14 @@ function insertAt (doc: JsonObject, path: readonly string[], index: number, valu
  */
 export function applyOperation (doc: JsonObject, operation: Operation): JsonObject {
   validateOperation(operation)
+  return applyValidOperation(doc, operation)
+}
+
+/**
+ * applyOperation for an operation that has passed validateOperation (validateOnce says so):
+ * the engine's write path, which checks each operation once (validate-operation.ts).
+ */
+export function applyValidOperation (doc: JsonObject, operation: Operation): JsonObject {
   switch (operation.op) {
     case 'increment': addTo(doc, operation.path, operation.value); return doc
     case 'decrement': addTo(doc, operation.path, -operation.value); return doc

@@ -12,9 +12,9 @@ import { sizeChangeOf, type ContentBudget } from './content-budget.js'
 import { ContentdError, isContentdError, OperationError } from './errors.js'
 import { isContainer, type Json, type JsonContainer, type JsonObject } from './json.js'
 import { jsonByteLength } from './json-size.js'
-import { applyOperation, type PathOperation } from './operations.js'
+import { applyOperation, applyValidOperation, type PathOperation } from './operations.js'
 import { isCanonicalIndex } from './path.js'
-import { validateOperation } from './validate-operation.js'
+import { validateOnce } from './validate-operation.js'
 
 export class WorkingCopy {
   readonly root: JsonObject
@@ -102,7 +102,7 @@ export function applyInCopy (copy: WorkingCopy, operation: PathOperation, sizing
   if (budget) {
     // The operation's own 400s come first, as without a budget (a copied or moved value is
     // already part of the content: applyOperation checks it, after the charge).
-    if (!sizing.clone && sizing.moved === undefined) validateOperation(operation)
+    if (!sizing.clone && sizing.moved === undefined) validateOnce(operation)
     const valueBytes = 'value' in operation && operation.op !== 'increment' && operation.op !== 'decrement'
       // Capped at the limit: a value larger cannot fit, whatever it replaces.
       ? sizing.valueBytes ?? (sizing.moved !== undefined ? 0 : jsonByteLength(operation.value, budget.limit))
@@ -120,7 +120,9 @@ export function applyInCopy (copy: WorkingCopy, operation: PathOperation, sizing
   }
   if (sizing.clone && 'value' in operation) operation = { ...operation, value: structuredClone(operation.value) } as PathOperation
   copy.own(operation.op === 'set' || operation.op === 'delete' ? operation.path.slice(0, -1) : operation.path)
-  applyOperation(copy.root, operation)
+  // Checked just above (once per operation, validate-operation.ts) unless copied or moved.
+  if (budget && !sizing.clone && sizing.moved === undefined) applyValidOperation(copy.root, operation)
+  else applyOperation(copy.root, operation)
   // Unforeseen (the plan expected a failure that did not come): count it exactly instead.
   if (budget && !change) budget.remeasure(copy.root)
 }

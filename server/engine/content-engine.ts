@@ -57,7 +57,7 @@ export class ContentEngine {
       project,
       ...(operation.op === 'revert' ? { readsVersion: operation.version } : {}),
       prepare: (current, context) => prepareChange(project, current, operation, options, context, limit),
-      committed: change => { this.listeners.emit({ project, entry: change.entry }) }
+      committed: change => { this.listeners.emit({ project, entry: change.entry, wire: change.wire }) }
     })
     return { version: change.version }
   }

@@ -22,7 +22,6 @@ import type { PathOperation } from '../../shared/operations.js'
 import { prepareUndo } from '../../shared/undo.js'
 import { requireWriteAllowed, type RulesCheck } from '../rules/check.js'
 import type { ContentSchema } from '../schema/content-schema.js'
-import { rememberWire } from '../feed/wire.js'
 import { changePartsOf, entryOf, LazyValue, projectRefOf, serializeEntry, type ChangeParts } from '../store/change-entry.js'
 import type { ApplyOptions, LoggedIdempotencyKey, ProjectRecord, StoreOperation } from '../store/types.js'
 import { preconditionsHold } from '../store/version-condition.js'
@@ -73,6 +72,8 @@ export interface PreparedChange extends ResolvedChange {
   actor: Actor
   /** The entry as listeners get it (`project` first), built now: later writes of a group cannot alter it. */
   entry: ChangeEntry
+  /** Makes the entry's one wire form (server/feed/wire.ts), handed to the feed with the commit. */
+  wire: () => string
   /** The request's Idempotency-Key, which the store writes beside the entry, never in it (docs/design.md §19). */
   idempotency?: LoggedIdempotencyKey
 }
@@ -126,13 +127,13 @@ export function applyResolved (projectRef: string, current: CurrentContent, reso
   }
   const version = current.version + 1
   const entry = entryOf(projectRef, version, parts, ownValue(applied, valueJson), context.at, actor)
-  const prepared: PreparedChange = { applied, parts, valueJson, version, doc: after.doc, bytes: after.bytes, replaced: applied.op === 'update', native, at: context.at, actor, entry }
   // The one wire form every consumer sends (server/feed/wire.ts), made from the value's JSON
-  // already at hand, and only if a consumer asks for it. The maker holds only the entry's
-  // parts, not the change: the document must not live as long as the entry does.
+  // already at hand, and only if a consumer asks for it: the change feed registers the maker
+  // only for a change someone is there to send. The maker holds only the entry's parts, not
+  // the change: the document must not live as long as the entry does.
   const at = context.at
-  rememberWire(entry, () => wireEntryJson(projectRef, { version, parts, valueJson, at, actor }))
-  return prepared
+  const wire = () => wireEntryJson(projectRef, { version, parts, valueJson, at, actor })
+  return { applied, parts, valueJson, version, doc: after.doc, bytes: after.bytes, replaced: applied.op === 'update', native, at, actor, entry, wire }
 }
 
 /** The entry as listeners get it, as JSON: the stored form with `project` put first. */

@@ -19,16 +19,21 @@
 // http/change-stream.ts), each against its own starting point (a snapshot, Last-Event-ID).
 import type { ChangeEntry } from '../../shared/events.js'
 import type { AccessEvent, AccessEvents } from '../services/access-events.js'
-import type { Store } from '../store/types.js'
+import type { CommittedChange, Store } from '../store/types.js'
+import { rememberWire } from './wire.js'
 
 export type ChangeListener = (change: ChangeEntry) => void
 export type AnyChangeListener = (projectId: string, change: ChangeEntry) => void
+/** Which projects' changes a listener to every project wants (the others are not handed to it). */
+export type ProjectFilter = (projectId: string) => boolean
 export type AccessListener = (event: AccessEvent) => void
 
 /** Carries this node's changes and access events to the other nodes (redis-relay.ts). */
 export interface NodeRelay {
   sendChange (projectId: string, change: ChangeEntry): void
   sendAccess (event: AccessEvent): void
+  /** A webhook of the project was created or deleted on this node (webhooks/hooked-projects.ts). */
+  sendWebhooks (projectId: string): void
 }
 
 /** What consumers need of the feed: the shape LiveFeed.onChange had, so callers rewire in one line. */
@@ -38,14 +43,15 @@ export interface ChangeSource {
 
 export class ChangeFeed implements ChangeSource {
   private readonly byProject = new Map<string, Set<ChangeListener>>()
-  private readonly everyProject = new Set<AnyChangeListener>()
+  private readonly everyProject = new Map<AnyChangeListener, ProjectFilter>()
   private readonly accessListeners = new Set<AccessListener>()
+  private readonly webhookListeners = new Set<(projectId: string) => void>()
   private relay: NodeRelay | null = null
-  private readonly queued: Array<{ projectId: string, change: ChangeEntry }> = []
+  private readonly queued: CommittedChange[] = []
   private flushing = false
 
   constructor (store: Pick<Store, 'onCommit'>, accessEvents: AccessEvents) {
-    store.onCommit(committed => this.local(committed.project.id, committed.entry))
+    store.onCommit(committed => this.local(committed))
     accessEvents.on(event => {
       this.publishAccess(event)
       this.relay?.sendAccess(event)
@@ -68,9 +74,12 @@ export class ChangeFeed implements ChangeSource {
     }
   }
 
-  /** Listens to every project's changes (the webhooks' recent changes). */
-  subscribeAll (listener: AnyChangeListener): () => void {
-    this.everyProject.add(listener)
+  /**
+   * Listens to the changes of every project `wants` (the webhooks' recent changes: the projects
+   * with webhooks). A change no listener wants costs nothing here (flush).
+   */
+  subscribeAll (listener: AnyChangeListener, wants: ProjectFilter = () => true): () => void {
+    this.everyProject.set(listener, wants)
     return () => { this.everyProject.delete(listener) }
   }
 
@@ -79,14 +88,37 @@ export class ChangeFeed implements ChangeSource {
     return () => { this.accessListeners.delete(listener) }
   }
 
+  /**
+   * This node created or deleted a webhook of the project: the other nodes hear of it through
+   * onWebhooks, so each keeps its set of projects with webhooks current (webhooks/hooked-projects.ts).
+   */
+  announceWebhooks (projectId: string): void {
+    this.relay?.sendWebhooks(projectId)
+  }
+
+  /** Hears of webhooks created or deleted on other nodes (from the relay). */
+  onWebhooks (listener: (projectId: string) => void): () => void {
+    this.webhookListeners.add(listener)
+    return () => { this.webhookListeners.delete(listener) }
+  }
+
+  /** Another node created or deleted a webhook of the project (from the relay). */
+  publishWebhooks (projectId: string): void {
+    for (const listener of [...this.webhookListeners]) {
+      try { listener(projectId) } catch { /* as below */ }
+    }
+  }
+
   hasSubscribers (projectId: string): boolean {
     return this.byProject.has(projectId)
   }
 
   /** A change committed on another node (from the relay): for this node's listeners only. */
   publishChange (projectId: string, change: ChangeEntry): void {
-    for (const listener of [...this.everyProject]) {
-      try { listener(projectId, change) } catch { /* one consumer's failure is its own */ }
+    for (const [listener, wants] of this.everyProject) {
+      try {
+        if (wants(projectId)) listener(projectId, change)
+      } catch { /* one consumer's failure is its own */ }
     }
     const listeners = this.byProject.get(projectId)
     if (!listeners) return
@@ -102,8 +134,8 @@ export class ChangeFeed implements ChangeSource {
     }
   }
 
-  private local (projectId: string, change: ChangeEntry): void {
-    this.queued.push({ projectId, change })
+  private local (committed: CommittedChange): void {
+    this.queued.push(committed)
     if (this.flushing) return
     this.flushing = true
     setImmediate(() => this.flush())
@@ -111,9 +143,21 @@ export class ChangeFeed implements ChangeSource {
 
   private flush (): void {
     this.flushing = false
-    for (const { projectId, change } of this.queued.splice(0)) {
-      this.publishChange(projectId, change)
-      this.relay?.sendChange(projectId, change)
+    for (const { project, entry, wire } of this.queued.splice(0)) {
+      const projectId = project.id
+      // No subscriber here, no other node, no listener wanting the project: nothing to hand
+      // over, and its wire form is never registered (a WeakMap entry per write, issue 35).
+      if (!this.relay && !this.byProject.has(projectId) && !this.anyWants(projectId)) continue
+      if (wire) rememberWire(entry, wire)
+      this.publishChange(projectId, entry)
+      this.relay?.sendChange(projectId, entry)
     }
+  }
+
+  private anyWants (projectId: string): boolean {
+    for (const wants of this.everyProject.values()) {
+      if (wants(projectId)) return true
+    }
+    return false
   }
 }

@@ -3,9 +3,10 @@
 // form (wire.ts), the very text consumers send, so the sending node serializes nothing more
 // and the receiving node parses it once and hands the same text on (rememberWire).
 //
-// A message is four lines: the sending node's id, the kind ("change" or "access"), the
-// project id (empty for access), and the JSON. None of the first three can hold a newline,
-// and JSON text has no raw newline, so splitting at the first three is exact.
+// A message is four lines: the sending node's id, the kind ("change", "access" or
+// "webhooks"), the project id (empty for access), and the JSON (empty for webhooks: the
+// receiving node asks the store which webhooks the project has). None of the first three can
+// hold a newline, and JSON text has no raw newline, so splitting at the first three is exact.
 //
 // The format is this module's own (it replaced Socket.IO's serverSideEmit, issue 27): nodes
 // of different versions do not understand each other's messages (docs/operations.md).
@@ -36,6 +37,10 @@ export function changeMessage (node: string, projectId: string, json: string): s
   return `${node}\nchange\n${projectId}\n${json}`
 }
 
+export function webhooksMessage (node: string, projectId: string): string {
+  return `${node}\nwebhooks\n${projectId}\n`
+}
+
 export function accessMessage (node: string, event: AccessEvent): string {
   return `${node}\naccess\n\n${JSON.stringify(event)}`
 }
@@ -60,6 +65,8 @@ export async function connectRedisRelay (base: RedisConnection, feed: ChangeFeed
         feed.publishChange(parts.projectId, change)
       } else if (parts.kind === 'access') {
         feed.publishAccess(JSON.parse(parts.json) as AccessEvent)
+      } else if (parts.kind === 'webhooks') {
+        feed.publishWebhooks(parts.projectId)
       }
     } catch (e) {
       logger.warn({ err: e }, 'ignoring a malformed change feed message from Redis')
@@ -73,6 +80,7 @@ export async function connectRedisRelay (base: RedisConnection, feed: ChangeFeed
   const relay: RedisRelay = {
     sendChange: (projectId, change) => publish(changeMessage(node, projectId, wireOf(change))),
     sendAccess: event => publish(accessMessage(node, event)),
+    sendWebhooks: projectId => publish(webhooksMessage(node, projectId)),
     async close () {
       feed.relayTo(null)
       await Promise.allSettled([sub.close(), pub.close()])

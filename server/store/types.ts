@@ -236,6 +236,11 @@ export interface CommittedChange {
    * on. Its values are the listener's own; later changes never alter them.
    */
   entry: ChangeEntry
+  /**
+   * Makes the entry's JSON text from what the write already serialized (server/feed/wire.ts);
+   * the change feed registers it only for a change some consumer is there to send.
+   */
+  wire?: () => string
 }
 
 export type CommitListener = (change: CommittedChange) => void

@@ -73,6 +73,12 @@ export interface WebhookStore {
    */
   listDue (now: string, limit: number): Promise<WebhookRecord[]>
   /**
+   * The ids of the projects that have at least one webhook, enabled or not, in no order: the
+   * dispatcher keeps changes only for these (server/webhooks/hooked-projects.ts). One query,
+   * through the by-project index; at most one id per project.
+   */
+  projectIds (): Promise<string[]>
+  /**
    * Takes or renews the lease until `until` when it is free, expired at `now` or already
    * `owner`'s, and the webhook is enabled. Resolves with the webhook as stored (the current
    * cursor), or null when another node holds it, it is disabled or gone.

@@ -6,8 +6,9 @@
 // failure schedules a retry (1 s doubling to 1 h) and, after 3 days of failures, disables
 // the webhook. Entries that left the retained history first are reported as lost.
 //
-// Nothing here is on the write path: a commit only schedules a scan. Each webhook is worked
-// on by its own task, so a slow or dead receiver holds up only its own webhook.
+// Nothing here is on the write path: a commit to a project with webhooks only schedules a
+// scan, and a commit to any other project does nothing here (hooked-projects.ts). Each
+// webhook is worked on by its own task, so a slow or dead receiver holds up only its own webhook.
 import { isContentdError } from '../../shared/errors.js'
 import type { ChangeEntry } from '../../shared/events.js'
 import { DISABLE_AFTER_MS, DELIVERY_TIMEOUT_MS, retryDelayMs, webhookMatches } from '../../shared/webhooks.js'
@@ -19,6 +20,7 @@ import { projectMemberOf } from '../store/change-pages.js'
 import type { ChangesPage, ProjectRecord, Store } from '../store/types.js'
 import type { DeliveryRecord, WebhookProgress, WebhookRecord } from '../store/webhook-types.js'
 import type { WebhookMetrics } from './metrics.js'
+import { REFRESH_MS, type HookedProjects } from './hooked-projects.js'
 import type { RecentChanges } from './recent-changes.js'
 import type { SecretBox } from './secret-box.js'
 import { sendWebhook } from './sender.js'
@@ -48,6 +50,11 @@ export interface DispatcherOptions {
    * from the log nor serialized again. Without it (tests, the CLI) entries come from the log.
    */
   recent?: RecentChanges
+  /**
+   * The projects with webhooks (hooked-projects.ts), which `recent` keeps changes of: loaded
+   * when deliveries start and every REFRESH_MS, and told of every project the poll finds due.
+   */
+  hooked?: HookedProjects
 }
 
 const iso = (ms: number) => new Date(ms).toISOString()
@@ -63,6 +70,7 @@ export class WebhookDispatcher {
   private readonly leaseMs: number
   private readonly stopping = new AbortController()
   private timer: NodeJS.Timeout | undefined
+  private refreshTimer: NodeJS.Timeout | undefined
   private scanPending = false
   private scanning: Promise<void> | null = null
   private rescan = false
@@ -74,17 +82,26 @@ export class WebhookDispatcher {
   }
 
   start (): void {
-    // Any change the feed hands over, this node's or another's, may be work for a webhook.
+    // A change to a project with webhooks, this node's or another's, may be work for one.
     if (this.options.recent) this.stopListening = this.options.recent.onChange(() => this.wake())
     else this.options.store.onCommit(() => this.wake())
     this.timer = setInterval(() => this.wake(), this.options.pollIntervalMs ?? 1000)
     this.timer.unref()
+    const { hooked } = this.options
+    if (hooked) {
+      // Loaded, then looked for work: changes made meanwhile were not kept, so not woken for.
+      const load = () => hooked.load().then(() => this.wake(), (e: unknown) => this.options.logger.warn({ err: e }, 'reading the projects with webhooks failed; trying again later'))
+      void load()
+      this.refreshTimer = setInterval(() => { void load() }, REFRESH_MS)
+      this.refreshTimer.unref()
+    }
     this.wake()
   }
 
   /** Stops looking for work and abandons attempts in flight (unrecorded: they are sent again). */
   async stop (): Promise<void> {
     clearInterval(this.timer)
+    clearInterval(this.refreshTimer)
     this.stopListening?.()
     this.stopping.abort()
     await this.scanning
@@ -108,7 +125,10 @@ export class WebhookDispatcher {
 
   private async scan (): Promise<void> {
     const { store } = this.options
-    const due = (await store.webhooks.listDue(iso(this.now()), SCAN_LIMIT)).filter(w => !this.working.has(w.id))
+    const listed = await store.webhooks.listDue(iso(this.now()), SCAN_LIMIT)
+    // A webhook made where this node did not hear of it (the CLI, a lost relay message).
+    for (const w of listed) this.options.hooked?.add(w.projectId)
+    const due = listed.filter(w => !this.working.has(w.id))
     if (due.length === 0) return
     const projects = new Map((await store.findProjectsByIds([...new Set(due.map(w => w.projectId))])).map(p => [p.id, p]))
     for (const webhook of due) {

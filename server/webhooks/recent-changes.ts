@@ -1,5 +1,7 @@
 // The changes webhooks are most likely to deliver next, as the change feed (server/feed/)
-// handed them over: the last few of every project, this node's and the other nodes'. The
+// handed them over: the last few of the projects that have webhooks (hooked-projects.ts),
+// this node's and the other nodes'. A change to any other project costs nothing here: it is
+// not kept, not serialized, and wakes no dispatcher (whose scan is a store query). The
 // dispatcher still reads the log for which versions follow a webhook's cursor (the log is
 // the authority on order and retention, docs/design.md §11); for each one it finds here it
 // uses the feed's entry and its one wire form (server/feed/wire.ts) instead of parsing the
@@ -10,6 +12,7 @@
 import type { ChangeEntry } from '../../shared/events.js'
 import type { ChangeFeed } from '../feed/change-feed.js'
 import { wireOf } from '../feed/wire.js'
+import type { HookedProjects } from './hooked-projects.js'
 
 export interface RecentLimits {
   entries: number
@@ -28,8 +31,9 @@ export class RecentChanges {
   private readonly listeners = new Set<() => void>()
   private readonly stop: () => void
 
-  constructor (feed: Pick<ChangeFeed, 'subscribeAll'>, private readonly limits: RecentLimits = RECENT_LIMITS) {
-    this.stop = feed.subscribeAll((projectId, change) => this.keep(projectId, change))
+  constructor (feed: Pick<ChangeFeed, 'subscribeAll'>, private readonly hooked: Pick<HookedProjects, 'has'>, private readonly limits: RecentLimits = RECENT_LIMITS) {
+    // The feed hands over only the projects with webhooks (and checks that before making a wire form).
+    this.stop = feed.subscribeAll((projectId, change) => this.keep(projectId, change), projectId => hooked.has(projectId))
   }
 
   /** The feed's entry for that version of the project, if it is still held. */
@@ -37,7 +41,7 @@ export class RecentChanges {
     return this.kept.get(keyOf(projectId, version))?.change
   }
 
-  /** Told of every change the feed hands over (the dispatcher looks for work). */
+  /** Told of every change to a project with webhooks (the dispatcher looks for work). */
   onChange (listener: () => void): () => void {
     this.listeners.add(listener)
     return () => { this.listeners.delete(listener) }
@@ -54,6 +58,7 @@ export class RecentChanges {
   }
 
   private keep (projectId: string, change: ChangeEntry): void {
+    if (!this.hooked.has(projectId)) return
     const key = keyOf(projectId, change.version)
     if (!this.kept.has(key)) {
       const chars = wireOf(change).length
@@ -67,6 +72,6 @@ export class RecentChanges {
         }
       }
     }
-    for (const listener of [...this.listeners]) listener()
+    for (const listener of this.listeners) listener()
   }
 }

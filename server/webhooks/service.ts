@@ -25,6 +25,8 @@ export interface WebhookServiceOptions {
   now?: Clock
   metrics?: WebhookMetrics
   resolve?: Resolver
+  /** A webhook of the project was created (true) or deleted (false): hooked-projects.ts hears of it. */
+  onChanged?: (projectId: string, created: boolean) => void
 }
 
 export function webhookView (w: WebhookRecord): WebhookView {
@@ -83,6 +85,7 @@ export class WebhookService {
       leaseUntil: null
     }
     await store.webhooks.create(record, this.options.maxPerProject)
+    this.options.onChanged?.(project.id, true)
     return { id, url: record.url, paths: record.paths, ops: record.ops, secret, createdAt: record.createdAt }
   }
 
@@ -94,6 +97,7 @@ export class WebhookService {
 
   async delete (project: ProjectRecord, id: string): Promise<void> {
     if (!(await this.options.store.webhooks.delete(project.id, id))) throw new ContentdError('WEBHOOK_NOT_FOUND')
+    this.options.onChanged?.(project.id, false)
     this.options.metrics?.forget(id)
   }
 

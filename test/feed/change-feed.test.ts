@@ -3,7 +3,7 @@
 import { describe, expect, it } from 'vitest'
 import type { ChangeEntry } from '../../shared/events.js'
 import { ChangeFeed, type NodeRelay } from '../../server/feed/change-feed.js'
-import { accessMessage, changeMessage, parseMessage } from '../../server/feed/redis-relay.js'
+import { accessMessage, changeMessage, parseMessage, webhooksMessage } from '../../server/feed/redis-relay.js'
 import { rememberWire, wireOf } from '../../server/feed/wire.js'
 import { AccessEvents } from '../../server/services/access-events.js'
 import { entryOf, LazyValue } from '../../server/store/change-entry.js'
@@ -20,8 +20,8 @@ function setup () {
   const store = { onCommit: (listener: CommitListener) => { commits.push(listener) } }
   const access = new AccessEvents()
   const feed = new ChangeFeed(store, access)
-  const commit = (projectId: string, entry: ChangeEntry) => {
-    for (const listener of commits) listener({ project: { id: projectId } as never, entry })
+  const commit = (projectId: string, entry: ChangeEntry, wire?: () => string) => {
+    for (const listener of commits) listener({ project: { id: projectId } as never, entry, ...(wire ? { wire } : {}) })
   }
   return { feed, access, commit }
 }
@@ -80,23 +80,57 @@ describe('ChangeFeed', () => {
     expect(heard).toEqual([1])
   })
 
+  it('hands a change nobody wants to nobody and never registers its wire form; a wanted one once', async () => {
+    const { feed, commit } = setup()
+    let made = 0
+    const wire = (entry: ChangeEntry) => () => { made++; return JSON.stringify(entry) }
+    const heard: string[] = []
+    feed.subscribeAll((projectId, c) => heard.push(`any ${projectId} ${c.version}`), projectId => projectId === 'hooked')
+    const unwanted = change(1)
+    commit('plain', unwanted, wire(unwanted))
+    await nextTurn()
+    expect(heard).toEqual([])
+    // Not registered: wireOf would have to serialize it itself (which a consumer never asks).
+    const fallback = JSON.stringify(unwanted)
+    expect(wireOf(unwanted)).toBe(fallback)
+    expect(made).toBe(0)
+
+    const wanted = change(2)
+    const subscribed = change(3)
+    feed.subscribe('plain', c => heard.push(`plain ${c.version}`))
+    commit('hooked', wanted, wire(wanted))
+    commit('plain', subscribed, wire(subscribed))
+    await nextTurn()
+    expect(heard).toEqual(['any hooked 2', 'plain 3'])
+    expect(wireOf(wanted) + wireOf(subscribed)).toBe(JSON.stringify(wanted) + JSON.stringify(subscribed))
+    expect(made, 'the registered makers').toBe(2)
+  })
+
   it('sends local commits and access events to the relay, and takes the relay\'s to its listeners only', async () => {
     const { feed, access, commit } = setup()
     const sent: string[] = []
-    const relay: NodeRelay = { sendChange: (projectId, c) => sent.push(`change ${projectId} ${c.version}`), sendAccess: e => sent.push(`access ${e.kind}`) }
+    const relay: NodeRelay = {
+      sendChange: (projectId, c) => sent.push(`change ${projectId} ${c.version}`),
+      sendAccess: e => sent.push(`access ${e.kind}`),
+      sendWebhooks: projectId => sent.push(`webhooks ${projectId}`)
+    }
     feed.relayTo(relay)
     const heard: string[] = []
     feed.subscribe('p1', c => heard.push(`change ${c.version}`))
     feed.subscribeAll((projectId, c) => heard.push(`any ${projectId} ${c.version}`))
     feed.onAccess(e => heard.push(`access ${e.kind}`))
+    feed.onWebhooks(projectId => heard.push(`webhooks ${projectId}`))
     commit('p1', change(1))
     await nextTurn()
     access.emit({ kind: 'project-deleted', projectId: 'p1' })
+    // This node's webhooks changed: the other nodes are told, this node's listeners are not.
+    feed.announceWebhooks('p1')
     // From another node: heard here, not sent back out.
     feed.publishChange('p1', change(2))
     feed.publishAccess({ kind: 'member-removed', projectId: 'p1', userId: 'u' })
-    expect(sent).toEqual(['change p1 1', 'access project-deleted'])
-    expect(heard).toEqual(['any p1 1', 'change 1', 'access project-deleted', 'any p1 2', 'change 2', 'access member-removed'])
+    feed.publishWebhooks('p2')
+    expect(sent).toEqual(['change p1 1', 'access project-deleted', 'webhooks p1'])
+    expect(heard).toEqual(['any p1 1', 'change 1', 'access project-deleted', 'any p1 2', 'change 2', 'access member-removed', 'webhooks p2'])
   })
 })
 
@@ -137,6 +171,7 @@ describe('the relay\'s messages', () => {
     expect(json).not.toContain('\n')
     expect(parseMessage(changeMessage('node-1', 'prj_1', json))).toEqual({ node: 'node-1', kind: 'change', projectId: 'prj_1', json })
     expect(parseMessage(accessMessage('node-2', { kind: 'credential-revoked', credentialHash: 'h' }))).toEqual({ node: 'node-2', kind: 'access', projectId: '', json: '{"kind":"credential-revoked","credentialHash":"h"}' })
+    expect(parseMessage(webhooksMessage('node-3', 'prj_2'))).toEqual({ node: 'node-3', kind: 'webhooks', projectId: 'prj_2', json: '' })
     expect(parseMessage('not ours')).toBeNull()
   })
 })

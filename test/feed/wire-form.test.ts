@@ -1,4 +1,4 @@
-// The wire form the engine registers for each committed entry (feed/wire.ts) is, character
+// The wire form the engine hands over with each committed entry (feed/wire.ts) is, character
 // for character, JSON.stringify of the entry, for every kind of change, and stays what was
 // committed when later writes change the document in place; the entry's value is a value of
 // its own, parsed only when read.
@@ -7,7 +7,7 @@ import { parseBatch } from '../../shared/batch-request.js'
 import type { JsonObject } from '../../shared/json.js'
 import { ContentEngine, type ContentCommitter, type ContentWrite } from '../../server/engine/content-engine.js'
 import type { PreparedChange } from '../../server/engine/write-step.js'
-import { wireOf } from '../../server/feed/wire.js'
+import { rememberWire, wireOf } from '../../server/feed/wire.js'
 import type { CommittedChange, ProjectRecord, StoreOperation } from '../../server/store/types.js'
 
 const PROJECT: ProjectRecord = { id: 'p1', ownerId: 'u1', ownerName: 'alice', slug: 'demo', name: 'demo', createdAt: '2026-11-26T00:00:00.000Z', version: 0 }
@@ -54,11 +54,13 @@ describe('the wire form of committed entries', () => {
     for (const operation of operations) {
       await engine.apply(PROJECT, operation, { actor: { type: 'user', name: '@alice' } })
       // Taken right away, before later writes change the document in place.
-      wires.push(wireOf(heard.at(-1)?.entry as never))
+      wires.push((heard.at(-1)?.wire as () => string)())
     }
     expect(heard).toHaveLength(operations.length)
     heard.forEach((change, i) => {
       expect(wires[i]).toBe(JSON.stringify(change.entry))
+      // As the feed registers it for its consumers.
+      rememberWire(change.entry, change.wire as () => string)
       expect(wireOf(change.entry)).toBe(wires[i])
     })
     // The set's value is the entry's own: the push and insert into the same list since did not reach it.

@@ -228,6 +228,26 @@ describe('retention in the file', () => {
     await expect(store.readChanges(project, current - 6, 10)).rejects.toMatchObject({ code: 'HISTORY_EXPIRED' })
   })
 
+  it('prunes the path index in bulk, once as many versions as are kept have left: bounded, and every path read the same', async () => {
+    const store = open(1024 * 1024, { limit: 5, enabled: true })
+    const project = await setup(store, {})
+    const model: JsonObject = {}
+    // Two paths, each written every other version: 2 index rows per version.
+    await drive(store, project, 4000, model, i => ({ op: 'increment', path: p(i % 2 === 0 ? 'even' : 'odd'), value: 1 }))
+    const current = 4001
+    // The oldest answerable version: the stored floor, or the newest 5 (the limit) past it.
+    const floor = Math.max(rowsOf(project.id).floor, current - 5)
+    const paths = inspect(db => db.prepare('SELECT version FROM change_paths WHERE project_id = ? ORDER BY version').pluck().all(project.id) as number[])
+    // Kept: the retained versions, and at most one bulk's worth below the floor waiting.
+    expect(paths.length).toBeGreaterThan(0)
+    expect(paths.length).toBeLessThanOrEqual(2 * CHECKPOINT_ENTRIES + 5 + CHECKPOINT_ENTRIES + 20)
+    expect(paths[0]).toBeGreaterThan(current - 2 * CHECKPOINT_ENTRIES - CHECKPOINT_ENTRIES - 30)
+    // Rows below the floor may wait; no read sees them.
+    const evens = await store.readPathEntries(project, 'even', floor, 1000)
+    expect(evens.entries.map(e => e.version)).toEqual(Array.from({ length: current - floor }, (_, i) => floor + 1 + i).filter(v => v % 2 === 0))
+    await expect(store.readPathEntries(project, 'even', floor - 1, 100)).rejects.toMatchObject({ code: 'HISTORY_EXPIRED' })
+  })
+
   it('a larger HISTORY_LIMIT after a restart does not bring pruned history back', async () => {
     const first = open(1024 * 1024, { limit: 5, enabled: true })
     const project = await setup(first, {})

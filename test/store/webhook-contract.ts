@@ -53,6 +53,22 @@ export function webhookContract ({ store, newProject }: WebhookContractContext):
       expect(await hooks().delete(project.id, first.id)).toBe(false)
     })
 
+    it('names each project with a webhook once, disabled ones too, and forgets a project whose last webhook is deleted', async () => {
+      const [two, disabled, none] = [await newProject(), await newProject(), await newProject()]
+      const first = webhookRecord(two.id)
+      await hooks().create(first)
+      await hooks().create(webhookRecord(two.id, { createdAt: at(1) }))
+      await hooks().create(webhookRecord(disabled.id, { disabledAt: at(2), disabledReason: 'failing' }))
+      // Other suites' projects share the store: only these three are looked at.
+      const mine = async () => (await hooks().projectIds()).filter(id => [two.id, disabled.id, none.id].includes(id)).sort()
+      expect(await mine()).toEqual([two.id, disabled.id].sort())
+      expect(await hooks().delete(two.id, first.id)).toBe(true)
+      expect(await mine(), 'one webhook left').toEqual([two.id, disabled.id].sort())
+      const [left] = await hooks().list(two.id, ALL)
+      expect(await hooks().delete(two.id, left!.id)).toBe(true)
+      expect(await mine()).toEqual([disabled.id])
+    })
+
     it('lists a page at a time, oldest first, by (createdAt, id), reading no more than the page', async () => {
       const project = await newProject()
       // Two share a creation time: the id breaks the tie.

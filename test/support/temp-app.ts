@@ -37,6 +37,8 @@ export interface TestAppOptions {
   clock?: ManualClock
   /** Start the webhook deliveries (woken by the change feed; polling at the default interval). */
   webhooks?: boolean
+  /** How often the webhook dispatcher polls the store (default 1 s). */
+  webhookPollIntervalMs?: number
 }
 
 /** `env` uses the variable names of docs/design.md §8 (e.g. { BODY_LIMIT: '2048' }). */
@@ -46,7 +48,7 @@ export async function startTestApp (env: Record<string, string> = {}, options: T
   const store = openSqliteStore({ dataDir, contentLimitBytes: config.contentLimitBytes, cacheBytes: config.cacheBytes, history: config.history })
   await store.init()
   const logger = createLogger(config.logLevel)
-  const node = await createNode({ config, store, logger, realtime: options.realtime ?? false, ...(options.clock ? { clock: options.clock.now } : {}) })
+  const node = await createNode({ config, store, logger, realtime: options.realtime ?? false, ...(options.clock ? { clock: options.clock.now } : {}), ...(options.webhookPollIntervalMs ? { webhookPollIntervalMs: options.webhookPollIntervalMs } : {}) })
   const { app, server, services, realtime } = node
   if (options.webhooks) node.startDeliveries()
   await new Promise<void>(resolve => server.listen(0, '127.0.0.1', resolve))

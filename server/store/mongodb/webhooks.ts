@@ -107,6 +107,11 @@ export class MongoWebhooks implements WebhookStore {
     await this.run(() => this.quotas.deleteOne({ _id: projectId }))
   }
 
+  // distinct answers from the {projectId, createdAt, _id} index (a DISTINCT_SCAN).
+  async projectIds (): Promise<string[]> {
+    return await this.run(() => this.webhooks.distinct('projectId'))
+  }
+
   // Only webhooks whose project has moved past the cursor (its version looked up alone, not
   // its content): an idle webhook costs nothing and cannot crowd out one with work.
   async listDue (now: string, limit: number): Promise<WebhookRecord[]> {

@@ -34,7 +34,7 @@ import { replayOperationOf, valueJsonOf } from '../change-entry.js'
 import { DocumentCache, jsonOf, type CachedDocument } from '../document-cache.js'
 import { PageBudget, projectMemberBytes } from '../change-pages.js'
 import { pathLookup } from '../../../shared/live-path.js'
-import { answerableFrom, checkpointDue } from '../history-policy.js'
+import { answerableFrom, CHECKPOINT_ENTRIES, checkpointDue } from '../history-policy.js'
 import { PastContent, SharedBaseReplay } from '../shared-base-replay.js'
 import type { ContentSnapshot, HistoryOptions, LoggedIdempotencyKey, LoggedIdempotentChange } from '../types.js'
 
@@ -47,6 +47,8 @@ export interface ChangedDocument extends CachedDocument {
 }
 
 const EMPTY_CONTENT = '{}'
+/** Projects whose last path-index prune is remembered (ContentLog.prunePaths). */
+const PATH_PRUNES_KEPT = 100_000
 
 type Row = Record<string, unknown>
 
@@ -109,6 +111,8 @@ export class ContentLog {
   // Documents handed out by read(). Callers keep snapshots across awaits, so a writer copies
   // such a document before changing it (see editable) instead of mutating it under their feet.
   private readonly lent = new WeakSet<JsonObject>()
+  /** Per project, the version below which this process last pruned change_paths (see prune). */
+  private readonly pathsPrunedBelow = new Map<string, number>()
 
   /** `pageBytes`: CHANGES_PAGE_BYTES, the most one page of changes() carries (docs/design.md §13b). */
   constructor (private readonly db: Database.Database, cacheBytes: number, private readonly history: HistoryOptions, private readonly pageBytes: number) {
@@ -336,9 +340,29 @@ export class ContentLog {
     const base = this.statements.pruneBase.get(projectId, version - this.history.limit) as number | null
     if (base === null) return
     this.statements.pruneEntries.run(projectId, base)
-    this.statements.prunePaths.run(projectId, base)
+    this.prunePaths(projectId, base)
     this.statements.pruneCheckpoints.run(projectId, base)
     this.statements.raiseFloor.run(base, projectId, base)
+  }
+
+  /**
+   * The path index below `base`, in bulk. change_paths has no index by version (it would lead
+   * the planner astray, see pathVersions), so its prune reads every row of the project: about
+   * HISTORY_LIMIT rows per path written, 430 µs at the default 10,000 for one path (against
+   * 20 µs for the entries), and it ran at every checkpoint, some 3.7% of the 1 KiB increment's
+   * CPU. Rows below the floor are never read (pathEntries asks for versions after `since`,
+   * which is at least the floor), so they may wait: they go once at least as many versions
+   * as are kept have left, which makes the scan's cost per write constant, and the index at
+   * most about twice its pruned size. Another process on the file, or a restart, prunes on
+   * its own reckoning; a rolled-back prune only leaves rows for the next one.
+   */
+  private prunePaths (projectId: string, base: number): void {
+    const prunedBelow = this.pathsPrunedBelow.get(projectId) ?? 0
+    if (base - prunedBelow < Math.max(this.history.limit, CHECKPOINT_ENTRIES)) return
+    this.statements.prunePaths.run(projectId, base)
+    // One number per project written to; started again rather than grown without end.
+    if (this.pathsPrunedBelow.size >= PATH_PRUNES_KEPT) this.pathsPrunedBelow.clear()
+    this.pathsPrunedBelow.set(projectId, base)
   }
 
   /** The current document, from the cache when its version is still the stored one. */

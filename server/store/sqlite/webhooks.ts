@@ -37,6 +37,8 @@ function prepareStatements (db: Database.Database) {
     // One page through the (project_id, created_at, id) index.
     pageOfProject: db.prepare('SELECT * FROM webhooks WHERE project_id = ? AND (created_at, id) > (?, ?) ORDER BY created_at, id LIMIT ?'),
     delete: db.prepare('DELETE FROM webhooks WHERE project_id = ? AND id = ?'),
+    // Read from the (project_id, created_at, id) index alone.
+    projectIds: db.prepare('SELECT DISTINCT project_id FROM webhooks').pluck(),
     claim: db.prepare(`UPDATE webhooks SET lease_owner = @owner, lease_until = @until
       WHERE id = @id AND disabled_at IS NULL AND (lease_owner IS NULL OR lease_until <= @now OR lease_owner = @owner)
       RETURNING *`),
@@ -99,6 +101,10 @@ export class SqliteWebhooks implements WebhookStore {
 
   async delete (projectId: string, id: string): Promise<boolean> {
     return this.statements.delete.run(projectId, id).changes > 0
+  }
+
+  async projectIds (): Promise<string[]> {
+    return this.statements.projectIds.all() as string[]
   }
 
   async listDue (now: string, limit: number): Promise<WebhookRecord[]> {
