@@ -23,6 +23,8 @@ import { createServices, type Services } from './services/index.js'
 import type { Store } from './store/types.js'
 import { createWebhooks, type Webhooks } from './webhooks/index.js'
 import { RecentChanges } from './webhooks/recent-changes.js'
+import { SecretBox } from './webhooks/secret-box.js'
+import { systemClock } from './clock.js'
 import type { Resolver } from './webhooks/target-policy.js'
 
 export interface NodeParts {
@@ -75,6 +77,8 @@ export async function createNode (parts: NodeParts): Promise<ContentdNode> {
     schemaLimitBytes: config.schemaLimitBytes,
     slowClientBytes: config.slowClientBytes,
     queryLimits: config.queries,
+    // [rules, issue 31] App users' rules keep real time, as the token checks do.
+    appRules: { secrets: SecretBox.fromConfig(config), config: config.rules, allowPrivate: config.webhooks.allowPrivate, now: systemClock },
     ...(clock ? { now: clock } : {})
   })
   // Other nodes' changes and access events reach this node's feed, hence every transport.
