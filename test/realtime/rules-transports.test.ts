@@ -18,7 +18,9 @@ const PROJECT = '/api/@alice/demo'
 const REF = '@alice/demo'
 
 const denied = (path: string) => ({ code: 'RULES_DENIED', path, message: expect.stringMatching(/^The project's rules do not allow this: read at /) })
-const pathQuery = (row: ReadRow) => `path=${encodeURIComponent(row.path)}${row.query ? `&${queryString(row.query)}` : ''}`
+/** The query string naming the row's path ('' : none, the whole project) and query. */
+const pathQuery = (row: ReadRow) => row.path === '' ? '' : `path=${encodeURIComponent(row.path)}${row.query ? `&${queryString(row.query)}` : ''}`
+const paramsAfter = (row: ReadRow, more = '') => { const q = [pathQuery(row), more].filter(Boolean).join('&'); return q === '' ? '' : `?${q}` }
 /** What an allowed query answers: the row's keys, each with its value. */
 const items = (row: ReadRow) => (row.query?.keys ?? []).map(key => ({ key, value: valueAt(row.path === '' ? key : `${row.path}.${key}`) }))
 const wireQuery = (query: NonNullable<ReadRow['query']>) => ({ orderBy: query.orderBy, limit: query.limit, ...(query.direction ? { direction: query.direction } : {}) })
@@ -55,13 +57,16 @@ describe('app users\' reads and subscriptions on every transport (docs/design.md
   describe('HTTP: the one-shot GET', () => {
     for (const row of READ_ROWS) {
       it(row.name, async () => {
-        const r = await call(app.url, 'GET', `${PROJECT}/content?${pathQuery(row)}`, { token: tokens[row.user] })
+        const r = await call(app.url, 'GET', `${PROJECT}/content${paramsAfter(row)}`, { token: tokens[row.user] })
         if (!row.allowed) {
           expect(r.status, r.text).toBe(403)
           expect(r.body).toEqual(denied(row.path))
         } else if (row.query) {
           expect(r.status, r.text).toBe(200)
           expect(r.body).toEqual({ version: expect.any(Number), items: items(row) })
+        } else if (row.path === '') {
+          expect(r.status, r.text).toBe(200)
+          expect(r.body).toEqual(READ_CONTENT)
         } else if (valueAt(row.path) === undefined) {
           expect(r.status, r.text).toBe(404)
           expect(r.body.code).toBe('PATH_NOT_FOUND')
@@ -76,10 +81,13 @@ describe('app users\' reads and subscriptions on every transport (docs/design.md
   describe('HTTP: changes?path=', () => {
     for (const row of READ_ROWS.filter(r => !r.query)) {
       it(row.name, async () => {
-        const r = await call(app.url, 'GET', `${PROJECT}/content/changes?path=${encodeURIComponent(row.path)}`, { token: tokens[row.user] })
+        const r = await call(app.url, 'GET', `${PROJECT}/content/changes${paramsAfter(row)}`, { token: tokens[row.user] })
         if (!row.allowed) {
           expect(r.status, r.text).toBe(403)
           expect(r.body).toEqual(denied(row.path))
+        } else if (row.path === '') {
+          expect(r.status, r.text).toBe(200)
+          expect(r.body.changes).toEqual([expect.objectContaining({ version: 1, op: 'update', value: READ_CONTENT })])
         } else {
           expect(r.status, r.text).toBe(200)
           // The owner's update wrote every path: it comes projected to the path (§15).
@@ -92,14 +100,15 @@ describe('app users\' reads and subscriptions on every transport (docs/design.md
   describe('Socket.IO: subscribe {project, path} and {project, path, query}', () => {
     for (const row of READ_ROWS) {
       it(row.name, async () => {
-        const ack = await subscribe(row.user, row.query ? { path: row.path, query: wireQuery(row.query) } : { path: row.path })
+        const ack = await subscribe(row.user, row.path === '' ? {} : row.query ? { path: row.path, query: wireQuery(row.query) } : { path: row.path })
         try {
           if (!row.allowed) expect(ack).toEqual({ ok: false, ...denied(row.path) })
+          else if (row.path === '') expect(ack).toMatchObject({ ok: true, project: REF, version: expect.any(Number), content: READ_CONTENT })
           else if (row.query) expect(ack).toMatchObject({ ok: true, project: REF, path: row.path, items: items(row) })
           else if (valueAt(row.path) === undefined) expect(ack).toEqual({ ok: true, project: REF, path: row.path, version: expect.any(Number), exists: false })
           else expect(ack).toEqual({ ok: true, project: REF, path: row.path, version: expect.any(Number), exists: true, value: valueAt(row.path) })
         } finally {
-          if (ack.ok === true) await unsubscribe(row.user, row.path)
+          if (ack.ok === true) await (row.path === '' ? sockets[row.user].timeout(10_000).emitWithAck('unsubscribe', { project: REF }) : unsubscribe(row.user, row.path))
         }
       })
     }
@@ -108,7 +117,7 @@ describe('app users\' reads and subscriptions on every transport (docs/design.md
   describe('Server-Sent Events: events?path= (and a query), ?access_token=', () => {
     for (const row of READ_ROWS) {
       it(row.name, async () => {
-        const stream = await openEvents(app.url, `${PROJECT}/content/events?${pathQuery(row)}&access_token=${encodeURIComponent(tokens[row.user])}`)
+        const stream = await openEvents(app.url, `${PROJECT}/content/events${paramsAfter(row, `access_token=${encodeURIComponent(tokens[row.user])}`)}`)
         streams.push(stream)
         try {
           if (!row.allowed) {
@@ -121,7 +130,8 @@ describe('app users\' reads and subscriptions on every transport (docs/design.md
           const first = stream.events[0]
           expect(first?.event).toBe('snapshot')
           const data = JSON.parse(first?.data ?? 'null') as unknown
-          if (row.query) expect(data).toEqual({ version: expect.any(Number), items: items(row) })
+          if (row.path === '') expect(data).toEqual({ version: expect.any(Number), content: READ_CONTENT })
+          else if (row.query) expect(data).toEqual({ version: expect.any(Number), items: items(row) })
           else if (valueAt(row.path) === undefined) expect(data).toEqual({ version: expect.any(Number), path: row.path, exists: false })
           else expect(data).toEqual({ version: expect.any(Number), path: row.path, exists: true, value: valueAt(row.path) })
         } finally {

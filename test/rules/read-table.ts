@@ -6,6 +6,7 @@ import type { JWTPayload } from 'jose'
 
 export const READ_RULES = {
   rules: {
+    '.read': 'auth.role == "auditor"',
     users: { $uid: { '.read': 'auth.sub == uid', '.write': 'auth.sub == uid' } },
     leaderboard: { '.read': true },
     admin: { '.read': 'auth.role == "admin"', secret: { '.read': 'false' } },
@@ -27,7 +28,8 @@ export const USERS = {
   u1: { sub: 'u1' },
   u2: { sub: 'u2' },
   admin: { sub: 'boss', role: 'admin' },
-  guest: { sub: 'guest', rooms: { lobby: true } }
+  guest: { sub: 'guest', rooms: { lobby: true } },
+  auditor: { sub: 'eve', role: 'auditor' }
 } satisfies Record<string, JWTPayload>
 
 export type User = keyof typeof USERS
@@ -35,7 +37,7 @@ export type User = keyof typeof USERS
 export interface ReadRow {
   name: string
   user: User
-  /** The dot path read or watched. */
+  /** The dot path read or watched; '' is the whole project (a whole-content read, `changes`, a whole-project subscription or stream). */
   path: string
   /** A live query (§16) at `path` instead of its value: the query and, when allowed, the keys of its result in order. */
   query?: { orderBy: string, direction?: 'asc' | 'desc', limit: number, keys: string[] }
@@ -44,6 +46,11 @@ export interface ReadRow {
 }
 
 export const READ_ROWS: ReadRow[] = [
+  { name: 'an auditor watches the whole project (the root\'s .read)', user: 'auditor', path: '', allowed: true },
+  { name: 'u1 may not watch the whole project', user: 'u1', path: '', allowed: false },
+  { name: 'an admin may not watch the whole project either', user: 'admin', path: '', allowed: false },
+  { name: 'the root\'s .read cascades to every path', user: 'auditor', path: 'users.u2.name', allowed: true },
+  { name: 'and past a "false" below it', user: 'auditor', path: 'admin.secret.code', allowed: true },
   { name: 'u1 watches their own subtree', user: 'u1', path: 'users.u1', allowed: true },
   { name: 'u1 watches below their own subtree', user: 'u1', path: 'users.u1.name', allowed: true },
   { name: 'u1 watches a path not there yet in their subtree', user: 'u1', path: 'users.u1.missing', allowed: true },
@@ -69,6 +76,7 @@ export const READ_ROWS: ReadRow[] = [
   { name: 'a query of users is refused (no rule there)', user: 'u1', path: 'users', query: { orderBy: 'key', limit: 5, keys: [] }, allowed: false },
   { name: 'a query of another user\'s subtree is refused', user: 'u2', path: 'users.u1', query: { orderBy: 'key', limit: 5, keys: [] }, allowed: false },
   { name: 'a query of a room\'s members is refused below a member rule', user: 'u2', path: 'rooms.lobby.members', query: { orderBy: 'key', limit: 5, keys: [] }, allowed: false },
+  { name: 'an auditor queries any path', user: 'auditor', path: 'users', query: { orderBy: 'key', limit: 1, keys: ['u1'] }, allowed: true },
   { name: 'a query of a room granted by a claim', user: 'guest', path: 'rooms.lobby.members', query: { orderBy: 'since', limit: 5, keys: ['u1', 'u2'] }, allowed: true }
 ]
 
