@@ -195,6 +195,28 @@ describe('app users\' reads and subscriptions on every transport (docs/design.md
       }
     })
 
+    it('a whole-project subscription and stream end with RULES_DENIED (path "") when the root\'s .read goes', async () => {
+      const socket = await connect(app.url, tokens.auditor)
+      const recorder = new Recorder(socket)
+      const stream = await openEvents(app.url, `${PROJECT}/content/events?access_token=${encodeURIComponent(tokens.auditor)}`)
+      streams.push(stream)
+      try {
+        expect(stream.status, stream.body).toBe(200)
+        expect(await socket.timeout(10_000).emitWithAck('subscribe', { project: REF })).toMatchObject({ ok: true })
+        const { '.read': _root, ...below } = READ_RULES.rules
+        await setRules({ rules: below })
+        await recorder.until(() => recorder.revoked.length > 0, 'the subscription revoked')
+        expect(recorder.revoked[0]).toMatchObject({ code: 'RULES_DENIED', path: '', project: REF })
+        await stream.until(() => stream.ended, 'the stream to end')
+        expect(stream.events.at(-1)?.event).toBe('revoked')
+        expect(JSON.parse(stream.events.at(-1)?.data ?? '{}')).toMatchObject({ code: 'RULES_DENIED', path: '' })
+      } finally {
+        await setRules(READ_RULES)
+        socket.close()
+        stream.close()
+      }
+    })
+
     it('a change of rules that keeps .read keeps the subscription', async () => {
       const socket = await connect(app.url, tokens.u1)
       const recorder = new Recorder(socket)
