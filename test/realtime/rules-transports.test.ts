@@ -5,12 +5,14 @@
 // subscriptions, docs/design.md §15, §16) and Server-Sent Events (a fetch stream:
 // `events?path=` with and without a query, `?access_token=`). Then what only a live stream
 // has: changes delivered, a change of rules re-deciding it, the token's expiry ending it.
+// On every store: SQLite (with and without its document cache) and MongoDB with MONGODB_URI.
 import type { Socket } from 'socket.io-client'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { APP_AUDIENCE, APP_ISSUER, APP_SECRET, hs256Token } from '../support/app-tokens.js'
 import { call, createProject, signup } from '../support/http.js'
 import { openEvents, type SseStream } from '../support/sse.js'
-import { startTestApp, type TestApp } from '../support/temp-app.js'
+import { startAppOnStore, type AppOnStore } from '../support/app-on-store.js'
+import { storeFactories } from '../support/stores.js'
 import { queryString, READ_CONTENT, READ_ROWS, READ_RULES, USERS, valueAt, type ReadRow, type User } from '../rules/read-table.js'
 import { connect, Recorder } from './client.js'
 
@@ -25,15 +27,15 @@ const paramsAfter = (row: ReadRow, more = '') => { const q = [pathQuery(row), mo
 const items = (row: ReadRow) => (row.query?.keys ?? []).map(key => ({ key, value: valueAt(row.path === '' ? key : `${row.path}.${key}`) }))
 const wireQuery = (query: NonNullable<ReadRow['query']>) => ({ orderBy: query.orderBy, limit: query.limit, ...(query.direction ? { direction: query.direction } : {}) })
 
-describe('app users\' reads and subscriptions on every transport (docs/design.md §17)', { timeout: 120_000 }, () => {
-  let app: TestApp
+describe.each(storeFactories)('app users\' reads and subscriptions on every transport (docs/design.md §17), $name', { timeout: 120_000 }, (factory) => {
+  let app: AppOnStore
   let owner: string
   const tokens = {} as Record<User, string>
   const sockets = {} as Record<User, Socket>
   const streams: SseStream[] = []
 
   beforeAll(async () => {
-    app = await startTestApp({}, { realtime: true })
+    app = await startAppOnStore(factory)
     owner = await signup(app.url, 'alice')
     await createProject(app.url, owner, 'demo')
     expect((await call(app.url, 'PUT', `${PROJECT}/auth`, { token: owner, body: { issuer: APP_ISSUER, audience: APP_AUDIENCE, hs256Secret: APP_SECRET } })).status).toBe(200)
