@@ -130,7 +130,8 @@ export async function servePathStream (path: string, context: PathStreamContext)
   const heartbeat = setInterval(() => write(': keep-alive\n\n'), options.heartbeatMs)
   heartbeat.unref()
   stops.push(() => clearInterval(heartbeat))
-  if (context.rulesWatch) {
+  // Not once the client has gone during the reads above: nothing would stop the watch then.
+  if (context.rulesWatch && !ended) {
     stops.push(context.rulesWatch(reason => { write(`event: revoked\ndata: ${JSON.stringify(reason)}\n\n`); end(false) }))
   }
   const expiresAt = context.expiresAt ?? identity.session?.expiresAt ?? identity.key?.expiresAt ?? null
