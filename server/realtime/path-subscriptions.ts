@@ -167,6 +167,7 @@ export class PathSubscriptions implements GrantSource {
    * [rules, issue 31] The project's rules or trust setting changed: each app user's path
    * subscription to it is decided again (token, `.read` at its path, on the current content);
    * a refused one ends with `revoked` naming the project and path, carrying the refusal.
+   * Pending ones too: their first check may have been made with the rules before the change.
    */
   recheckRules (projectId: string): void {
     const rules = this.options.appUsers?.rules
@@ -174,7 +175,7 @@ export class PathSubscriptions implements GrantSource {
     for (const [socket, mine] of this.connections) {
       if (socket.data.identity.app === undefined) continue
       for (const subscription of mine.values()) {
-        if (subscription.projectId !== projectId || subscription.state !== 'active') continue
+        if (subscription.projectId !== projectId || subscription.state === 'ended') continue
         rules.requireLiveRead({ id: projectId }, socket.data.token, dotSegments(subscription.path)).catch((error: unknown) => {
           this.end(subscription, isContentdError(error) ? error.toBody() : new ContentdError('INTERNAL_ERROR').toBody(), true)
         })

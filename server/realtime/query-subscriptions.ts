@@ -178,6 +178,7 @@ export class QuerySubscriptions implements GrantSource {
   /**
    * [rules, issue 31] The project's rules or trust setting changed: each app user's live query
    * on it is decided again (token, `.read` at its path); a refused one ends with `revoked`.
+   * Pending ones too: their first check may have been made with the rules before the change.
    */
   recheckRules (projectId: string): void {
     const rules = this.appUsers?.rules
@@ -185,7 +186,7 @@ export class QuerySubscriptions implements GrantSource {
     for (const [socket, mine] of this.connections) {
       if (socket.data.identity.app === undefined) continue
       for (const subscription of mine.values()) {
-        if (subscription.projectId !== projectId || subscription.state !== 'active') continue
+        if (subscription.projectId !== projectId || subscription.state === 'ended') continue
         rules.requireLiveRead({ id: projectId }, socket.data.token, dotSegments(subscription.path)).catch((error: unknown) => {
           this.end(subscription, isContentdError(error) ? error.toBody() : new ContentdError('INTERNAL_ERROR').toBody())
         })

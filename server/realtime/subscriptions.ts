@@ -255,13 +255,14 @@ export class Subscriptions implements GrantSource {
    * [rules, issue 31] The project's rules or trust setting changed: each app user's
    * whole-project subscription to it is decided again (token, `.read` at the root); a refused
    * one ends with `revoked` carrying the refusal (RULES_DENIED with `path`, or INVALID_TOKEN).
+   * Pending ones too: their first check may have been made with the rules before the change.
    */
   recheckRules (projectId: string): void {
     const { appRules } = this
     if (!appRules) return
     for (const subscription of [...this.projects.get(projectId)?.subscriptions ?? []]) {
       const { socket } = subscription
-      if (subscription.state !== 'active' || socket.data.identity.app === undefined) continue
+      if (subscription.state === 'ended' || socket.data.identity.app === undefined) continue
       appRules.requireLiveRead({ id: projectId }, socket.data.token, []).catch((error: unknown) => {
         this.end(subscription, isContentdError(error) ? error.toBody() : new ContentdError('INTERNAL_ERROR').toBody(), true)
       })

@@ -49,6 +49,7 @@ export class AppRules {
   private readonly compiled = new Map<string, CompiledRules>()
   private readonly cache: RulesCache<CompiledRules>
   private readonly listeners = new Set<RulesChangeListener>()
+  private heardChanges = 0
 
   constructor (private readonly options: AppRulesOptions) {
     this.tokens = new AppTokens({
@@ -73,9 +74,19 @@ export class AppRules {
     if (event.kind !== 'rules-changed' && event.kind !== 'project-deleted') return
     this.cache.forget(event.projectId)
     if (event.kind !== 'rules-changed') return
+    this.heardChanges++
     for (const listener of [...this.listeners]) {
       try { listener(event.projectId) } catch { /* a watcher logs its own failures */ }
     }
+  }
+
+  /**
+   * How many changes of rules (any project's) this process has heard: a live stream notes it
+   * before its first check and looks again once it watches, so a change heard in between is
+   * not missed (events.ts watchRules).
+   */
+  get changesHeard (): number {
+    return this.heardChanges
   }
 
   /** Hears each change of a project's rules or trust setting, after the cache forgot them. */

@@ -67,7 +67,9 @@ export function eventRoutes (scope: RouteScope, options: EventRouteOptions): voi
     // project, §17), checked again whenever the project's rules change (rulesWatch).
     const identity = app && appRules ? appStreamIdentity(project, app) : identityOf(res)
     const appRead = app && appRules ? (path: readonly string[]) => appRules.requireLiveRead(project, app, path) : null
-    const rulesWatch = app && appRules ? (path: readonly string[]) => watchRules(appRules, project, app, path) : null
+    // Noted before the first check: a change of rules heard before the stream watches is caught up with.
+    const heardBefore = appRules?.changesHeard ?? 0
+    const rulesWatch = app && appRules ? (path: readonly string[]) => watchRules(appRules, project, app, path, heardBefore) : null
     // An app user's stream ends when its token does, with the 60 s leeway (§17).
     const appExpiry = app?.expiresAt == null ? null : new Date(app.expiresAt + CLOCK_LEEWAY_S * 1000).toISOString()
     const expiresAt = appExpiry ?? identity.session?.expiresAt ?? identity.key?.expiresAt ?? null
@@ -199,11 +201,16 @@ function appStreamIdentity (project: ProjectRecord, app: AppUser): Identity {
  * setting, `.read` at its path on the current content. Refused: `end` with the refusal
  * (RULES_DENIED naming the path, or INVALID_TOKEN), sent as `event: revoked`.
  */
-export function watchRules (appRules: AppRules, project: ProjectRecord, app: AppUser, path: readonly string[]): (end: (reason: ErrorBody) => void) => () => void {
-  return end => appRules.watch(projectId => {
-    if (projectId !== project.id) return
-    appRules.requireLiveRead(project, app, path).catch((error: unknown) => {
-      end(isContentdError(error) ? error.toBody() : new ContentdError('INTERNAL_ERROR').toBody())
-    })
-  })
+export function watchRules (appRules: AppRules, project: ProjectRecord, app: AppUser, path: readonly string[], heardBefore: number): (end: (reason: ErrorBody) => void) => () => void {
+  return end => {
+    const recheck = () => {
+      appRules.requireLiveRead(project, app, path).catch((error: unknown) => {
+        end(isContentdError(error) ? error.toBody() : new ContentdError('INTERNAL_ERROR').toBody())
+      })
+    }
+    const stop = appRules.watch(projectId => { if (projectId === project.id) recheck() })
+    // A change heard between the first check and now (any project's: checking again is cheap).
+    if (appRules.changesHeard !== heardBefore) recheck()
+    return stop
+  }
 }
