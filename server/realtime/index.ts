@@ -130,6 +130,8 @@ export async function attachRealtime (deps: RealtimeDependencies): Promise<Realt
   // never sent here (the CLI): every node re-checks its streams against the store.
   const recheck = new AccessRecheck(store, services.accessEvents, systemClock, logger)
   recheck.addSource(subscriptions)
+  // [rules, issue 31] A change of rules whose message this node missed still re-decides its app streams.
+  recheck.watchAppProjects(projectIds => appRules.refresh(projectIds))
   // Live queries (docs/design.md §16): `subscribe` with a `query` member, over the shared hub.
   const queries = new QuerySubscriptions(services.queries, services.projects, services.identities, config.queries.perConnection, logger, appUsers)
   recheck.addSource(queries)

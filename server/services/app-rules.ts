@@ -23,7 +23,7 @@ import { checkWebhookTarget, type Resolver } from '../webhooks/target-policy.js'
 import type { SecretBox } from '../webhooks/secret-box.js'
 import type { AccessEvent, AccessEvents } from './access-events.js'
 import { AppTokens, type AppUser } from './app-tokens.js'
-import { RulesCache, type ProjectTrust } from './rules-cache.js'
+import { MAX_AGE_MS, PROJECTS_KEPT, RulesCache, type ProjectTrust } from './rules-cache.js'
 
 /** The HMAC key of HS256 is the secret's UTF-8 bytes, at least this many (RFC 7518 §3.2). */
 const MIN_SECRET_BYTES = 32
@@ -60,7 +60,7 @@ export class AppRules {
       now: options.now,
       ...(options.resolve ? { resolve: options.resolve } : {})
     })
-    this.cache = new RulesCache(projectId => this.load(projectId), options.now)
+    this.cache = new RulesCache(projectId => this.load(projectId), options.now, PROJECTS_KEPT, MAX_AGE_MS, projectId => this.changed(projectId))
   }
 
   // ---- what is kept, and when it changes -----------------------------------------------
@@ -73,11 +73,24 @@ export class AppRules {
   heard (event: AccessEvent): void {
     if (event.kind !== 'rules-changed' && event.kind !== 'project-deleted') return
     this.cache.forget(event.projectId)
-    if (event.kind !== 'rules-changed') return
+    if (event.kind === 'rules-changed') this.changed(event.projectId)
+  }
+
+  /** Tells the watchers; from a `rules-changed` message, or a late read that found what one would have said. */
+  private changed (projectId: string): void {
     this.heardChanges++
     for (const listener of [...this.listeners]) {
-      try { listener(event.projectId) } catch { /* a watcher logs its own failures */ }
+      try { listener(projectId) } catch { /* a watcher logs its own failures */ }
     }
+  }
+
+  /**
+   * The projects open app streams rest on (access-recheck.ts, every few seconds): what is kept
+   * of them is read again once MAX_AGE_MS old, so a change whose message was lost still
+   * re-decides those streams.
+   */
+  refresh (projectIds: Iterable<string>): void {
+    this.cache.refresh(projectIds)
   }
 
   /**
@@ -98,7 +111,7 @@ export class AppRules {
   private async load (projectId: string): Promise<ProjectTrust<CompiledRules>> {
     const [auth, record] = await Promise.all([this.options.store.appRules.getAppAuth(projectId), this.options.store.appRules.getRules(projectId)])
     const rules = record ? this.compiled.get(record.revision) ?? this.keep(record.revision, compileRules(record.document)) : null
-    return { auth, rules }
+    return { auth, rules, revision: `${auth?.revision ?? '-'}/${record?.revision ?? '-'}` }
   }
 
   /** Forgets here at once, then tells every node (this one included) through the feed. */

@@ -8,6 +8,11 @@
 // an entry is also read again once it is MAX_AGE_MS old: a change of rules takes effect on
 // every node within that bound, whatever happens to the message.
 //
+// Such a late read that finds other revisions than the entry it replaces calls `changed`, as
+// the message would have (live streams are re-decided); the access re-check
+// (access-recheck.ts) asks for the projects of open app streams every few seconds, so this
+// happens even on a node no request reaches.
+//
 // A load that started before a change is never kept after it: the change deletes the entry
 // that holds the load's promise, so later requests start a load of their own.
 import type { AppAuthRecord } from '../store/app-rules-types.js'
@@ -20,6 +25,8 @@ export const PROJECTS_KEPT = 1000
 export interface ProjectTrust<R> {
   auth: AppAuthRecord | null
   rules: R | null
+  /** The trust setting's and the rules' revisions together: what a late read compares. */
+  revision: string
 }
 
 interface Entry<R> {
@@ -34,7 +41,9 @@ export class RulesCache<R> {
     private readonly load: (projectId: string) => Promise<ProjectTrust<R>>,
     private readonly now: () => number,
     private readonly kept = PROJECTS_KEPT,
-    private readonly maxAgeMs = MAX_AGE_MS
+    private readonly maxAgeMs = MAX_AGE_MS,
+    /** A read after MAX_AGE_MS found other revisions than the entry it replaced: a change no message told of. */
+    private readonly changed: (projectId: string) => void = () => {}
   ) {}
 
   get (projectId: string): Promise<ProjectTrust<R>> {
@@ -52,7 +61,22 @@ export class RulesCache<R> {
     this.entries.set(projectId, fresh)
     // A failed load is not kept: the next request tries again.
     fresh.value.catch(() => { if (this.entries.get(projectId) === fresh) this.entries.delete(projectId) })
+    if (entry) {
+      // Still the entry kept (no forget since): a change was missed if the revisions differ.
+      Promise.all([entry.value, fresh.value]).then(([before, after]) => {
+        if (before.revision !== after.revision && this.entries.get(projectId) === fresh) this.changed(projectId)
+      }, () => {})
+    }
     return fresh.value
+  }
+
+  /** Reads again what is older than MAX_AGE_MS among these projects' entries (the access re-check's call). */
+  refresh (projectIds: Iterable<string>): void {
+    const now = this.now()
+    for (const projectId of projectIds) {
+      const entry = this.entries.get(projectId)
+      if (entry && now - entry.loadedAt >= this.maxAgeMs) this.get(projectId).catch(() => {})
+    }
   }
 
   /** The project's rules or trust setting changed (or it is gone): read them again when next asked. */
