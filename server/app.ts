@@ -77,7 +77,7 @@ export function createApp ({ config, store, logger, redis, metrics = new Metrics
   const outside = routes.scope()
 
   // [rules, issue 31] App users and rules (docs/design.md §17): content routes take app tokens.
-  const appRules = new AppRules({ store, secrets: SecretBox.fromConfig(config), config: config.rules, allowPrivate: config.webhooks.allowPrivate, now: systemClock })
+  const appRules = services.appRules ?? new AppRules({ store, secrets: SecretBox.fromConfig(config), config: config.rules, allowPrivate: config.webhooks.allowPrivate, now: systemClock })
   // Content first: the hot path, so its requests are matched after the fewest routes.
   contentRoutes(api, store, projects, limit, { batchLimit: config.batchLimit, idempotencyTtlMs: config.idempotencyTtlMs, idempotencyKeysPerUser: config.quotas.idempotencyKeysPerUser, changesPageBytes: config.changesPageBytes }, appRules)
   // Server-Sent Events: the same /api chain, with ?access_token= accepted for EventSource.

@@ -24,6 +24,8 @@ import type { Store } from './store/types.js'
 import { createWebhooks, type Webhooks } from './webhooks/index.js'
 import { HookedProjects } from './webhooks/hooked-projects.js'
 import { RecentChanges } from './webhooks/recent-changes.js'
+import { SecretBox } from './webhooks/secret-box.js'
+import { systemClock } from './clock.js'
 import type { Resolver } from './webhooks/target-policy.js'
 
 export interface NodeParts {
@@ -79,6 +81,8 @@ export async function createNode (parts: NodeParts): Promise<ContentdNode> {
     schemaLimitBytes: config.schemaLimitBytes,
     slowClientBytes: config.slowClientBytes,
     queryLimits: config.queries,
+    // [rules, issue 31] App users' rules keep real time, as the token checks do.
+    appRules: { secrets: SecretBox.fromConfig(config), config: config.rules, allowPrivate: config.webhooks.allowPrivate, now: systemClock },
     ...(clock ? { now: clock } : {})
   })
   // Other nodes' changes and access events reach this node's feed, hence every transport.

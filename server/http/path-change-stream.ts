@@ -33,6 +33,10 @@ export interface PathStreamContext {
   endsAccess (event: AccessEvent): boolean
   /** The `revoked` event's body for an access event that ends it (events.ts). */
   reasonOf (event: AccessEvent): ErrorBody
+  /** [rules, issue 31] When the stream ends for its credential's expiry (an app token's own); default the session's or key's. */
+  expiresAt?: string | null
+  /** [rules, issue 31] An app user's stream: re-decided on each change of rules, ended with the refusal (events.ts watchRules). */
+  rulesWatch?: ((end: (reason: ErrorBody) => void) => () => void) | null
 }
 
 /** The `path` query parameter: INVALID_PATH unless one valid dot path; checked against a narrowed key's paths. */
@@ -126,7 +130,11 @@ export async function servePathStream (path: string, context: PathStreamContext)
   const heartbeat = setInterval(() => write(': keep-alive\n\n'), options.heartbeatMs)
   heartbeat.unref()
   stops.push(() => clearInterval(heartbeat))
-  const expiresAt = identity.session?.expiresAt ?? identity.key?.expiresAt ?? null
+  // Not once the client has gone during the reads above: nothing would stop the watch then.
+  if (context.rulesWatch && !ended) {
+    stops.push(context.rulesWatch(reason => { write(`event: revoked\ndata: ${JSON.stringify(reason)}\n\n`); end(false) }))
+  }
+  const expiresAt = context.expiresAt ?? identity.session?.expiresAt ?? identity.key?.expiresAt ?? null
   if (expiresAt !== null) {
     // atTime, not setTimeout: a credential valid for more than ~24.8 days would overflow it.
     stops.push(atTime(Date.parse(expiresAt), () => { write(`event: revoked\ndata: ${JSON.stringify(new ContentdError('INVALID_TOKEN').toBody())}\n\n`); end(false) }))

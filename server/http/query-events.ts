@@ -40,15 +40,24 @@ export interface QueryStreamOptions {
   openStream: (req: Request, res: Response) => void
   endsAccess: (event: AccessEvent, identity: Identity, project: ProjectRecord) => boolean
   reasonOf: (event: AccessEvent) => ErrorBody
+  /** The caller (events.ts: an app user's own identity); default the request's. */
+  identity?: Identity
+  /** [rules, issue 31] When the stream ends for its credential's expiry (an app token's own); default the session's or key's. */
+  expiresAt?: string | null
+  /** [rules, issue 31] An app user's `.read` at the query's path (§17), checked before anything is read. */
+  appRead?: ((path: readonly string[]) => Promise<unknown>) | null
+  /** [rules, issue 31] An app user's stream: re-decided on each change of rules, ended with the refusal (events.ts watchRules). */
+  rulesWatch?: ((path: readonly string[]) => (end: (reason: ErrorBody) => void) => () => void) | null
 }
 
 export async function streamQuery (req: Request, res: Response, options: QueryStreamOptions): Promise<void> {
   const project = projectOf(res)
-  const identity = identityOf(res)
+  const identity = options.identity ?? identityOf(res)
   if (req.query.path === undefined) throw new ContentdError('INVALID_QUERY', 'a query needs ?path= naming the object or array whose children it orders')
   const segments = parsePath(req.query.path)
   const plan = parseQueryParams(req.query)
   requireKeyScope(identity.key, { kind: 'read', path: segments })
+  if (options.appRead) await options.appRead(segments)
 
   let ended = false
   const stops: Array<() => void> = []
@@ -102,7 +111,8 @@ export async function streamQuery (req: Request, res: Response, options: QuerySt
   write(`id: ${open.version}\nevent: snapshot\ndata: ${JSON.stringify(snapshot)}\n\n`)
   for (const event of held) send(event)
   held = null
-  const expiresAt = identity.session?.expiresAt ?? identity.key?.expiresAt ?? null
+  if (options.rulesWatch) stops.push(options.rulesWatch(segments)(reason => end(reason)))
+  const expiresAt = options.expiresAt ?? identity.session?.expiresAt ?? identity.key?.expiresAt ?? null
   if (expiresAt !== null) stops.push(atTime(Date.parse(expiresAt), () => end(new ContentdError('INVALID_TOKEN').toBody())))
   const heartbeat = setInterval(() => write(': keep-alive\n\n'), options.heartbeatMs)
   heartbeat.unref()

@@ -31,6 +31,7 @@ import { Subscriptions } from './subscriptions.js'
 import { isQueryRequest, QuerySubscriptions } from './query-subscriptions.js'
 import { PathSubscriptions } from './path-subscriptions.js'
 import { AppRules } from '../services/app-rules.js'
+import type { AppUser } from '../services/app-tokens.js'
 import { SecretBox } from '../webhooks/secret-box.js'
 import type { RealtimeServer, RealtimeSocket } from './types.js'
 
@@ -97,7 +98,9 @@ export async function attachRealtime (deps: RealtimeDependencies): Promise<Realt
     resubscribeBytes: config.socketResubscribeBytes
   }, logger, limits.tarpit, services.feed, metrics)
   // [rules, issue 31] App users subscribe with their tokens and the project's rules (docs/design.md §17).
-  subscriptions.useAppRules(new AppRules({ store, secrets: SecretBox.fromConfig(config), config: config.rules, allowPrivate: config.webhooks.allowPrivate, now: systemClock }))
+  const appRules = services.appRules ?? new AppRules({ store, secrets: SecretBox.fromConfig(config), config: config.rules, allowPrivate: config.webhooks.allowPrivate, now: systemClock })
+  subscriptions.useAppRules(appRules)
+  const appUsers = { rules: appRules, adopt: (socket: RealtimeSocket, user: AppUser) => subscriptions.adoptAppUser(socket, user) }
   // Presence (docs/design.md §14): members on every node through Redis, else in memory.
   // Path subscriptions (docs/design.md §15) hear changes through services.feed, which
   // carries other nodes' changes too; they share the per-connection limit.
@@ -109,7 +112,8 @@ export async function attachRealtime (deps: RealtimeDependencies): Promise<Realt
     perConnection: config.socketSubscriptionsPerConnection,
     projectSubscriptions: socket => subscriptions.count(socket),
     pageBytes: config.changesPageBytes,
-    logger
+    logger,
+    appUsers
   })
   subscriptions.countAlso(socket => pathSubscriptions.count(socket))
   const redisShare = deps.redis
@@ -126,8 +130,10 @@ export async function attachRealtime (deps: RealtimeDependencies): Promise<Realt
   // never sent here (the CLI): every node re-checks its streams against the store.
   const recheck = new AccessRecheck(store, services.accessEvents, systemClock, logger)
   recheck.addSource(subscriptions)
+  // [rules, issue 31] A change of rules whose message this node missed still re-decides its app streams.
+  recheck.watchAppProjects(projectIds => appRules.refresh(projectIds))
   // Live queries (docs/design.md §16): `subscribe` with a `query` member, over the shared hub.
-  const queries = new QuerySubscriptions(services.queries, services.projects, services.identities, config.queries.perConnection, logger)
+  const queries = new QuerySubscriptions(services.queries, services.projects, services.identities, config.queries.perConnection, logger, appUsers)
   recheck.addSource(queries)
   recheck.addSource(services.openStreams)
   recheck.addSource(pathSubscriptions)
@@ -178,12 +184,21 @@ export async function attachRealtime (deps: RealtimeDependencies): Promise<Realt
     queries.applyAccessEvent(event)
     pathSubscriptions.applyAccessEvent(event)
   })
+  // [rules, issue 31] A change of rules (any node's, heard through the feed after the rules'
+  // cache forgot them): app users' subscriptions are decided again (docs/design.md §17).
+  const stopRules = appRules.watch(projectId => {
+    if (closed) return
+    subscriptions.recheckRules(projectId)
+    queries.recheckRules(projectId)
+    pathSubscriptions.recheckRules(projectId)
+  })
 
   return {
     io,
     async close () {
       closed = true
       stopAccess()
+      stopRules()
       await recheck.stop()
       // Not io.close(): that would also close the HTTP server, which the caller owns.
       await closeConnections(io, SHUTDOWN_FLUSH_GRACE_MS)

@@ -19,6 +19,8 @@ import type { Logger } from '../logger.js'
 import type { AccessEvent } from '../services/access-events.js'
 import type { GrantSource, LiveGrant } from '../services/access-recheck.js'
 import type { Identities } from '../services/identity.js'
+import type { AppRules } from '../services/app-rules.js'
+import type { AppUser } from '../services/app-tokens.js'
 import type { ChangeSource } from '../feed/change-feed.js'
 import { PathFollower } from '../services/path-follower.js'
 import type { Projects } from '../services/projects.js'
@@ -45,6 +47,14 @@ export interface PathSubscriptionOptions {
   /** CHANGES_PAGE_BYTES. */
   pageBytes: number
   logger: Logger
+  /** [rules, issue 31] App users (docs/design.md §17); without it an app socket's path subscribe is INVALID_TOKEN. */
+  appUsers?: AppUsersOn
+}
+
+/** [rules, issue 31] What a subscription of an app user needs: the rules, and the socket's adoption (subscriptions.ts adoptAppUser). */
+export interface AppUsersOn {
+  rules: AppRules
+  adopt (socket: RealtimeSocket, user: AppUser): void
 }
 
 /** A path subscription's ack (docs/design.md §15). */
@@ -142,12 +152,33 @@ export class PathSubscriptions implements GrantSource {
   }
 
   applyAccessEvent (event: AccessEvent): void {
-    if (event.kind === 'credential-revoked') return // the socket itself is disconnected (subscriptions.ts)
+    // A revoked credential disconnects the socket itself (subscriptions.ts); a change of rules is recheckRules'.
+    if (event.kind === 'credential-revoked' || event.kind === 'rules-changed') return
     for (const [socket, mine] of this.connections) {
       for (const subscription of [...mine.values()]) {
         if (subscription.projectId !== event.projectId) continue
         if (event.kind === 'project-deleted') this.end(subscription, new ContentdError('PROJECT_NOT_FOUND').toBody(), true)
         else if (socket.data.identity.user.id === event.userId) this.end(subscription, new ContentdError('FORBIDDEN').toBody(), true)
+      }
+    }
+  }
+
+  /**
+   * [rules, issue 31] The project's rules or trust setting changed: each app user's path
+   * subscription to it is decided again (token, `.read` at its path, on the current content);
+   * a refused one ends with `revoked` naming the project and path, carrying the refusal.
+   * Pending ones too: their first check may have been made with the rules before the change.
+   */
+  recheckRules (projectId: string): void {
+    const rules = this.options.appUsers?.rules
+    if (!rules) return
+    for (const [socket, mine] of this.connections) {
+      if (socket.data.identity.app === undefined) continue
+      for (const subscription of mine.values()) {
+        if (subscription.projectId !== projectId || subscription.state === 'ended') continue
+        rules.requireLiveRead({ id: projectId }, socket.data.token, dotSegments(subscription.path)).catch((error: unknown) => {
+          this.end(subscription, isContentdError(error) ? error.toBody() : new ContentdError('INTERNAL_ERROR').toBody(), true)
+        })
       }
     }
   }
@@ -160,6 +191,16 @@ export class PathSubscriptions implements GrantSource {
   /** Checks access, starts following, and builds the ack: a snapshot of the path, or the changes after `since`. */
   private async establish (subscription: PathSubscription, ref: { owner: string, slug: string }, since: number | undefined): Promise<PathSubscribeAck> {
     const { socket } = subscription
+    if (socket.data.identity.app !== undefined) {
+      // [rules, issue 31] An app user: its token verified against the project, `.read` at the path (§17).
+      const { appUsers } = this.options
+      if (!appUsers) throw new ContentdError('INVALID_TOKEN')
+      const project = await this.options.projects.find(ref.owner, ref.slug)
+      subscription.projectId = project.id
+      appUsers.adopt(socket, await appUsers.rules.requireLiveRead(project, socket.data.token, dotSegments(subscription.path)))
+      if (subscription.state !== 'pending') return failureOf(CANCELLED)
+      return await this.follow(subscription, project, since)
+    }
     const resolved = await this.options.identities.resolve(socket.data.token)
     if (!resolved.identity) throw new ContentdError(resolved.failure)
     const project = await this.options.projects.find(ref.owner, ref.slug)
@@ -168,6 +209,11 @@ export class PathSubscriptions implements GrantSource {
     // A narrowed key watches at or below its paths (docs/design.md §12, §15).
     requireKeyScope(resolved.identity.key, { kind: 'read', path: dotSegments(subscription.path) })
     if (subscription.state !== 'pending') return failureOf(CANCELLED)
+    return await this.follow(subscription, project, since)
+  }
+
+  /** Starts following once access is granted, and builds the ack. */
+  private async follow (subscription: PathSubscription, project: ProjectRecord, since: number | undefined): Promise<PathSubscribeAck> {
     // Following before reading: a change committed during the read is held, not missed.
     const follower = new PathFollower({
       feed: this.options.feed,

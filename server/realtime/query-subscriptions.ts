@@ -9,7 +9,7 @@ import { requireKeyScope } from '../auth/rights.js'
 import { ContentdError, isContentdError, type ErrorBody } from '../../shared/errors.js'
 import { isPlainObject } from '../../shared/json.js'
 import { formatProjectRef, projectRefHalves } from '../../shared/project-ref.js'
-import { formatPath, parsePath } from '../../shared/path.js'
+import { dotSegments, formatPath, parsePath } from '../../shared/path.js'
 import { parseQuery, publicQuery, type QueryPlan } from '../../shared/query.js'
 import { QUERY_EVENT, type QuerySubscribeAck } from '../../shared/api/queries.js'
 import type { Logger } from '../logger.js'
@@ -20,6 +20,7 @@ import type { GrantSource, LiveGrant } from '../services/access-recheck.js'
 import type { Identities } from '../services/identity.js'
 import type { Projects } from '../services/projects.js'
 import type { Reply } from './event-router.js'
+import type { AppUsersOn } from './path-subscriptions.js'
 import { PreEncoded } from './pre-encoded.js'
 import { failure, failureOf } from './replies.js'
 import type { RealtimeSocket } from './types.js'
@@ -68,7 +69,9 @@ export class QuerySubscriptions implements GrantSource {
     private readonly projectService: Projects,
     private readonly identities: Identities,
     private readonly perConnection: number,
-    private readonly logger: Logger
+    private readonly logger: Logger,
+    /** [rules, issue 31] App users (docs/design.md §17); without it an app socket's query subscribe is INVALID_TOKEN. */
+    private readonly appUsers?: AppUsersOn
   ) {}
 
   async subscribe (socket: RealtimeSocket, request: unknown, reply: Reply): Promise<void> {
@@ -101,12 +104,21 @@ export class QuerySubscriptions implements GrantSource {
     const subscription = new QuerySubscription(socket, key, path)
     mine.set(id, subscription)
     try {
-      const resolved = await this.identities.resolve(socket.data.token)
-      if (!resolved.identity) throw new ContentdError(resolved.failure)
-      const project = await this.projectService.find(ref.owner, ref.slug)
-      subscription.projectId = project.id
-      await this.projectService.authorize(resolved.identity, project, 'read')
-      requireKeyScope(resolved.identity.key, { kind: 'read', path: segments })
+      let project
+      if (socket.data.identity.app !== undefined) {
+        // [rules, issue 31] An app user: its token verified against the project, `.read` at the path (§17).
+        if (!this.appUsers) throw new ContentdError('INVALID_TOKEN')
+        project = await this.projectService.find(ref.owner, ref.slug)
+        subscription.projectId = project.id
+        this.appUsers.adopt(socket, await this.appUsers.rules.requireLiveRead(project, socket.data.token, segments))
+      } else {
+        const resolved = await this.identities.resolve(socket.data.token)
+        if (!resolved.identity) throw new ContentdError(resolved.failure)
+        project = await this.projectService.find(ref.owner, ref.slug)
+        subscription.projectId = project.id
+        await this.projectService.authorize(resolved.identity, project, 'read')
+        requireKeyScope(resolved.identity.key, { kind: 'read', path: segments })
+      }
       if (subscription.state !== 'pending') { reply(failureOf(new ContentdError('SUBSCRIPTION_CANCELLED').toBody())); return }
       const open = await this.hub.open(project.id, path, plan, event => subscription.deliver(event))
       if (subscription.state !== 'pending') { open.close(); reply(failureOf(new ContentdError('SUBSCRIPTION_CANCELLED').toBody())); return }
@@ -154,13 +166,33 @@ export class QuerySubscriptions implements GrantSource {
 
   /** Ends the live queries an access event takes away (a revoked credential disconnects the socket: forget). */
   applyAccessEvent (event: AccessEvent): void {
-    if (event.kind === 'credential-revoked') return
+    // A revoked credential disconnects the socket itself; a change of rules is recheckRules'.
+    if (event.kind === 'credential-revoked' || event.kind === 'rules-changed') return
     for (const [socket, mine] of this.connections) {
       for (const subscription of [...mine.values()]) {
         if (subscription.projectId !== event.projectId) continue
         if (event.kind === 'member-removed' && socket.data.identity.user.id !== event.userId) continue
         const reason = new ContentdError(event.kind === 'member-removed' ? 'FORBIDDEN' : 'PROJECT_NOT_FOUND').toBody()
         this.end(subscription, reason)
+      }
+    }
+  }
+
+  /**
+   * [rules, issue 31] The project's rules or trust setting changed: each app user's live query
+   * on it is decided again (token, `.read` at its path); a refused one ends with `revoked`.
+   * Pending ones too: their first check may have been made with the rules before the change.
+   */
+  recheckRules (projectId: string): void {
+    const rules = this.appUsers?.rules
+    if (!rules) return
+    for (const [socket, mine] of this.connections) {
+      if (socket.data.identity.app === undefined) continue
+      for (const subscription of mine.values()) {
+        if (subscription.projectId !== projectId || subscription.state === 'ended') continue
+        rules.requireLiveRead({ id: projectId }, socket.data.token, dotSegments(subscription.path)).catch((error: unknown) => {
+          this.end(subscription, isContentdError(error) ? error.toBody() : new ContentdError('INTERNAL_ERROR').toBody())
+        })
       }
     }
   }

@@ -20,9 +20,8 @@ import type { AccessEvent } from '../services/access-events.js'
 import type { GrantSource, LiveGrant } from '../services/access-recheck.js'
 import type { Identities } from '../services/identity.js'
 import type { AppRules } from '../services/app-rules.js'
-import { CLOCK_LEEWAY_S } from '../services/app-tokens.js'
+import { CLOCK_LEEWAY_S, type AppUser } from '../services/app-tokens.js'
 import { atTime } from '../services/expiry.js'
-import { requireReadAllowed } from '../rules/check.js'
 import type { Projects } from '../services/projects.js'
 import { entriesArrayBytes, resumeAckJson } from '../store/change-pages.js'
 import type { ChangesJsonPage, ContentSnapshot, ProjectRecord, Store } from '../store/types.js'
@@ -98,6 +97,8 @@ export class Subscriptions implements GrantSource {
   private alsoCounted: (socket: RealtimeSocket) => number = () => 0
   private readonly budget: ResubscribeBudget
   private appRules: AppRules | null = null
+  /** [rules, issue 31] App sockets whose token's expiry is already scheduled. */
+  private readonly expiring = new WeakSet<RealtimeSocket>()
 
   constructor (
     private readonly io: RealtimeServer,
@@ -234,15 +235,37 @@ export class Subscriptions implements GrantSource {
    */
   private async requireAppRead (socket: RealtimeSocket, project: ProjectRecord): Promise<void> {
     if (!this.appRules) throw new ContentdError('INVALID_TOKEN')
-    const user = await this.appRules.verify(project, socket.data.token)
-    const snapshot = await this.store.readContent(project.id)
-    if (!snapshot) throw new ContentdError('PROJECT_NOT_FOUND')
-    requireReadAllowed(await this.appRules.checkFor(project, user), snapshot.content, [])
-    // Presence names the app user by its verified sub (presence.ts).
+    this.adoptAppUser(socket, await this.appRules.requireLiveRead(project, socket.data.token, []))
+  }
+
+  /**
+   * [rules, issue 31] A subscription (whole-project, path or query) verified the socket's app
+   * token: presence names the app user by its verified sub (presence.ts), and the socket is
+   * ended when the token expires (plus the 60 s leeway), once per socket (its token is fixed).
+   */
+  adoptAppUser (socket: RealtimeSocket, user: AppUser): void {
     socket.data.identity = { ...socket.data.identity, app: { sub: user.sub } }
-    if (user.expiresAt !== null) {
-      const cancel = atTime(user.expiresAt + CLOCK_LEEWAY_S * 1000, () => { this.revokeSocket(socket, 'INVALID_TOKEN') })
-      socket.once('disconnect', cancel)
+    if (user.expiresAt === null || this.expiring.has(socket)) return
+    this.expiring.add(socket)
+    const cancel = atTime(user.expiresAt + CLOCK_LEEWAY_S * 1000, () => { this.revokeSocket(socket, 'INVALID_TOKEN') })
+    socket.once('disconnect', cancel)
+  }
+
+  /**
+   * [rules, issue 31] The project's rules or trust setting changed: each app user's
+   * whole-project subscription to it is decided again (token, `.read` at the root); a refused
+   * one ends with `revoked` carrying the refusal (RULES_DENIED with `path`, or INVALID_TOKEN).
+   * Pending ones too: their first check may have been made with the rules before the change.
+   */
+  recheckRules (projectId: string): void {
+    const { appRules } = this
+    if (!appRules) return
+    for (const subscription of [...this.projects.get(projectId)?.subscriptions ?? []]) {
+      const { socket } = subscription
+      if (subscription.state === 'ended' || socket.data.identity.app === undefined) continue
+      appRules.requireLiveRead({ id: projectId }, socket.data.token, []).catch((error: unknown) => {
+        this.end(subscription, isContentdError(error) ? error.toBody() : new ContentdError('INTERNAL_ERROR').toBody(), true)
+      })
     }
   }
 

@@ -8,6 +8,12 @@ export type AccessEvent =
   | { kind: 'member-removed', projectId: string, userId: string }
   /** The project is gone: every subscription to it ends. */
   | { kind: 'project-deleted', projectId: string }
+  /**
+   * [rules, issue 31] The project's rules or app trust setting were set or removed: every node
+   * forgets what it cached of them and re-checks its app users' live streams (docs/design.md §17).
+   * It ends nothing by itself.
+   */
+  | { kind: 'rules-changed', projectId: string }
 
 export type AccessListener = (event: AccessEvent) => void
 

@@ -35,6 +35,7 @@ export class AccessRecheck {
   private readonly sources: GrantSource[] = []
   private timer: NodeJS.Timeout | null = null
   private running: Promise<void> | null = null
+  private appProjectsListener: ((projectIds: ReadonlySet<string>) => void) | null = null
 
   constructor (
     private readonly store: Store,
@@ -43,6 +44,11 @@ export class AccessRecheck {
     private readonly logger: Logger,
     private readonly intervalMs = RECHECK_INTERVAL_MS
   ) {}
+
+  /** [rules, issue 31] Hears the projects app users' live streams rest on, at each round (app-rules.ts refresh). */
+  watchAppProjects (listener: (projectIds: ReadonlySet<string>) => void): void {
+    this.appProjectsListener = listener
+  }
 
   addSource (source: GrantSource): void {
     this.sources.push(source)
@@ -86,6 +92,7 @@ export class AccessRecheck {
         if (projectId !== null) pairs.set(`${projectId}\0${identity.user.id}`, { projectId, userId: identity.user.id })
       }
     }
+    if (appProjects.size > 0) this.appProjectsListener?.(appProjects)
     if (credentials.size === 0 && appProjects.size === 0) return
     // Every look-up first, then the events: a store that fails half-way announces nothing.
     const ended: AccessEvent[] = []

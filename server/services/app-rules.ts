@@ -2,6 +2,8 @@
 // (`…/auth`) and rules document (`…/rules`), the simulator (`…/rules/check`), and what a
 // request by an app user needs: its token verified (app-tokens.ts) and the project's rules,
 // compiled once per rules revision, with a fresh evaluation budget (RULES_EVALUATION_BUDGET).
+// Both are kept per project (rules-cache.ts) until a `rules-changed` access event, which a
+// change here announces to every node through the change feed, or MAX_AGE_MS.
 import { randomUUID } from 'node:crypto'
 import { importJWK, type JWK } from 'jose'
 import { appAuthBody, rulesCheckBody, type AppAuthView, type RulesCheckResult } from '../../shared/api/rules.js'
@@ -12,14 +14,16 @@ import { parsePath } from '../../shared/path.js'
 import { parseBody } from '../../shared/schemas.js'
 import type { Clock } from '../clock.js'
 import type { RulesConfig } from '../config.js'
-import type { RulesCheck } from '../rules/check.js'
+import { requireReadAllowed, type RulesCheck } from '../rules/check.js'
 import { compileRules, type CompiledRules } from '../rules/document.js'
 import { decide, EvaluationBudget } from '../rules/evaluate.js'
 import type { AppAuthRecord, RulesRecord } from '../store/app-rules-types.js'
 import type { ProjectRecord, Store } from '../store/types.js'
 import { checkWebhookTarget, type Resolver } from '../webhooks/target-policy.js'
 import type { SecretBox } from '../webhooks/secret-box.js'
+import type { AccessEvent, AccessEvents } from './access-events.js'
 import { AppTokens, type AppUser } from './app-tokens.js'
+import { MAX_AGE_MS, PROJECTS_KEPT, RulesCache, type ProjectTrust } from './rules-cache.js'
 
 /** The HMAC key of HS256 is the secret's UTF-8 bytes, at least this many (RFC 7518 §3.2). */
 const MIN_SECRET_BYTES = 32
@@ -33,11 +37,19 @@ export interface AppRulesOptions {
   allowPrivate: boolean
   now: Clock
   resolve?: Resolver
+  /** Where a change of rules or trust is announced (`rules-changed`), for every node to hear. */
+  accessEvents?: AccessEvents
 }
+
+/** Called after a project's rules or trust setting changed (the cache already forgot them). */
+export type RulesChangeListener = (projectId: string) => void
 
 export class AppRules {
   private readonly tokens: AppTokens
   private readonly compiled = new Map<string, CompiledRules>()
+  private readonly cache: RulesCache<CompiledRules>
+  private readonly listeners = new Set<RulesChangeListener>()
+  private heardChanges = 0
 
   constructor (private readonly options: AppRulesOptions) {
     this.tokens = new AppTokens({
@@ -48,24 +60,95 @@ export class AppRules {
       now: options.now,
       ...(options.resolve ? { resolve: options.resolve } : {})
     })
+    this.cache = new RulesCache(projectId => this.load(projectId), options.now, PROJECTS_KEPT, MAX_AGE_MS, projectId => this.changed(projectId))
+  }
+
+  // ---- what is kept, and when it changes -----------------------------------------------
+
+  /**
+   * An access event from this node or another (the change feed): `rules-changed` and
+   * `project-deleted` drop what is kept of the project, then tell the watchers (the live
+   * streams of app users re-check their `.read`, docs/design.md §17).
+   */
+  heard (event: AccessEvent): void {
+    if (event.kind !== 'rules-changed' && event.kind !== 'project-deleted') return
+    this.cache.forget(event.projectId)
+    if (event.kind === 'rules-changed') this.changed(event.projectId)
+  }
+
+  /** Tells the watchers; from a `rules-changed` message, or a late read that found what one would have said. */
+  private changed (projectId: string): void {
+    this.heardChanges++
+    for (const listener of [...this.listeners]) {
+      try { listener(projectId) } catch { /* a watcher logs its own failures */ }
+    }
+  }
+
+  /**
+   * The projects open app streams rest on (access-recheck.ts, every few seconds): what is kept
+   * of them is read again once MAX_AGE_MS old, so a change whose message was lost still
+   * re-decides those streams.
+   */
+  refresh (projectIds: Iterable<string>): void {
+    this.cache.refresh(projectIds)
+  }
+
+  /**
+   * How many changes of rules (any project's) this process has heard: a live stream notes it
+   * before its first check and looks again once it watches, so a change heard in between is
+   * not missed (events.ts watchRules).
+   */
+  get changesHeard (): number {
+    return this.heardChanges
+  }
+
+  /** Hears each change of a project's rules or trust setting, after the cache forgot them. */
+  watch (listener: RulesChangeListener): () => void {
+    this.listeners.add(listener)
+    return () => { this.listeners.delete(listener) }
+  }
+
+  private async load (projectId: string): Promise<ProjectTrust<CompiledRules>> {
+    const [auth, record] = await Promise.all([this.options.store.appRules.getAppAuth(projectId), this.options.store.appRules.getRules(projectId)])
+    const rules = record ? this.compiled.get(record.revision) ?? this.keep(record.revision, compileRules(record.document)) : null
+    return { auth, rules, revision: `${auth?.revision ?? '-'}/${record?.revision ?? '-'}` }
+  }
+
+  /** Forgets here at once, then tells every node (this one included) through the feed. */
+  private announce (projectId: string): void {
+    this.cache.forget(projectId)
+    if (this.options.accessEvents) this.options.accessEvents.emit({ kind: 'rules-changed', projectId })
+    else this.heard({ kind: 'rules-changed', projectId })
   }
 
   // ---- app users --------------------------------------------------------------------
 
   /** The app user a token names for this project; INVALID_TOKEN when it does not verify. */
-  async verify (project: ProjectRecord, token: string): Promise<AppUser> {
-    return this.tokens.verify(project.id, await this.options.store.appRules.getAppAuth(project.id), token)
+  async verify (project: Pick<ProjectRecord, 'id'>, token: string): Promise<AppUser> {
+    return this.tokens.verify(project.id, (await this.cache.get(project.id)).auth, token)
   }
 
-  /** What the rules need to decide one request of `user` (read now, in the request). */
-  async checkFor (project: ProjectRecord, user: AppUser): Promise<RulesCheck> {
+  /** What the rules need to decide one request of `user` (the project's rules as kept now). */
+  async checkFor (project: Pick<ProjectRecord, 'id'>, user: AppUser): Promise<RulesCheck> {
     return { rules: await this.rulesOf(project.id), auth: user.claims, budget: new EvaluationBudget(this.options.config.evaluationBudget), now: this.options.now }
   }
 
+  /**
+   * A live read by an app user (a path or query subscription, a stream, docs/design.md §15,
+   * §16): the token verified against the project (INVALID_TOKEN), then `.read` at `path` on
+   * the current content (RULES_DENIED naming the path). Used to open one and, after a change
+   * of rules, to decide whether it stays open. `who`: the token, or the user a request verified.
+   */
+  async requireLiveRead (project: Pick<ProjectRecord, 'id'>, who: string | AppUser, path: readonly string[]): Promise<AppUser> {
+    const user = typeof who === 'string' ? await this.verify(project, who) : who
+    const current = await this.options.store.readContent(project.id)
+    if (!current) throw new ContentdError('PROJECT_NOT_FOUND')
+    requireReadAllowed(await this.checkFor(project, user), current.content, path)
+    return user
+  }
+
   private async rulesOf (projectId: string): Promise<CompiledRules | null> {
-    const record = await this.options.store.appRules.getRules(projectId)
-    if (!record) return null
-    return this.compiled.get(record.revision) ?? this.keep(record.revision, compileRules(record.document))
+    return (await this.cache.get(projectId)).rules
   }
 
   /** Keeps compiled rules by revision, at most COMPILED_KEPT of them (the oldest go first). */
@@ -84,6 +167,7 @@ export class AppRules {
     const record: RulesRecord = { revision: randomUUID(), document: body as JsonObject, setBy, setAt: new Date(this.options.now()).toISOString() }
     await this.options.store.appRules.putRules(project.id, record)
     this.keep(record.revision, rules)
+    this.announce(project.id)
     return record.document
   }
 
@@ -95,6 +179,7 @@ export class AppRules {
 
   async removeRules (project: ProjectRecord): Promise<void> {
     if (!(await this.options.store.appRules.deleteRules(project.id))) throw new ContentdError('RULES_NOT_FOUND')
+    this.announce(project.id)
   }
 
   /** The simulator: would these claims be allowed this read or write, by which rule? */
@@ -161,6 +246,7 @@ export class AppRules {
       setAt: new Date(this.options.now()).toISOString()
     }
     await this.options.store.appRules.putAppAuth(project.id, record)
+    this.announce(project.id)
     return authView(record)
   }
 
@@ -172,6 +258,7 @@ export class AppRules {
 
   async removeAuth (project: ProjectRecord): Promise<void> {
     if (!(await this.options.store.appRules.deleteAppAuth(project.id))) throw new ContentdError('AUTH_CONFIG_NOT_FOUND')
+    this.announce(project.id)
   }
 }
 

@@ -14,6 +14,7 @@ import { OpenStreams } from './open-streams.js'
 import { Projects } from './projects.js'
 import { QueryHub, type QueryLimits } from '../queries/query-hub.js'
 import { ProjectSchemas } from './schemas.js'
+import { AppRules, type AppRulesOptions } from './app-rules.js'
 import { UnsentBudget, type UnsentLimits } from './unsent-budget.js'
 
 export interface Services {
@@ -35,6 +36,11 @@ export interface Services {
   unsentBudget: UnsentBudget
   /** Live queries (docs/design.md §16): one shared result per distinct query, for Socket.IO and SSE. */
   queries: QueryHub
+  /**
+   * [rules, issue 31] App users and rules (docs/design.md §17), one per process so every
+   * transport shares what it keeps; absent where nothing takes app users (the CLI).
+   */
+  appRules?: AppRules
 }
 
 export interface ServiceOptions {
@@ -53,15 +59,21 @@ export interface ServiceOptions {
   slowClientBytes?: UnsentLimits
   /** QUERY_RESULTS_PER_PROJECT (config.queries); the default without it (the CLI runs no queries). */
   queryLimits?: QueryLimits
+  /** [rules, issue 31] With it, app users' tokens and rules (the server passes them; the CLI does not). */
+  appRules?: Omit<AppRulesOptions, 'store' | 'accessEvents'>
 }
 
 const UNBOUNDED: UnsentLimits = { perUser: Number.POSITIVE_INFINITY, perProcess: Number.POSITIVE_INFINITY }
 
-export function createServices ({ store, sessionTtlMs, quotas, schemaLimitBytes, now = systemClock, slowClientBytes = UNBOUNDED, queryLimits = { resultsPerProject: 100 } }: ServiceOptions): Services {
+export function createServices ({ store, sessionTtlMs, quotas, schemaLimitBytes, now = systemClock, slowClientBytes = UNBOUNDED, queryLimits = { resultsPerProject: 100 }, appRules: rulesOptions }: ServiceOptions): Services {
   const accessEvents = new AccessEvents()
   const projects = new Projects(store, accessEvents, now, quotas.projectsPerUser)
   const feed = new ChangeFeed(store, accessEvents)
+  // Hears changes of rules from every node before any stream does (listeners run in order).
+  const appRules = rulesOptions ? new AppRules({ ...rulesOptions, store, accessEvents }) : undefined
+  if (appRules) feed.onAccess(event => appRules.heard(event))
   return {
+    ...(appRules ? { appRules } : {}),
     accessEvents,
     accounts: new Accounts(store, accessEvents, sessionTtlMs, now),
     identities: new Identities(store, now),

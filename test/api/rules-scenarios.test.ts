@@ -2,7 +2,9 @@
 // endpoint answers: reads and writes of app users decided by the rules (200, 403 RULES_DENIED
 // with the path, the operation's own 400s, 404, 412), tokens that must not verify (401
 // INVALID_TOKEN), and the owner's …/auth, …/rules and …/rules/check endpoints. Tokens are real
-// HS256 JWTs signed with jose; owners, members and keys keep working as before.
+// HS256 JWTs signed with jose; owners, members and keys keep working as before. App users'
+// path reads and subscriptions on every transport (HTTP, Socket.IO, SSE) are one table of their
+// own: test/rules/read-table.ts, run by test/realtime/rules-transports.test.ts.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { BATCH_MESSAGE } from '../../shared/batch.js'
 import { PATCH_MESSAGE } from '../../shared/json-patch.js'

@@ -194,7 +194,10 @@ export function contentRoutes (api: RouteScope, store: Store, projects: Projects
   /** `changes?path=`: only the entries that touch the path, each as a path subscription is sent it. */
   const sendPathChanges = async (req: Request, res: Response) => {
     const path = formatPath(parsePath(req.query.path))
-    requireKeyScope(identityOf(res).key, { kind: 'read', path: dotSegments(path) })
+    const { app } = context(res)
+    // [rules, issue 31] An app user: .read at the path, decided on the current content (§17).
+    if (app && appRules) await appRules.requireLiveRead(projectOf(res), app, dotSegments(path))
+    else requireKeyScope(identityOf(res).key, { kind: 'read', path: dotSegments(path) })
     const since = req.query.since === undefined ? 0 : versionParam('since', req.query.since)
     const limit = req.query.limit === undefined ? CHANGES_PAGE_DEFAULT : limitParam(req.query.limit)
     const page = await readPathChanges(store, projectOf(res), { path, since, limit, pageBytes: transactions.changesPageBytes ?? DEFAULT_CHANGES_PAGE_BYTES, contentReads: CONTENT_READS_PER_PAGE })

@@ -7,7 +7,7 @@
 // The framing is a few lines (`id:`, `event:`, `data:`, a comment for heartbeats), so no SSE
 // library: what matters here, ordering, resume and the buffer cap, is change-stream.ts.
 import type { Request, Response } from 'express'
-import { ContentdError } from '../../../shared/errors.js'
+import { ContentdError, isContentdError, type ErrorBody } from '../../../shared/errors.js'
 import { requireKeyScope } from '../../auth/rights.js'
 import type { ChangeFeed } from '../../feed/change-feed.js'
 import type { Logger } from '../../logger.js'
@@ -23,7 +23,7 @@ import { identityOf } from '../auth-middleware.js'
 import { context, projectOf } from '../context.js'
 import type { AppRules } from '../../services/app-rules.js'
 import { CLOCK_LEEWAY_S, type AppUser } from '../../services/app-tokens.js'
-import { requireReadAllowed } from '../../rules/check.js'
+import { dotSegments } from '../../../shared/path.js'
 import { versionParam } from '../history-query.js'
 import { projectAccess } from '../project-access.js'
 import type { RouteScope } from '../route-table.js'
@@ -61,23 +61,29 @@ export function eventRoutes (scope: RouteScope, options: EventRouteOptions): voi
   scope.get('/:username/:projectSlug/content/events', projectAccess(options.projects, 'read', options.appRules), async (req, res) => {
     const project = projectOf(res)
     const { app } = context(res)
-    // [rules, issue 31] Path streams and query streams take no app users yet: their rules
-    // check is not built (docs/rules.md), and a stream must never show what the rules hide.
-    if (app && (wantsQuery(req.query) || req.query.path !== undefined)) {
-      throw new ContentdError('RULES_DENIED', 'app users may stream the whole project only; live paths and live queries do not take app tokens yet', { path: '' })
-    }
+    const appRules = app ? options.appRules : undefined
+    // [rules, issue 31] An app user streams under an identity of its own (the per-user stream
+    // count and unsent budget), with .read at the stream's path (the root for the whole
+    // project, §17), checked again whenever the project's rules change (rulesWatch).
+    const identity = app && appRules ? appStreamIdentity(project, app) : identityOf(res)
+    const appRead = app && appRules ? (path: readonly string[]) => appRules.requireLiveRead(project, app, path) : null
+    // Noted before the first check: a change of rules heard before the stream watches is caught up with.
+    const heardBefore = appRules?.changesHeard ?? 0
+    const rulesWatch = app && appRules ? (path: readonly string[]) => watchRules(appRules, project, app, path, heardBefore) : null
+    // An app user's stream ends when its token does, with the 60 s leeway (§17).
+    const appExpiry = app?.expiresAt == null ? null : new Date(app.expiresAt + CLOCK_LEEWAY_S * 1000).toISOString()
+    const expiresAt = appExpiry ?? identity.session?.expiresAt ?? identity.key?.expiresAt ?? null
     if (options.queries && wantsQuery(req.query)) {
-      await streamQuery(req, res, { ...options, queries: options.queries, openStream: open, endsAccess, reasonOf })
+      await streamQuery(req, res, { ...options, queries: options.queries, openStream: open, endsAccess, reasonOf, identity, expiresAt, appRead, rulesWatch })
       return
     }
-    // [rules, issue 31] An app user streams the whole project with .read at the root (§17),
-    // under an identity of its own for the per-user stream count and unsent budget.
-    const identity = app && options.appRules ? await appStreamIdentity(options.appRules, project, app, options.store) : identityOf(res)
     // ?path=: one path's changes (docs/design.md §15), open to a key narrowed to it.
     const path = req.query.path === undefined ? null : streamPathOf(req, identity)
     // A stream carries the whole content (snapshot, update and revert values): never for a
     // narrowed key, as for a Socket.IO subscription (docs/design.md §12).
     if (path === null) requireKeyScope(identity.key, { kind: 'whole' })
+    const segments = path === null ? [] : dotSegments(path)
+    if (appRead) await appRead(segments)
     const { store } = options
     // Last-Event-ID wins over ?since=: an EventSource reconnects to the URL it started with
     // (?since= and all) and says in the header how far it got.
@@ -86,7 +92,7 @@ export function eventRoutes (scope: RouteScope, options: EventRouteOptions): voi
       ? versionParam('Last-Event-ID', lastEventId)
       : req.query.since === undefined ? null : versionParam('since', req.query.since)
     if (path !== null) {
-      await servePathStream(path, { req, res, project, identity, since, options, open, endsAccess: event => endsAccess(event, identity, project), reasonOf })
+      await servePathStream(path, { req, res, project, identity, since, options, open, endsAccess: event => endsAccess(event, identity, project), reasonOf, expiresAt, rulesWatch: rulesWatch && (end => rulesWatch(segments)(end)) })
       return
     }
 
@@ -144,9 +150,7 @@ export function eventRoutes (scope: RouteScope, options: EventRouteOptions): voi
       stream.abandon()
       throw e
     }
-    // An app user's stream ends when its token does, with the 60 s leeway (§17).
-    const appExpiry = app?.expiresAt == null ? null : new Date(app.expiresAt + CLOCK_LEEWAY_S * 1000).toISOString()
-    const expiresAt = appExpiry ?? identity.session?.expiresAt ?? identity.key?.expiresAt ?? null
+    if (rulesWatch) stops.push(rulesWatch([])(reason => stream.revoke(reason)))
     if (expiresAt !== null) stops.push(atTime(Date.parse(expiresAt), () => stream.revoke(new ContentdError('INVALID_TOKEN').toBody())))
     const heartbeat = setInterval(() => stream.heartbeat(), options.heartbeatMs)
     heartbeat.unref()
@@ -172,6 +176,8 @@ function endsAccess (event: AccessEvent, identity: Identity, project: ProjectRec
     case 'credential-revoked': return event.credentialHash === identity.credentialHash
     case 'member-removed': return event.projectId === project.id && event.userId === identity.user.id
     case 'project-deleted': return event.projectId === project.id
+    // An app user's stream re-checks its .read (watchRules); nobody else's depends on rules.
+    case 'rules-changed': return false
   }
 }
 
@@ -181,14 +187,30 @@ function reasonOf (event: AccessEvent) {
 }
 
 /**
- * [rules, issue 31] An app user's stream: refused (403 RULES_DENIED) without .read at the
- * root, decided on the current content; then counted as a user of its own, `app:<project>:<sub>`
+ * [rules, issue 31] An app user's stream is counted as a user of its own, `app:<project>:<sub>`
  * (never an account: no session, no key, nothing a revocation event names).
  */
-async function appStreamIdentity (appRules: AppRules, project: ProjectRecord, app: AppUser, store: Store): Promise<Identity> {
-  const current = await store.readContent(project.id)
-  if (!current) throw new ContentdError('PROJECT_NOT_FOUND')
-  requireReadAllowed(await appRules.checkFor(project, app), current.content, [])
+function appStreamIdentity (project: ProjectRecord, app: AppUser): Identity {
   const id = `app:${project.id}:${app.sub}`
   return { user: { id, username: id, passwordHash: '', createdAt: '' }, session: null, key: null, credentialHash: id, app: { sub: app.sub } }
+}
+
+/**
+ * [rules, issue 31] After each change of the project's rules or trust setting (on any node),
+ * an app user's stream is decided again as when it opened: its token against the trust
+ * setting, `.read` at its path on the current content. Refused: `end` with the refusal
+ * (RULES_DENIED naming the path, or INVALID_TOKEN), sent as `event: revoked`.
+ */
+export function watchRules (appRules: AppRules, project: ProjectRecord, app: AppUser, path: readonly string[], heardBefore: number): (end: (reason: ErrorBody) => void) => () => void {
+  return end => {
+    const recheck = () => {
+      appRules.requireLiveRead(project, app, path).catch((error: unknown) => {
+        end(isContentdError(error) ? error.toBody() : new ContentdError('INTERNAL_ERROR').toBody())
+      })
+    }
+    const stop = appRules.watch(projectId => { if (projectId === project.id) recheck() })
+    // A change heard between the first check and now (any project's: checking again is cheap).
+    if (appRules.changesHeard !== heardBefore) recheck()
+    return stop
+  }
 }
