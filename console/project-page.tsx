@@ -10,6 +10,7 @@ import { LiveDocument } from './content/live-document.js'
 import { KeyIcon } from './icons.js'
 import { MembersPage } from './members-page.js'
 import { HistoryPanel } from './panels/history-panel.js'
+import { RulesPanel } from './panels/rules-panel.js'
 import { SchemaPanel } from './panels/schema-panel.js'
 import { QueryPanel } from './panels/query-panel.js'
 import { WebhooksPanel } from './panels/webhooks-panel.js'
@@ -95,6 +96,7 @@ function TabBody ({ tab, project, info, doc, onSchema }: TabBodyProps) {
     case 'history': return <HistoryPanel doc={doc} canWrite={role !== 'viewer'} />
     case 'webhooks': return <WebhooksPanel project={project} />
     case 'schema': return <SchemaPanel doc={doc} hasSchema={info.hasSchema === true} onSchema={onSchema} />
+    case 'rules': return <RulesPanel project={doc.project} />
     case 'query': return <QueryPanel doc={doc} />
   }
 }

@@ -1,0 +1,177 @@
+// The Rules tab (owner; docs/rules.md, docs/console.md#rules): which app sign-in the project
+// trusts (read-only), its rules document as text (saved with setRules, removed with
+// deleteRules; INVALID_RULES shows its rule and CEL error at the text), and the simulator
+// (rules-simulator.tsx), which asks the server as the owner types. Nothing is stored until the
+// server accepts the rules, and the text is never replaced while the owner edits it.
+import { useEffect, useId, useRef, useState } from 'preact/hooks'
+import { ContentdError, type AppAuth, type ProjectClient, type RulesDocument } from '../../shared/client/index.js'
+import { useApp } from '../app-context.js'
+import { CodeEditor } from '../editor/code-editor.js'
+import { pretty } from '../json-text.js'
+import { ConfirmButton, EmptyState, ErrorText, Loading } from '../ui.js'
+import { RulesSimulator } from './rules-simulator.js'
+import { authKindText, parseRulesText, RULES_SHAPE, STARTER_RULES } from './rules-text.js'
+
+/** What `read` answers, or null when the server says there is none (`missing`, a 404 code). */
+async function orNone<T> (read: () => Promise<T>, missing: string): Promise<T | null> {
+  try {
+    return await read()
+  } catch (e) {
+    if (e instanceof ContentdError && e.code === missing) return null
+    throw e
+  }
+}
+
+interface Loaded { rules: RulesDocument | null, auth: AppAuth | null }
+
+export function RulesPanel ({ project }: { project: ProjectClient }) {
+  const { failure } = useApp()
+  const [loaded, setLoaded] = useState<Loaded | null>(null)
+  const [loadError, setLoadError] = useState<string | null>(null)
+
+  useEffect(() => {
+    let alive = true
+    Promise.all([orNone(() => project.getRules(), 'RULES_NOT_FOUND'), orNone(() => project.getAppAuth(), 'AUTH_CONFIG_NOT_FOUND')]).then(
+      ([rules, auth]) => { if (alive) setLoaded({ rules, auth }) },
+      e => { if (alive) setLoadError(failure(e)) })
+    return () => { alive = false }
+  }, [project, failure])
+
+  if (loadError) return <ErrorText message={loadError} />
+  if (!loaded) return <Loading what="the rules" />
+  return (
+    <div class="rules-panel">
+      <TrustSummary auth={loaded.auth} />
+      <RulesEditor project={project} initial={loaded.rules} />
+    </div>
+  )
+}
+
+/** The app sign-in the project trusts, read-only: set with `PUT …/auth` (docs/rules.md). */
+function TrustSummary ({ auth }: { auth: AppAuth | null }) {
+  return (
+    <section class="panel rules-trust" aria-labelledby="rules-trust-title">
+      <h2 id="rules-trust-title">App sign-in</h2>
+      {auth
+        ? (
+          <dl class="details">
+            <dt>Issuer</dt><dd class="mono">{auth.issuer}</dd>
+            <dt>Audience</dt><dd class="mono">{auth.audience ?? '(any)'}</dd>
+            <dt>Checked with</dt><dd>{authKindText(auth)}</dd>
+          </dl>
+          )
+        : <p>No app sign-in is trusted yet: every app user's token is refused (401 INVALID_TOKEN), whatever the rules say.</p>}
+      <p class="hint">Set or change it with <code>PUT …/auth</code> (issuer, audience, and a JWK set, a JWKS URL or an HS256 secret): docs/rules.md, and the <a href="/docs" target="_blank" rel="noopener">API reference</a>.</p>
+    </section>
+  )
+}
+
+function RulesEditor ({ project, initial }: { project: ProjectClient, initial: RulesDocument | null }) {
+  const { failure, announce } = useApp()
+  const id = useId()
+  const area = useRef<{ focus (): void } | null>(null)
+  const [stored, setStored] = useState<RulesDocument | null>(initial)
+  /** Counts saves and removals: the simulator asks again when the stored rules change. */
+  const [revision, setRevision] = useState(0)
+  /** The text being edited; null while the owner has not started one (no rules yet). */
+  const [text, setText] = useState<string | null>(initial === null ? null : pretty(initial))
+  const [problem, setProblem] = useState<string | null>(null)
+  const [busy, setBusy] = useState(false)
+  const [saved, setSaved] = useState(false)
+
+  const showProblem = (message: string) => {
+    setProblem(message)
+    area.current?.focus()
+  }
+  const save = async () => {
+    if (text === null) return
+    setSaved(false)
+    const parsed = parseRulesText(text)
+    if (!parsed.ok) { showProblem(parsed.message); return }
+    setBusy(true)
+    setProblem(null)
+    try {
+      const document = await project.setRules(parsed.document)
+      setStored(document)
+      setText(pretty(document))
+      setRevision(n => n + 1)
+      setSaved(true)
+      announce('Rules saved: app users are checked against them from now on.')
+    } catch (e) {
+      showProblem(failure(e))
+    } finally {
+      setBusy(false)
+    }
+  }
+  const remove = async () => {
+    setBusy(true)
+    setProblem(null)
+    try {
+      await project.deleteRules()
+      setStored(null)
+      setText(null)
+      setRevision(n => n + 1)
+      setSaved(false)
+      announce('Rules removed: app users may do nothing.')
+    } catch (e) {
+      showProblem(failure(e))
+    } finally {
+      setBusy(false)
+    }
+  }
+  const format = () => {
+    if (text === null) return
+    const parsed = parseRulesText(text)
+    if (!parsed.ok) { showProblem(parsed.message); return }
+    setProblem(null)
+    setText(pretty(parsed.document))
+  }
+  const discard = () => {
+    setText(stored === null ? null : pretty(stored))
+    setProblem(null)
+    setSaved(false)
+  }
+  const dirty = text !== null && (stored === null || text !== pretty(stored))
+
+  return (
+    <>
+      {text === null
+        ? (
+          <EmptyState title="No rules yet: app users may do nothing" icon="{ }"
+            actions={<button type="button" class="button primary" onClick={() => setText(pretty(STARTER_RULES))}>Write rules</button>}>
+            <p>Rules decide, per path, what your app's signed-in users may read and write: CEL expressions over their token's claims (<code>auth</code>), the data and the time.
+              The first draft is the example of docs/rules.md: each user's own <code>users.&lt;id&gt;</code>, and a public leaderboard where users only raise their own score.
+              Owners, members and API keys are not affected.</p>
+          </EmptyState>
+          )
+        : (
+          <section class="panel rules-editor" aria-labelledby="rules-title">
+            <div class="panel-head">
+              <h2 id="rules-title">Rules</h2>
+              <p class="hint rules-state" role="status">
+                {stored === null ? 'Not saved yet: app users may do nothing.' : dirty ? 'Edited: the saved rules stay in force until you save.' : 'In force for app users.'}
+              </p>
+            </div>
+            <p class="hint"><code>".read"</code> and <code>".write"</code> at any level, as CEL or <code>true</code>/<code>false</code>; <code>"$name"</code> matches any one key and binds <code>name</code>. A rule that is true allows everything below it.</p>
+            <CodeEditor id={`${id}-rules`} label="Rules as JSON" mode="content" schema={RULES_SHAPE} handle={area} text={text} rows={12}
+              invalid={problem !== null} describedBy={problem ? `${id}-problem` : undefined}
+              onChange={next => { setText(next); setSaved(false); setProblem(null) }} />
+            {problem && <p id={`${id}-problem`} class="field-error rules-problem" role="alert">{problem}</p>}
+            <div class="actions">
+              <button type="button" class="button primary" disabled={busy || !dirty} onClick={() => { void save() }}>{busy ? 'Saving…' : 'Save rules'}</button>
+              <button type="button" class="button ghost" onClick={format}>Format</button>
+              {dirty && <button type="button" class="button ghost" onClick={discard}>{stored === null ? 'Cancel' : 'Revert my changes'}</button>}
+              {saved && <span class="saved" role="status">Saved.</span>}
+              {stored !== null && (
+                <ConfirmButton label="Remove the rules" confirmLabel="Remove" busy={busy} onConfirm={() => { void remove() }}
+                  question="Remove the rules? App users may then do nothing; owners, members and keys are not affected.">
+                  Remove the rules
+                </ConfirmButton>
+              )}
+            </div>
+          </section>
+          )}
+      <RulesSimulator project={project} hasRules={stored !== null} revision={revision} edited={dirty} />
+    </>
+  )
+}
