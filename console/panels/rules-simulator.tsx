@@ -105,7 +105,7 @@ export function RulesSimulator ({ project, hasRules, revision, edited }: Props) 
       <p class="rules-verdict" data-state={verdict.state === 'answered' ? (verdict.allowed ? 'allowed' : 'denied') : verdict.state}
         data-pending={pending ? 'true' : 'false'} role="status" aria-live="polite" aria-atomic="true" aria-busy={pending}>
         {verdict.state === 'answered' && <><span class={`badge badge-${verdict.allowed ? 'ok' : 'bad'}`} aria-hidden="true">{verdict.allowed ? 'Allowed' : 'Denied'}</span>{' '}</>}
-        {verdict.state === 'idle' ? 'Checking…' : verdict.text}
+        <span class="rules-verdict-text">{verdict.state === 'idle' ? 'Checking…' : verdict.text}</span>
       </p>
     </section>
   )
