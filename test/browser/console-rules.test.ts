@@ -34,7 +34,7 @@ describe.skipIf(!hasChromium)('the console Rules tab', () => {
     await call(app.url, 'POST', `${path}/content/set`, { token: key, body: { path: 'leaderboard', value: { u1: { score: 3 } } } })
     expect((await call(app.url, 'PUT', `${path}/auth`, { token: session, body: { issuer: APP_ISSUER, audience: APP_AUDIENCE, hs256Secret: APP_SECRET } })).status).toBe(200)
     browser = await launchChromium()
-    const context = await browser.newContext({ viewport: { width: 1280, height: 900 } })
+    const context = await browser.newContext({ viewport: { width: 1280, height: 1250 } })
     context.setDefaultTimeout(8000)
     await context.addInitScript(([token]) => { sessionStorage.setItem('contentd.session', JSON.stringify({ token, username: 'ru' })) }, [session])
     page = await context.newPage()
@@ -124,7 +124,7 @@ describe.skipIf(!hasChromium)('the console Rules tab', () => {
     await page.getByLabel('Path', { exact: true }).fill('users.u1.name')
     await expect.poll(settledVerdict).toBe('Allowed: write at users.u1.name, by users.$uid/.write')
     await checkScreen('rules, simulator')
-    await screenshot(page, 'console-rules', { docName: 'console-rules', fullPage: true })
+    await screenshot(page, 'console-rules', { docName: 'console-rules' })
   }, 60_000)
 
   it('shows an invalid rule\'s path and CEL error at the text, and stores nothing', async () => {
