@@ -3,14 +3,14 @@
 // deleteRules; INVALID_RULES shows its rule and CEL error at the text), and the simulator
 // (rules-simulator.tsx), which asks the server as the owner types. Nothing is stored until the
 // server accepts the rules, and the text is never replaced while the owner edits it.
-import { useEffect, useId, useRef, useState } from 'preact/hooks'
+import { useEffect, useId, useMemo, useRef, useState } from 'preact/hooks'
 import { ContentdError, type AppAuth, type ProjectClient, type RulesDocument } from '../../shared/client/index.js'
 import { useApp } from '../app-context.js'
 import { CodeEditor } from '../editor/code-editor.js'
 import { pretty } from '../json-text.js'
 import { ConfirmButton, EmptyState, ErrorText, Loading } from '../ui.js'
 import { RulesSimulator } from './rules-simulator.js'
-import { authKindText, parseRulesText, RULES_SHAPE, STARTER_RULES } from './rules-text.js'
+import { authKindText, parseRulesText, ruleStepsOf, RULES_SHAPE, STARTER_RULES } from './rules-text.js'
 
 /** What `read` answers, or null when the server says there is none (`missing`, a 404 code). */
 async function orNone<T> (read: () => Promise<T>, missing: string): Promise<T | null> {
@@ -132,6 +132,11 @@ function RulesEditor ({ project, initial }: { project: ProjectClient, initial: R
     setSaved(false)
   }
   const dirty = text !== null && (stored === null || text !== pretty(stored))
+  // Marked in the text where the server's message names a rule; one object per message, so the editor re-marks only when it changes.
+  const problemAt = useMemo(() => {
+    const steps = problem === null ? null : ruleStepsOf(problem)
+    return problem !== null && steps !== null ? { path: steps, message: problem } : null
+  }, [problem])
 
   return (
     <>
@@ -153,7 +158,7 @@ function RulesEditor ({ project, initial }: { project: ProjectClient, initial: R
               </p>
             </div>
             <p class="hint"><code>".read"</code> and <code>".write"</code> at any level, as CEL or <code>true</code>/<code>false</code>; <code>"$name"</code> matches any one key and binds <code>name</code>. A rule that is true allows everything below it.</p>
-            <CodeEditor id={`${id}-rules`} label="Rules as JSON" mode="content" schema={RULES_SHAPE} handle={area} text={text} rows={12}
+            <CodeEditor id={`${id}-rules`} label="Rules as JSON" mode="content" schema={RULES_SHAPE} handle={area} text={text} rows={12} problemAt={problemAt}
               invalid={problem !== null} describedBy={problem ? `${id}-problem` : undefined}
               onChange={next => { setText(next); setSaved(false); setProblem(null) }} />
             {problem && <p id={`${id}-problem`} class="field-error rules-problem" role="alert">{problem}</p>}

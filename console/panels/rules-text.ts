@@ -81,6 +81,22 @@ export function decisionText (decision: RulesDecision, op: 'read' | 'write', pat
   return `Denied: ${what}; no ".${op}" rule at ${placeOf(path)} or above it is true`
 }
 
+/**
+ * Where in the document INVALID_RULES points: its message names the rule, `at "users.$uid/.write": …`
+ * (a level: `at "users"`, the document: `at "/"`); as JSON steps of the document, to mark it in the
+ * text. Null when the message names no place (the size limit).
+ */
+export function ruleStepsOf (message: string): string[] | null {
+  const named = /\bat "((?:[^"\\]|\\.)*)":/.exec(message)
+  if (!named) return null
+  const where = named[1] as string
+  if (where === '/') return []
+  // A rule ends in "/.read" or "/.write" (the level before it may itself hold a "/" in a key).
+  const rule = /^(.*)\/(\.read|\.write)$/.exec(where)
+  const level = rule ? rule[1] as string : where
+  return ['rules', ...(level === '' ? [] : level.split('.')), ...(rule ? [rule[2] as string] : [])]
+}
+
 const KIND_TEXT: Record<AppAuth['kind'], string> = {
   hs256Secret: 'a shared HS256 secret',
   jwks: 'an inline JWK set',

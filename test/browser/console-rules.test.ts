@@ -122,6 +122,7 @@ describe.skipIf(!hasChromium)('the console Rules tab', () => {
     await claims.fill('{"sub": "u1"}')
     await page.getByLabel('Operation').selectOption('write')
     await page.getByLabel('Path', { exact: true }).fill('users.u1.name')
+    await page.getByLabel('Value written').fill('"Zoe"')
     await expect.poll(settledVerdict).toBe('Allowed: write at users.u1.name, by users.$uid/.write')
     await checkScreen('rules, simulator')
     await screenshot(page, 'console-rules', { docName: 'console-rules' })
@@ -137,6 +138,8 @@ describe.skipIf(!hasChromium)('the console Rules tab', () => {
     await expect.poll(() => problem.textContent()).toContain('users.$uid/.write')
     expect(await problem.getAttribute('role')).toBe('alert')
     await expect.poll(() => text.getAttribute('aria-invalid')).toBe('true')
+    // ... and marked at the rule it names, in the text.
+    await expect.poll(() => page.locator('.cm-lintRange-error').first().textContent()).toBe('".write"')
     expect((await rulesStored()).body).toEqual(STARTER_RULES)
     await checkScreen('rules, invalid')
     await screenshot(page, 'console-rules-invalid')

@@ -3,7 +3,7 @@
 // simulator's fields and answers read as the tab shows them.
 import { describe, expect, it } from 'vitest'
 import { keySuggestions, schemaIssues, valueSuggestions } from '../../console/editor/schema-assist.js'
-import { authKindText, decisionText, parseClaims, parseRulesText, RULES_SHAPE, STARTER_RULES, valueOfText } from '../../console/panels/rules-text.js'
+import { authKindText, decisionText, parseClaims, parseRulesText, ruleStepsOf, RULES_SHAPE, STARTER_RULES, valueOfText } from '../../console/panels/rules-text.js'
 import { compileRules } from '../../server/rules/document.js'
 import { decide, EvaluationBudget } from '../../server/rules/evaluate.js'
 
@@ -58,6 +58,22 @@ describe('the Rules tab text', () => {
     expect(decisionText({ allowed: true, rule: '/.read' }, 'read', '', true)).toBe('Allowed: read at the whole content, by /.read')
     expect(decisionText({ allowed: false }, 'write', 'users.u1', true)).toBe('Denied: write at users.u1; no ".write" rule at users.u1 or above it is true')
     expect(decisionText({ allowed: false }, 'read', 'a', false)).toBe('Denied: read at a; the project has no rules, so app users may do nothing')
+  })
+
+  it('finds the place an INVALID_RULES message names, as the server words it', () => {
+    const refusal = (document: unknown) => {
+      try {
+        compileRules(document)
+      } catch (e) {
+        return (e as Error).message
+      }
+      throw new Error('compiled')
+    }
+    expect(ruleStepsOf(refusal({ rules: { users: { $uid: { '.write': 'auth.sub ==' } } } }))).toEqual(['rules', 'users', '$uid', '.write'])
+    expect(ruleStepsOf(refusal({ rules: { '.read': 7 } }))).toEqual(['rules', '.read'])
+    expect(ruleStepsOf(refusal({ rules: { users: { '.list': true } } }))).toEqual(['rules', 'users'])
+    expect(ruleStepsOf(refusal({ rules: {}, extra: 1 }))).toEqual([])
+    expect(ruleStepsOf('the document is 70000 bytes; RULES_LIMIT is 65536')).toBeNull()
   })
 
   it('says how tokens are checked', () => {
