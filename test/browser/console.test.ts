@@ -432,7 +432,7 @@ describe.skipIf(!hasChromium)('the console in chromium', () => {
     await other.close()
 
     const tabs = await page.getByRole('navigation', { name: `${PROJECT} sections` }).getByRole('link').allTextContents()
-    expect(tabs).toEqual(['Content', 'History', 'Query', 'Connect', 'Schema', 'Webhooks', 'Members', 'Settings'])
+    expect(tabs).toEqual(['Content', 'History', 'Query', 'Connect', 'Schema', 'Rules', 'Webhooks', 'Members', 'Settings'])
     await page.goto(`${app.url}/#/nowhere`)
     await page.getByText('Nothing here').waitFor()
   })
