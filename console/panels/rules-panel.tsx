@@ -24,17 +24,31 @@ async function orNone<T> (read: () => Promise<T>, missing: string): Promise<T | 
 
 interface Loaded { rules: RulesDocument | null, auth: AppAuth | null }
 
-export function RulesPanel ({ project }: { project: ProjectClient }) {
+interface PanelProps {
+  project: ProjectClient
+  /** From GET of the project: only what exists is read, so the tab makes no request that answers 404. */
+  hasRules: boolean
+  hasAppAuth: boolean
+  /** Saved or removed here: the project page's hasRules follows. */
+  onRules: (hasRules: boolean) => void
+}
+
+export function RulesPanel ({ project, hasRules, hasAppAuth, onRules }: PanelProps) {
   const { failure } = useApp()
   const [loaded, setLoaded] = useState<Loaded | null>(null)
   const [loadError, setLoadError] = useState<string | null>(null)
 
   useEffect(() => {
     let alive = true
-    Promise.all([orNone(() => project.getRules(), 'RULES_NOT_FOUND'), orNone(() => project.getAppAuth(), 'AUTH_CONFIG_NOT_FOUND')]).then(
+    // One removed meanwhile (another tab, the API) still reads as none.
+    Promise.all([
+      hasRules ? orNone(() => project.getRules(), 'RULES_NOT_FOUND') : null,
+      hasAppAuth ? orNone(() => project.getAppAuth(), 'AUTH_CONFIG_NOT_FOUND') : null
+    ]).then(
       ([rules, auth]) => { if (alive) setLoaded({ rules, auth }) },
       e => { if (alive) setLoadError(failure(e)) })
     return () => { alive = false }
+    // Read once per visit of the tab: hasRules changing by this panel's own save is no reason to read again.
   }, [project, failure])
 
   if (loadError) return <ErrorText message={loadError} />
@@ -42,7 +56,7 @@ export function RulesPanel ({ project }: { project: ProjectClient }) {
   return (
     <div class="rules-panel">
       <TrustSummary auth={loaded.auth} />
-      <RulesEditor project={project} initial={loaded.rules} />
+      <RulesEditor project={project} initial={loaded.rules} onRules={onRules} />
     </div>
   )
 }
@@ -66,7 +80,7 @@ function TrustSummary ({ auth }: { auth: AppAuth | null }) {
   )
 }
 
-function RulesEditor ({ project, initial }: { project: ProjectClient, initial: RulesDocument | null }) {
+function RulesEditor ({ project, initial, onRules }: { project: ProjectClient, initial: RulesDocument | null, onRules: (hasRules: boolean) => void }) {
   const { failure, announce } = useApp()
   const id = useId()
   const area = useRef<{ focus (): void } | null>(null)
@@ -96,6 +110,7 @@ function RulesEditor ({ project, initial }: { project: ProjectClient, initial: R
       setText(pretty(document))
       setRevision(n => n + 1)
       setSaved(true)
+      onRules(true)
       announce('Rules saved: app users are checked against them from now on.')
     } catch (e) {
       showProblem(failure(e))
@@ -112,6 +127,7 @@ function RulesEditor ({ project, initial }: { project: ProjectClient, initial: R
       setText(null)
       setRevision(n => n + 1)
       setSaved(false)
+      onRules(false)
       announce('Rules removed: app users may do nothing.')
     } catch (e) {
       showProblem(failure(e))

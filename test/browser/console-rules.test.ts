@@ -61,8 +61,14 @@ describe.skipIf(!hasChromium)('the console Rules tab', () => {
   ) as Promise<string>
 
   it('shows the trusted sign-in, writes the starter rules in the editor and saves them as the API stores them', async () => {
+    // No request that answers 404: GET of the project said there are no rules (hasRules).
+    const refused: string[] = []
+    const onResponse = (response: { url (): string, status (): number }) => { if (response.status() >= 400) refused.push(`${response.status()}: ${response.url()}`) }
+    page.on('response', onResponse)
     await page.goto(`${app.url}/#/@ru/demo/rules`)
     await page.getByText('No rules yet: app users may do nothing').waitFor()
+    page.off('response', onResponse)
+    expect(refused).toEqual([])
     const trust = page.locator('.rules-trust')
     expect(await trust.locator('dd').allTextContents()).toEqual([APP_ISSUER, APP_AUDIENCE, 'a shared HS256 secret'])
     expect(await trust.textContent()).not.toContain(APP_SECRET)

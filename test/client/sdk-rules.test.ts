@@ -4,7 +4,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createClient, ContentdError, type ContentdClient, type RulesDocument } from '../../shared/client/index.js'
 import { APP_AUDIENCE, APP_ISSUER, APP_SECRET, hs256Token } from '../support/app-tokens.js'
-import { call, ownerWithProject } from '../support/http.js'
+import { call, ownerWithProject, signup } from '../support/http.js'
 import { startTestApp, type TestApp } from '../support/temp-app.js'
 
 let app: TestApp
@@ -34,7 +34,16 @@ describe('the SDK for rules and app sign-in', () => {
   it('sets, reads, checks and removes rules; an invalid document names its rule', async () => {
     const owner = client(session).project('@rules-sdk/demo')
     await expect(owner.getRules()).rejects.toMatchObject({ status: 404, code: 'RULES_NOT_FOUND' })
+    // GET of the project tells its owner what exists, so a client need not ask for a 404.
+    expect(await owner.info()).toMatchObject({ hasRules: false, hasAppAuth: false })
     expect(await owner.setRules(RULES)).toEqual(RULES)
+    expect(await owner.info()).toMatchObject({ hasRules: true, hasAppAuth: false })
+    // Only its owner: a member sees neither flag.
+    const viewer = await signup(app.url, 'rules-viewer')
+    expect((await call(app.url, 'PUT', `${path}/members/rules-viewer`, { token: session, body: { role: 'viewer' } })).status).toBe(200)
+    const seen = await client(viewer).project('@rules-sdk/demo').info()
+    expect(seen.role).toBe('viewer')
+    expect('hasRules' in seen || 'hasAppAuth' in seen).toBe(false)
     expect(await owner.getRules()).toEqual(RULES)
     // The same document over plain HTTP: the SDK stored what it was given.
     expect((await call(app.url, 'GET', `${path}/rules`, { token: session })).body).toEqual(RULES)
@@ -53,6 +62,7 @@ describe('the SDK for rules and app sign-in', () => {
     await expect(client(key).project('@rules-sdk/demo').checkRules({ auth: null, op: 'read', path: '' })).rejects.toMatchObject({ status: 403 })
 
     await owner.deleteRules()
+    expect(await owner.info()).toMatchObject({ hasRules: false })
     await expect(owner.getRules()).rejects.toMatchObject({ status: 404, code: 'RULES_NOT_FOUND' })
     await expect(owner.deleteRules()).rejects.toMatchObject({ status: 404, code: 'RULES_NOT_FOUND' })
   })
@@ -64,6 +74,7 @@ describe('the SDK for rules and app sign-in', () => {
     const set = await owner.setAppAuth({ issuer: APP_ISSUER, audience: APP_AUDIENCE, hs256Secret: APP_SECRET })
     expect(set).toEqual({ issuer: APP_ISSUER, audience: APP_AUDIENCE, kind: 'hs256Secret', setBy: '@rules-sdk', setAt: expect.any(String) })
     expect(await owner.getAppAuth()).toEqual(set)
+    expect(await owner.info()).toMatchObject({ hasAppAuth: true })
     expect(JSON.stringify(await owner.getAppAuth())).not.toContain(APP_SECRET)
 
     await owner.setRules(RULES)
