@@ -1,5 +1,5 @@
 // The Rules tab (owner; docs/rules.md, docs/console.md#rules): which app sign-in the project
-// trusts (read-only), its rules document as text (saved with setRules, removed with
+// trusts (trust-panel.tsx), its rules document as text (saved with setRules, removed with
 // deleteRules; INVALID_RULES shows its rule and CEL error at the text), and the simulator
 // (rules-simulator.tsx), which asks the server as the owner types. Nothing is stored until the
 // server accepts the rules, and the text is never replaced while the owner edits it.
@@ -10,7 +10,8 @@ import { CodeEditor } from '../editor/code-editor.js'
 import { pretty } from '../json-text.js'
 import { ConfirmButton, EmptyState, ErrorText, Loading } from '../ui.js'
 import { RulesSimulator } from './rules-simulator.js'
-import { authKindText, parseRulesText, ruleStepsOf, RULES_SHAPE, STARTER_RULES } from './rules-text.js'
+import { TrustPanel } from './trust-panel.js'
+import { parseRulesText, ruleStepsOf, RULES_SHAPE, STARTER_RULES } from './rules-text.js'
 
 /** What `read` answers, or null when the server says there is none (`missing`, a 404 code). */
 async function orNone<T> (read: () => Promise<T>, missing: string): Promise<T | null> {
@@ -55,28 +56,9 @@ export function RulesPanel ({ project, hasRules, hasAppAuth, onRules }: PanelPro
   if (!loaded) return <Loading what="the rules" />
   return (
     <div class="rules-panel">
-      <TrustSummary auth={loaded.auth} />
+      <TrustPanel project={project} initial={loaded.auth} />
       <RulesEditor project={project} initial={loaded.rules} onRules={onRules} />
     </div>
-  )
-}
-
-/** The app sign-in the project trusts, read-only: set with `PUT …/auth` (docs/rules.md). */
-function TrustSummary ({ auth }: { auth: AppAuth | null }) {
-  return (
-    <section class="panel rules-trust" aria-labelledby="rules-trust-title">
-      <h2 id="rules-trust-title">App sign-in</h2>
-      {auth
-        ? (
-          <dl class="details">
-            <dt>Issuer</dt><dd class="mono">{auth.issuer}</dd>
-            <dt>Audience</dt><dd class="mono">{auth.audience ?? '(any)'}</dd>
-            <dt>Checked with</dt><dd>{authKindText(auth)}</dd>
-          </dl>
-          )
-        : <p>No app sign-in is trusted yet: every app user's token is refused (401 INVALID_TOKEN), whatever the rules say.</p>}
-      <p class="hint">Set or change it with <code>PUT …/auth</code> (issuer, audience, and a JWK set, a JWKS URL or an HS256 secret): docs/rules.md, and the <a href="/docs" target="_blank" rel="noopener">API reference</a>.</p>
-    </section>
   )
 }
 

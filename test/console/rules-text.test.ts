@@ -4,6 +4,7 @@
 import { describe, expect, it } from 'vitest'
 import { keySuggestions, schemaIssues, valueSuggestions } from '../../console/editor/schema-assist.js'
 import { authKindText, decisionText, parseClaims, parseRulesText, ruleStepsOf, RULES_SHAPE, STARTER_RULES, valueOfText } from '../../console/panels/rules-text.js'
+import { readTrustForm, trustFormOf } from '../../console/panels/trust-form.js'
 import { compileRules } from '../../server/rules/document.js'
 import { decide, EvaluationBudget } from '../../server/rules/evaluate.js'
 
@@ -74,6 +75,23 @@ describe('the Rules tab text', () => {
     expect(ruleStepsOf(refusal({ rules: { users: { '.list': true } } }))).toEqual(['rules', 'users'])
     expect(ruleStepsOf(refusal({ rules: {}, extra: 1 }))).toEqual([])
     expect(ruleStepsOf('the document is 70000 bytes; RULES_LIMIT is 65536')).toBeNull()
+  })
+
+  it('reads the app sign-in form into the body of PUT …/auth', () => {
+    const form = { ...trustFormOf(null), issuer: ' https://i/ ', secret: 'x'.repeat(32) }
+    expect(form.kind).toBe('hs256Secret')
+    expect(readTrustForm(form)).toEqual({ ok: true, settings: { issuer: 'https://i/', hs256Secret: 'x'.repeat(32) } })
+    expect(readTrustForm({ ...form, audience: 'app' })).toEqual({ ok: true, settings: { issuer: 'https://i/', audience: 'app', hs256Secret: 'x'.repeat(32) } })
+    expect(readTrustForm({ ...form, issuer: '' })).toMatchObject({ ok: false, message: expect.stringContaining('issuer') })
+    expect(readTrustForm({ ...form, secret: '' })).toMatchObject({ ok: false, message: expect.stringContaining('secret') })
+    expect(readTrustForm({ ...form, kind: 'jwksUrl', jwksUrl: 'https://i/jwks.json' })).toEqual({ ok: true, settings: { issuer: 'https://i/', jwksUrl: 'https://i/jwks.json' } })
+    expect(readTrustForm({ ...form, kind: 'jwksUrl' })).toMatchObject({ ok: false })
+    expect(readTrustForm({ ...form, kind: 'jwks', jwks: '{"keys": [{"kty": "EC"}]}' })).toEqual({ ok: true, settings: { issuer: 'https://i/', jwks: { keys: [{ kty: 'EC' }] } } })
+    expect(readTrustForm({ ...form, kind: 'jwks', jwks: '{"keys": 1}' })).toMatchObject({ ok: false, message: expect.stringContaining('{"keys"') })
+    expect(readTrustForm({ ...form, kind: 'jwks', jwks: '{' })).toMatchObject({ ok: false, message: expect.stringContaining('Not valid JSON') })
+    // Filled from the current setting, never with a secret (the server does not send it).
+    const current = trustFormOf({ issuer: 'https://i/', audience: 'app', kind: 'jwksUrl', jwksUrl: 'https://i/k', setBy: '@a', setAt: '2026-01-01T00:00:00.000Z' })
+    expect(current).toEqual({ issuer: 'https://i/', audience: 'app', kind: 'jwksUrl', secret: '', jwksUrl: 'https://i/k', jwks: '' })
   })
 
   it('says how tokens are checked', () => {
