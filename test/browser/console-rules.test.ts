@@ -196,9 +196,18 @@ describe.skipIf(!hasChromium)('the console Rules tab', () => {
     expect(await trust.textContent()).toContain('No app sign-in is trusted yet')
   }, 60_000)
 
+  it('fits a 375 px phone without scrolling sideways', async () => {
+    await page.setViewportSize({ width: 375, height: 800 })
+    await page.getByText('No rules yet: app users may do nothing').waitFor()
+    await expect.poll(() => page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(375)
+    await checkScreen('rules, phone')
+    await screenshot(page, 'console-rules-phone', { fullPage: true })
+    await page.setViewportSize({ width: 1280, height: 1250 })
+  }, 60_000)
+
   it('has no serious accessibility violation and no script error on any screen', () => {
     expect(accessibility).toEqual(Object.fromEntries(Object.keys(accessibility).map(name => [name, []])))
-    expect(Object.keys(accessibility).length).toBe(5)
+    expect(Object.keys(accessibility).length).toBe(6)
     expect(problems).toEqual([])
   })
 })
