@@ -63,7 +63,7 @@ export function ProjectPage ({ project, tab }: { project: string, tab: ProjectTa
         ))}
       </nav>
       <div class="tab-body">
-        <TabBody tab={tab} project={project} info={info} doc={doc} onSchema={hasSchema => setInfo({ ...info, hasSchema })} onRules={hasRules => setInfo({ ...info, hasRules })} />
+        <TabBody tab={tab} project={project} info={info} doc={doc} onSchema={hasSchema => setInfo({ ...info, hasSchema })} onRules={hasRules => setInfo({ ...info, hasRules })} onAppAuth={hasAppAuth => setInfo({ ...info, hasAppAuth })} />
       </div>
     </section>
   )
@@ -78,9 +78,10 @@ interface TabBodyProps {
   onSchema: (hasSchema: boolean) => void
   /** The Rules tab saved or removed the rules: info.hasRules follows, likewise. */
   onRules: (hasRules: boolean) => void
+  onAppAuth: (hasAppAuth: boolean) => void
 }
 
-function TabBody ({ tab, project, info, doc, onSchema, onRules }: TabBodyProps) {
+function TabBody ({ tab, project, info, doc, onSchema, onRules, onAppAuth }: TabBodyProps) {
   const role = info.role ?? 'viewer'
   const tabInfo = PROJECT_TABS.find(t => t.id === tab)
   if (tabInfo?.ownerOnly && role !== 'owner') {
@@ -99,7 +100,7 @@ function TabBody ({ tab, project, info, doc, onSchema, onRules }: TabBodyProps) 
     case 'webhooks': return <WebhooksPanel project={project} />
     case 'schema': return <SchemaPanel doc={doc} hasSchema={info.hasSchema === true} onSchema={onSchema} />
     // A server that does not say (older than hasRules) is asked: a 404 then reads as none.
-    case 'rules': return <RulesPanel project={doc.project} hasRules={info.hasRules ?? true} hasAppAuth={info.hasAppAuth ?? true} onRules={onRules} />
+    case 'rules': return <RulesPanel project={doc.project} hasRules={info.hasRules ?? true} hasAppAuth={info.hasAppAuth ?? true} onRules={onRules} onAppAuth={onAppAuth} />
     case 'query': return <QueryPanel doc={doc} />
   }
 }

@@ -30,11 +30,12 @@ interface PanelProps {
   /** From GET of the project: only what exists is read, so the tab makes no request that answers 404. */
   hasRules: boolean
   hasAppAuth: boolean
-  /** Saved or removed here: the project page's hasRules follows. */
+  /** Saved or removed here: the project page's hasRules and hasAppAuth follow. */
   onRules: (hasRules: boolean) => void
+  onAppAuth: (hasAppAuth: boolean) => void
 }
 
-export function RulesPanel ({ project, hasRules, hasAppAuth, onRules }: PanelProps) {
+export function RulesPanel ({ project, hasRules, hasAppAuth, onRules, onAppAuth }: PanelProps) {
   const { failure } = useApp()
   const [loaded, setLoaded] = useState<Loaded | null>(null)
   const [loadError, setLoadError] = useState<string | null>(null)
@@ -56,7 +57,7 @@ export function RulesPanel ({ project, hasRules, hasAppAuth, onRules }: PanelPro
   if (!loaded) return <Loading what="the rules" />
   return (
     <div class="rules-panel">
-      <TrustPanel project={project} initial={loaded.auth} />
+      <TrustPanel project={project} initial={loaded.auth} onAppAuth={onAppAuth} />
       <RulesEditor project={project} initial={loaded.rules} onRules={onRules} />
     </div>
   )

@@ -9,7 +9,7 @@ import { ConfirmButton, ErrorText, Time, valueOf } from '../ui.js'
 import { authKindText } from './rules-text.js'
 import { readTrustForm, trustFormOf, type TrustForm, type TrustKind } from './trust-form.js'
 
-export function TrustPanel ({ project, initial }: { project: ProjectClient, initial: AppAuth | null }) {
+export function TrustPanel ({ project, initial, onAppAuth }: { project: ProjectClient, initial: AppAuth | null, onAppAuth: (hasAppAuth: boolean) => void }) {
   const { failure, announce } = useApp()
   const id = useId()
   const [auth, setAuth] = useState<AppAuth | null>(initial)
@@ -29,6 +29,7 @@ export function TrustPanel ({ project, initial }: { project: ProjectClient, init
     try {
       setAuth(await project.setAppAuth(read.settings))
       setForm(null)
+      onAppAuth(true)
       announce('App sign-in saved: tokens from this issuer are accepted from now on.')
     } catch (e) {
       setProblem(failure(e))
@@ -41,6 +42,7 @@ export function TrustPanel ({ project, initial }: { project: ProjectClient, init
     try {
       await project.deleteAppAuth()
       setAuth(null)
+      onAppAuth(false)
       announce('App sign-in removed: app users\' tokens are refused.')
     } catch (e) {
       setProblem(failure(e))

@@ -56,6 +56,23 @@ describe.skipIf(!hasChromium)('the console Rules tab', () => {
     if (await shown.getAttribute('data-pending') !== 'false') return null
     return shown.locator('.rules-verdict-text').textContent()
   }
+  /** To another tab and back: the Rules tab is read again, from what the project page knows (hasRules, hasAppAuth); any 4xx answer meanwhile is returned. */
+  const revisit = async () => {
+    const refused: string[] = []
+    const onResponse = (response: { url (): string, status (): number }) => { if (response.status() >= 400) refused.push(`${response.status()}: ${response.url()}`) }
+    page.on('response', onResponse)
+    try {
+      const tabs = page.getByRole('navigation', { name: '@ru/demo sections' })
+      await tabs.getByRole('link', { name: 'Settings', exact: true }).click()
+      await page.getByText('Delete this project').first().waitFor()
+      await tabs.getByRole('link', { name: 'Rules', exact: true }).click()
+      await page.locator('.rules-trust').waitFor()
+      await page.waitForTimeout(300)
+    } finally {
+      page.off('response', onResponse)
+    }
+    return refused
+  }
   const editorText = () => page.evaluate(
     'import(\'@codemirror/view\').then(({ EditorView }) => EditorView.findFromDOM(document.querySelector(\'.cm-content[aria-label="Rules as JSON"]\')).state.doc.toString())'
   ) as Promise<string>
@@ -164,6 +181,9 @@ describe.skipIf(!hasChromium)('the console Rules tab', () => {
     await page.getByRole('button', { name: 'Remove', exact: true }).click()
     await page.getByText('No rules yet: app users may do nothing').waitFor()
     expect((await rulesStored()).body).toMatchObject({ code: 'RULES_NOT_FOUND' })
+    // Back on the tab: no rules asked for (hasRules followed the removal), so no 404.
+    expect(await revisit()).toEqual([])
+    await page.getByText('No rules yet: app users may do nothing').waitFor()
     const answer = await apiCheck({ auth: { sub: 'u1' }, op: 'write', path: 'users.u1.name', value: 'Ann' })
     expect(answer).toEqual({ allowed: false })
     await expect.poll(settledVerdict).toBe(decisionText(answer, 'write', 'users.u1.name', false))
@@ -188,11 +208,17 @@ describe.skipIf(!hasChromium)('the console Rules tab', () => {
     await page.getByRole('button', { name: 'Change the app sign-in' }).waitFor()
     expect((await authStored()).body).toEqual({ issuer: 'https://other.example.test/', audience: null, kind: 'hs256Secret', setBy: '@ru', setAt: expect.any(String) })
     expect((await trust.locator('dd').allTextContents()).slice(0, 3)).toEqual(['https://other.example.test/', '(any)', 'a shared HS256 secret'])
+    // The project page follows (hasAppAuth): back on the tab, the new setting is read.
+    expect(await revisit()).toEqual([])
+    expect((await trust.locator('dd').allTextContents()).slice(0, 3)).toEqual(['https://other.example.test/', '(any)', 'a shared HS256 secret'])
 
     await page.getByRole('button', { name: 'Stop trusting the app sign-in' }).click()
     await page.getByRole('button', { name: 'Stop trusting', exact: true }).click()
     await page.getByRole('button', { name: 'Trust an app sign-in' }).waitFor()
     expect((await authStored()).body).toMatchObject({ code: 'AUTH_CONFIG_NOT_FOUND' })
+    expect(await trust.textContent()).toContain('No app sign-in is trusted yet')
+    // ... and none is asked for, back on the tab.
+    expect(await revisit()).toEqual([])
     expect(await trust.textContent()).toContain('No app sign-in is trusted yet')
   }, 60_000)
 
