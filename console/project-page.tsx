@@ -10,6 +10,7 @@ import { LiveDocument } from './content/live-document.js'
 import { KeyIcon } from './icons.js'
 import { MembersPage } from './members-page.js'
 import { HistoryPanel } from './panels/history-panel.js'
+import { RulesPanel } from './panels/rules-panel.js'
 import { SchemaPanel } from './panels/schema-panel.js'
 import { QueryPanel } from './panels/query-panel.js'
 import { WebhooksPanel } from './panels/webhooks-panel.js'
@@ -62,7 +63,7 @@ export function ProjectPage ({ project, tab }: { project: string, tab: ProjectTa
         ))}
       </nav>
       <div class="tab-body">
-        <TabBody tab={tab} project={project} info={info} doc={doc} onSchema={hasSchema => setInfo({ ...info, hasSchema })} />
+        <TabBody tab={tab} project={project} info={info} doc={doc} onSchema={hasSchema => setInfo({ ...info, hasSchema })} onRules={hasRules => setInfo({ ...info, hasRules })} onAppAuth={hasAppAuth => setInfo({ ...info, hasAppAuth })} />
       </div>
     </section>
   )
@@ -75,9 +76,12 @@ interface TabBodyProps {
   doc: LiveDocument
   /** The Schema tab set or removed the schema: info.hasSchema follows, so no tab asks for a 404. */
   onSchema: (hasSchema: boolean) => void
+  /** The Rules tab saved or removed the rules: info.hasRules follows, likewise. */
+  onRules: (hasRules: boolean) => void
+  onAppAuth: (hasAppAuth: boolean) => void
 }
 
-function TabBody ({ tab, project, info, doc, onSchema }: TabBodyProps) {
+function TabBody ({ tab, project, info, doc, onSchema, onRules, onAppAuth }: TabBodyProps) {
   const role = info.role ?? 'viewer'
   const tabInfo = PROJECT_TABS.find(t => t.id === tab)
   if (tabInfo?.ownerOnly && role !== 'owner') {
@@ -95,6 +99,8 @@ function TabBody ({ tab, project, info, doc, onSchema }: TabBodyProps) {
     case 'history': return <HistoryPanel doc={doc} canWrite={role !== 'viewer'} />
     case 'webhooks': return <WebhooksPanel project={project} />
     case 'schema': return <SchemaPanel doc={doc} hasSchema={info.hasSchema === true} onSchema={onSchema} />
+    // A server that does not say (older than hasRules) is asked: a 404 then reads as none.
+    case 'rules': return <RulesPanel project={doc.project} hasRules={info.hasRules ?? true} hasAppAuth={info.hasAppAuth ?? true} onRules={onRules} onAppAuth={onAppAuth} />
     case 'query': return <QueryPanel doc={doc} />
   }
 }

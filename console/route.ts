@@ -6,7 +6,7 @@
 // Pure functions: test/console/pure.test.ts covers them.
 import { formatProjectRef, PROJECT_REF_PARTS } from '../shared/project-ref.js'
 
-export type ProjectTab = 'content' | 'connect' | 'members' | 'settings' | 'history' | 'webhooks' | 'schema' | 'query'
+export type ProjectTab = 'content' | 'connect' | 'members' | 'settings' | 'history' | 'webhooks' | 'schema' | 'rules' | 'query'
 
 export interface TabInfo {
   id: ProjectTab
@@ -22,6 +22,7 @@ export const PROJECT_TABS: readonly TabInfo[] = [
   { id: 'query', label: 'Query', ownerOnly: false },
   { id: 'connect', label: 'Connect', ownerOnly: false },
   { id: 'schema', label: 'Schema', ownerOnly: true },
+  { id: 'rules', label: 'Rules', ownerOnly: true },
   { id: 'webhooks', label: 'Webhooks', ownerOnly: true },
   { id: 'members', label: 'Members', ownerOnly: true },
   { id: 'settings', label: 'Settings', ownerOnly: true }

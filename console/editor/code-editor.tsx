@@ -4,7 +4,7 @@
 import { useEffect, useRef, useState } from 'preact/hooks'
 import type { JsonSchema } from '../../shared/client/index.js'
 import { valueOf } from '../ui.js'
-import type { EditorHandle } from './setup.js'
+import type { EditorHandle, PlacedProblem } from './setup.js'
 
 export interface CodeEditorProps {
   id: string
@@ -16,6 +16,8 @@ export interface CodeEditorProps {
   describedBy?: string | undefined
   mode: 'content' | 'schema'
   schema?: JsonSchema | null
+  /** A refusal marked at its place in the text (CodeMirror only; the message is also said under the editor). */
+  problemAt?: PlacedProblem | null
   /** Set to the editor while it is mounted: focus() for an error. */
   handle?: { current: { focus (): void } | null }
   rows?: number
@@ -29,7 +31,7 @@ export function loadEditor (): Promise<typeof import('./setup.js')> {
 }
 
 export function CodeEditor (props: CodeEditorProps) {
-  const { id, label, text, onChange, readOnly = false, invalid = false, describedBy, mode, schema = null, handle, rows = 12 } = props
+  const { id, label, text, onChange, readOnly = false, invalid = false, describedBy, mode, schema = null, problemAt = null, handle, rows = 12 } = props
   const host = useRef<HTMLDivElement>(null)
   const editor = useRef<EditorHandle | null>(null)
   const area = useRef<HTMLTextAreaElement>(null)
@@ -56,6 +58,7 @@ export function CodeEditor (props: CodeEditorProps) {
   useEffect(() => { editor.current?.setReadOnly(readOnly) }, [readOnly, state])
   useEffect(() => { editor.current?.setInvalid(invalid, describedBy) }, [invalid, describedBy, state])
   useEffect(() => { editor.current?.setSchema(schema) }, [schema, state])
+  useEffect(() => { editor.current?.setProblem(problemAt) }, [problemAt, state])
   useEffect(() => {
     if (!handle) return
     handle.current = { focus: () => { if (editor.current) editor.current.focus(); else area.current?.focus() } }

@@ -37,12 +37,17 @@ export interface EditorOptions {
   onChange: (text: string) => void
 }
 
+/** A refusal that names a place in the document: its path (JSON steps) and the message. */
+export interface PlacedProblem { path: PathStep[], message: string }
+
 export interface EditorHandle {
   setText (text: string): void
   setReadOnly (readOnly: boolean): void
   /** The schema the hints follow (it may arrive after the editor). */
   setSchema (schema: JsonSchema | null): void
   setInvalid (invalid: boolean, describedBy: string | undefined): void
+  /** What the server refused, marked at its place in the text (an error there); null clears it. */
+  setProblem (problem: PlacedProblem | null): void
   focus (): void
   destroy (): void
 }
@@ -132,7 +137,12 @@ function placeOf (state: EditorState, path: PathStep[]): { from: number, to: num
     if (typeof step === 'string' && node.name === 'Object') {
       const property = node.getChildren('Property').find(p => { const name = p.getChildren('PropertyName')[0]; return name !== undefined && stringValue(state, name) === step })
       const name = property?.getChildren('PropertyName')[0]
-      if (property && name) { place = { from: name.from, to: name.to }; next = name.nextSibling }
+      if (property && name) {
+        place = { from: name.from, to: name.to }
+        // The ":" between name and value is a node of its own (@lezer/json names its punctuation).
+        next = name.nextSibling
+        while (next && next.name === ':') next = next.nextSibling
+      }
     } else if (typeof step === 'number' && node.name === 'Array') {
       let index = 0
       for (let item = node.firstChild; item; item = item.nextSibling) {
@@ -177,6 +187,7 @@ export function createEditor (parent: HTMLElement, options: EditorOptions): Edit
   const attributes = new Compartment()
   const editable = new Compartment()
   let currentSchema = options.schema
+  let problem: PlacedProblem | null = null
   const schema = () => currentSchema
   // tabindex: a read-only editor is not contenteditable, so without it a keyboard could not
   // reach (and scroll) a long text; axe's scrollable-region-focusable counts only tabbable content.
@@ -197,6 +208,8 @@ export function createEditor (parent: HTMLElement, options: EditorOptions): Edit
         json(),
         linter(jsonParseLinter(), { delay: 300 }),
         linter(schemaLinter(schema), { delay: 500 }),
+        // The server's refusal, where it names a place (the Rules tab's INVALID_RULES): shown until the text changes.
+        linter(view => problem ? [{ ...placeOf(view.state, problem.path), severity: 'error', source: 'server', message: problem.message }] : [], { delay: 0 }),
         lintGutter(),
         autocompletion({ override: [completionSource(options.mode, schema)] }),
         EditorState.tabSize.of(2),
@@ -220,6 +233,11 @@ export function createEditor (parent: HTMLElement, options: EditorOptions): Edit
     setReadOnly (readOnly) { view.dispatch({ effects: editable.reconfigure(readOnlyExtensions(readOnly)) }) },
     setInvalid (invalid, describedBy) {
       view.dispatch({ effects: attributes.reconfigure(attrs({ ...(invalid ? { 'aria-invalid': 'true' } : {}), ...(describedBy ? { 'aria-describedby': describedBy } : {}) })) })
+    },
+    setProblem (next) {
+      if (next === problem) return
+      problem = next
+      forceLinting(view)
     },
     setSchema (next) {
       if (next === currentSchema) return

@@ -13,8 +13,11 @@ import { readPage, type Page, type PageQuery } from './pagination.js'
 // What clients see of projects and members: the shapes of shared/api/projects.ts.
 export type { MemberView, ProjectView }
 
-export function projectView (project: ProjectRecord, role?: ProjectRole, hasSchema?: boolean): ProjectView {
-  return { username: displayName(project.ownerName), slug: project.slug, name: project.name, createdAt: project.createdAt, version: project.version, ...(role ? { role } : {}), ...(hasSchema === undefined ? {} : { hasSchema }) }
+/** What the owner's settings tabs would otherwise have to ask for and get 404 (docs/rules.md): only for the owner. */
+export interface OwnerFlags { hasRules: boolean, hasAppAuth: boolean }
+
+export function projectView (project: ProjectRecord, role?: ProjectRole, hasSchema?: boolean, owner?: OwnerFlags): ProjectView {
+  return { username: displayName(project.ownerName), slug: project.slug, name: project.name, createdAt: project.createdAt, version: project.version, ...(role ? { role } : {}), ...(hasSchema === undefined ? {} : { hasSchema }), ...(owner ?? {}) }
 }
 
 export function projectRef (project: ProjectRecord): string {
@@ -72,6 +75,12 @@ export class Projects {
   /** Whether the project has a schema (GET of one project says so). */
   async hasSchema (project: ProjectRecord): Promise<boolean> {
     return (await this.store.getSchema(project.id)) !== null
+  }
+
+  /** Whether the project has rules and trusts an app sign-in (GET of one project tells its owner). */
+  async ownerFlags (project: ProjectRecord): Promise<OwnerFlags> {
+    const [rules, auth] = await Promise.all([this.store.appRules.getRules(project.id), this.store.appRules.getAppAuth(project.id)])
+    return { hasRules: rules !== null, hasAppAuth: auth !== null }
   }
 
   async delete (project: ProjectRecord): Promise<void> {

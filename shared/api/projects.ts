@@ -14,7 +14,9 @@ export const project = z.object({
   createdAt: isoTime,
   version: z.number().int().min(0),
   role: projectRole.optional().meta({ description: "The caller's role; absent only where the server has no caller" }),
-  hasSchema: z.boolean().optional().meta({ description: 'Only when reading one project: whether it has a schema (GET …/schema answers it, owner only); lists leave it out' })
+  hasSchema: z.boolean().optional().meta({ description: 'Only when reading one project: whether it has a schema (GET …/schema answers it, owner only); lists leave it out' }),
+  hasRules: z.boolean().optional().meta({ description: 'Only when its owner reads one project: whether it has rules for app users (GET …/rules answers them); lists leave it out' }),
+  hasAppAuth: z.boolean().optional().meta({ description: 'Only when its owner reads one project: whether it trusts an app sign-in (GET …/auth answers it); lists leave it out' })
 })
 export type ProjectView = z.infer<typeof project>
 

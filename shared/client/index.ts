@@ -112,7 +112,7 @@ export function createClient (options: ClientOptions): ContentdClient {
 
 export { ContentdClientError, ContentdClientError as ContentdError, type ClientErrorCode } from './errors.js'
 export type { TokenOption } from './token-source.js'
-export type { ProjectClient, WriteOptions, WriteResult, Snapshot, ChangesPage, ChangesOptions, JsonSchema, SchemaSet, NewWebhook, PingResult } from './project.js'
+export type { ProjectClient, WriteOptions, WriteResult, Snapshot, ChangesPage, ChangesOptions, JsonSchema, SchemaSet, NewWebhook, PingResult, RulesDocument, RulesCheck, RulesDecision, AppAuth, AppAuthSettings } from './project.js'
 export type { WebhookView, DeliveryView, CreatedWebhook } from '../webhooks.js'
 export type { ApiKeyInfo, CreatedApiKey, KeyPermission, Me, Member, MemberRole, NewApiKey, ProjectRole, ProjectSummary, SessionGrant } from './account.js'
 export type { NarrowableOperation } from '../key-scope.js'

@@ -1,11 +1,12 @@
 // One project over HTTP: its content (get, update, the six path operations, batch and JSON
 // Patch), its history (changes, past versions, revert), its details and, for the owner, its
-// members, schema and webhooks. Each write resolves with the server's
+// members, schema, rules, app sign-in and webhooks. Each write resolves with the server's
 // message and the content version it produced (from the ETag). A write with an
 // idempotencyKey is retried on network errors (and while the server says the first attempt is
 // still running): the key makes a retry safe, because the server answers it with the first
 // answer instead of applying it again (docs/design.md §10).
 import type { ChangesPageView } from '../api/changes.js'
+import type { AppAuthBody, AppAuthView, RulesCheckBody, RulesCheckResult } from '../api/rules.js'
 import type { SchemaSetView } from '../api/schema.js'
 import type { PingResultView } from '../api/webhooks.js'
 import type { LiveQuery } from '../query.js'
@@ -63,6 +64,21 @@ export interface Snapshot<T = Json> {
   version: number | undefined
 }
 
+/** A rules document (docs/rules.md): `{ "rules": { … } }`, a tree of `.read`/`.write` CEL expressions. */
+export type RulesDocument = JsonObject
+
+/** The app sign-in a project trusts (docs/rules.md#trust-settings-auth), as the server shows it: never a secret. */
+export type AppAuth = AppAuthView
+
+/** What to set as the trusted app sign-in: issuer, optional audience, exactly one of jwks, jwksUrl, hs256Secret. */
+export type AppAuthSettings = AppAuthBody
+
+/** A question for the simulator: these claims (or null), a read or a write (with the value; none: a delete), at a dot path. */
+export type RulesCheck = RulesCheckBody
+
+/** The simulator's answer: allowed or not, and the rule that decided (`users.$uid/.write`), if any did. */
+export type RulesDecision = RulesCheckResult
+
 /** One page of the change log (GET …/content/changes, docs/design.md §9): `more` says whether entries follow. */
 export type ChangesPage = ChangesPageView
 
@@ -108,6 +124,8 @@ export class ProjectClient {
   private readonly projectBase: string
   private readonly base: string
   private readonly schemaUrl: string
+  private readonly rulesUrl: string
+  private readonly authUrl: string
 
   /**
    * With `createClient({ offline })`: this project's outbox and local copy (docs/sdk.md#offline);
@@ -120,6 +138,8 @@ export class ProjectClient {
     this.projectBase = `/api/@${project.owner}/${encodeURIComponent(project.slug)}`
     this.base = `${this.projectBase}/content`
     this.schemaUrl = `${this.projectBase}/schema`
+    this.rulesUrl = `${this.projectBase}/rules`
+    this.authUrl = `${this.projectBase}/auth`
     this.offline = offline?.(this.base)
   }
 
@@ -233,6 +253,47 @@ export class ProjectClient {
   /** Removes the project's JSON Schema (owner's session); SCHEMA_NOT_FOUND (404) without one. */
   async deleteSchema (): Promise<void> {
     await this.http.request('DELETE', this.schemaUrl)
+  }
+
+  /**
+   * Sets the project's rules for app users (docs/rules.md); the owner's session only. Answers
+   * the document as stored. Throws INVALID_RULES (400) naming the rule (`users.$uid/.write`) and its CEL error.
+   */
+  async setRules (document: RulesDocument): Promise<RulesDocument> {
+    return (await this.http.request<RulesDocument>('PUT', this.rulesUrl, { body: document })).body
+  }
+
+  /** The project's rules (owner's session); RULES_NOT_FOUND (404) without any. */
+  async getRules (): Promise<RulesDocument> {
+    return (await this.http.request<RulesDocument>('GET', this.rulesUrl)).body
+  }
+
+  /** Removes the project's rules (owner's session): app users may then do nothing. RULES_NOT_FOUND (404) without any. */
+  async deleteRules (): Promise<void> {
+    await this.http.request('DELETE', this.rulesUrl)
+  }
+
+  /**
+   * The simulator (owner's session): would the stored rules allow this read or write by a caller
+   * with these claims, against the current content, and which rule decided. Nothing is written.
+   */
+  async checkRules (check: RulesCheck): Promise<RulesDecision> {
+    return (await this.http.request<RulesDecision>('POST', `${this.rulesUrl}/check`, { body: check })).body
+  }
+
+  /** The app sign-in the project trusts (owner's session); AUTH_CONFIG_NOT_FOUND (404) without one. */
+  async getAppAuth (): Promise<AppAuth> {
+    return (await this.http.request<AppAuth>('GET', this.authUrl)).body
+  }
+
+  /** Sets the app sign-in the project trusts (owner's session); INVALID_AUTH_CONFIG (400) for a bad one. */
+  async setAppAuth (settings: AppAuthSettings): Promise<AppAuth> {
+    return (await this.http.request<AppAuth>('PUT', this.authUrl, { body: settings })).body
+  }
+
+  /** Stops trusting the app sign-in (owner's session): app tokens then answer 401. AUTH_CONFIG_NOT_FOUND (404) without one. */
+  async deleteAppAuth (): Promise<void> {
+    await this.http.request('DELETE', this.authUrl)
   }
 
   /** The project's webhooks, without their secrets (owner): every page, oldest first. */

@@ -61,6 +61,9 @@ describe('SDK types are the inferred response types', () => {
     expectTypeOf<ProjectClient['webhookDeliveries']>().returns.resolves.toEqualTypeOf<ResponseBody<'DeliveryList'>['deliveries']>()
     expectTypeOf<ProjectClient['pingWebhook']>().returns.resolves.toEqualTypeOf<ResponseBody<'PingResult'>>()
     expectTypeOf<ProjectClient['setSchema']>().returns.resolves.toEqualTypeOf<ResponseBody<'SchemaSet'>>()
+    expectTypeOf<ProjectClient['getAppAuth']>().returns.resolves.toEqualTypeOf<ResponseBody<'AppAuth'>>()
+    expectTypeOf<ProjectClient['setAppAuth']>().returns.resolves.toEqualTypeOf<ResponseBody<'AppAuth'>>()
+    expectTypeOf<ProjectClient['checkRules']>().returns.resolves.toEqualTypeOf<ResponseBody<'RulesCheckResult'>>()
   })
 })
 

@@ -432,7 +432,7 @@ describe.skipIf(!hasChromium)('the console in chromium', () => {
     await other.close()
 
     const tabs = await page.getByRole('navigation', { name: `${PROJECT} sections` }).getByRole('link').allTextContents()
-    expect(tabs).toEqual(['Content', 'History', 'Query', 'Connect', 'Schema', 'Webhooks', 'Members', 'Settings'])
+    expect(tabs).toEqual(['Content', 'History', 'Query', 'Connect', 'Schema', 'Rules', 'Webhooks', 'Members', 'Settings'])
     await page.goto(`${app.url}/#/nowhere`)
     await page.getByText('Nothing here').waitFor()
   })
@@ -441,7 +441,8 @@ describe.skipIf(!hasChromium)('the console in chromium', () => {
     // Issue 34: the console probed four endpoints on every project page (some answered 403
     // or 404 NOT_FOUND, shown in red in the browser's console). Every answer and every
     // console error counts here, not only script errors. The Schema tab and the JSON editor of a
-    // project without a schema make no request for it (GET project's hasSchema says there is none),
+    // project without a schema make no request for it (GET project's hasSchema says there is none;
+    // the Rules tab likewise from hasRules and hasAppAuth),
     // and CodeMirror's styles pass the page's Content-Security-Policy (their nonce).
     const noise: string[] = []
     const onConsole = (message: { type (): string, text (): string }) => { if (message.type() === 'error' || message.type() === 'warning') noise.push(`console: ${message.text()}`) }
@@ -456,7 +457,7 @@ describe.skipIf(!hasChromium)('the console in chromium', () => {
       await page.goto(`${app.url}/#/${PROJECT}/content`)
       await shownValue('title').waitFor()
       await expect.poll(versionShown).toMatch(/^v\d+$/)
-      for (const [tab, ready] of [['History', '.change'], ['Connect', 'pre'], ['Webhooks', 'text=No webhooks yet'], ['Members', 'text=Add a member'], ['Settings', 'text=Delete this project'], ['Schema', 'text=No schema yet: every write is accepted'], ['Content', '.viewer']] as const) {
+      for (const [tab, ready] of [['History', '.change'], ['Connect', 'pre'], ['Webhooks', 'text=No webhooks yet'], ['Members', 'text=Add a member'], ['Settings', 'text=Delete this project'], ['Schema', 'text=No schema yet: every write is accepted'], ['Rules', 'text=No rules yet: app users may do nothing'], ['Content', '.viewer']] as const) {
         await page.getByRole('navigation', { name: `${PROJECT} sections` }).getByRole('link', { name: tab, exact: true }).click()
         await page.locator(ready).first().waitFor()
       }

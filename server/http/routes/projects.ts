@@ -29,7 +29,8 @@ export function projectRoutes (api: RouteScope, projects: Projects, bodyLimitByt
 
   api.get('/:username/:projectSlug', projectAccess(projects, 'read'), async (_req, res) => {
     const project = projectOf(res)
-    res.json(projectView(project, context(res).role, await projects.hasSchema(project)))
+    const role = context(res).role
+    res.json(projectView(project, role, await projects.hasSchema(project), role === 'owner' ? await projects.ownerFlags(project) : undefined))
   })
 
   api.delete('/:username/:projectSlug', ownerSession, async (_req, res) => {
