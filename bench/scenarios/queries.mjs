@@ -3,10 +3,14 @@
 //     change increments the leader's score (so every change alters the result and sends one
 //     `query` event);
 //  2. BENCH_QUERY_SUBSCRIBERS (default 1,000) subscribers to 10 distinct queries on one project.
-// Delay: a `query` event carries no commit time, so each event is timed from just before its
-// write request was sent. The server commits after the request arrives and emits right after
-// the commit, so that delay is an upper bound on "after commit" (it also holds the request's
-// trip and the commit itself); the delay from the writer's response is shown too, as in fanout.mjs.
+// Delay: a `query` event carries no commit time. The change's log entry does: its `at` is taken
+// when the store's transaction starts (server/store/sqlite/content-writer.ts), before the
+// operation is applied and committed and the batch synced. A path subscriber to the leader
+// hears each change with its `at`, so each `query` event is timed from that moment (wall
+// clocks of one machine, `at` in whole milliseconds): an upper bound on "after commit" that
+// holds the apply, the commit and the fsync, but not the request's trip. Shown too: the delay
+// from just before the write request was sent (a looser bound) and from the writer's response
+// (a lower bound, as in fanout.mjs).
 // CPU: for each case, the server's CPU per change (bench/lib/cpu-per-change.mjs, as the live
 // paths scenario measures it) for BENCH_QUERY_CPU_CHANGES increments with the query subscribers,
 // then for the same increments with as many plain path subscriptions to the same path
@@ -100,7 +104,11 @@ async function run (node, label, slug, queries, subscribers) {
   const path = await user.project(slug, { board })
   const project = `@${slug}/${slug}`
   const receipts = []
-  const sockets = await many(subscribers, i => subscriber(node.url, user.key, { project, path: 'board', query: queries[i % queries.length] }, 'query', e => receipts.push({ version: e.version, at: performance.now() })))
+  const wallNow = () => performance.timeOrigin + performance.now()
+  const sockets = await many(subscribers, i => subscriber(node.url, user.key, { project, path: 'board', query: queries[i % queries.length] }, 'query', e => receipts.push({ version: e.version, at: performance.now(), wall: wallNow() })))
+  // The probe: the leader's path, whose changes carry their entries' `at`.
+  const startedAt = new Map()
+  sockets.push(await subscriber(node.url, user.key, { project, path: `board.${leader}` }, 'change', e => { if (typeof e.at === 'string') startedAt.set(e.version, Date.parse(e.at)) }))
   let timed
   try {
     timed = await pacedLeaderIncrements(node.url, path, user.key, leader, CHANGES)
@@ -112,6 +120,7 @@ async function run (node, label, slug, queries, subscribers) {
   const { sentAt, answeredAt } = timed
   const fromResponse = receipts.filter(r => answeredAt.has(r.version)).map(r => Math.max(0, r.at - answeredAt.get(r.version))).sort((a, b) => a - b)
   const fromRequest = receipts.filter(r => sentAt.has(r.version)).map(r => r.at - sentAt.get(r.version)).sort((a, b) => a - b)
+  const fromStart = receipts.filter(r => startedAt.has(r.version)).map(r => r.wall - startedAt.get(r.version)).sort((a, b) => a - b)
   const expected = subscribers * CHANGES
 
   // The same increments, heard by the query subscribers, then by path subscribers to `board`
@@ -125,7 +134,7 @@ async function run (node, label, slug, queries, subscribers) {
     ? `server CPU per change ${cpuQuery.msPerChange.toFixed(2)} ms with the queries, ${cpuPath.msPerChange.toFixed(2)} ms with as many path subscriptions to board: ${cpuRatio.toFixed(2)}× (${CPU_CHANGES} changes)`
     : `CPU not compared: ${cpuQuery.heard} of ${subscribers * CPU_CHANGES} query events, ${cpuPath.heard} path changes heard`
   return {
-    scenario: `${label} (delay from just before the write request is sent: an upper bound on after commit)`,
+    scenario: `${label} (delay from the start of the change's transaction, its entry's \`at\`: an upper bound on after commit)`,
     kind: 'fanout',
     query: subscribers === 1 ? 'one' : 'many',
     nodes: 1,
@@ -137,12 +146,15 @@ async function run (node, label, slug, queries, subscribers) {
     p99: percentile(fromResponse, 99),
     requestP50: percentile(fromRequest, 50),
     requestP99: percentile(fromRequest, 99),
+    transactionP50: percentile(fromStart, 50),
+    transactionP99: percentile(fromStart, 99),
+    timedFromTransaction: fromStart.length,
     cpuQueryMs: cpuQuery.msPerChange,
     cpuPathMs: cpuPath.msPerChange,
     cpuRatio,
     cpuChanges: CPU_CHANGES,
-    failed: receipts.length !== expected,
-    note: `${receipts.length !== expected ? `${expected - receipts.length} query events missing` : `${CHILDREN} children; ${queries.length} distinct queries`}; ${cpuNote}`
+    failed: receipts.length !== expected || fromStart.length !== expected,
+    note: `${receipts.length !== expected ? `${expected - receipts.length} query events missing` : `${CHILDREN} children; ${queries.length} distinct queries`}; from the transaction's start p50 ${percentile(fromStart, 50)?.toFixed(1)} / p99 ${percentile(fromStart, 99)?.toFixed(1)} ms (${fromStart.length} events timed); from just before the request p50 ${percentile(fromRequest, 50)?.toFixed(1)} / p99 ${percentile(fromRequest, 99)?.toFixed(1)} ms; ${cpuNote}`
   }
 }
 

@@ -175,7 +175,7 @@ function RulesEditor ({ project, initial, onRules }: { project: ProjectClient, i
             </div>
           </section>
           )}
-      <RulesSimulator project={project} hasRules={stored !== null} revision={revision} edited={dirty} />
+      <RulesSimulator project={project} hasRules={stored !== null} revision={revision} draft={dirty ? text : null} />
     </>
   )
 }

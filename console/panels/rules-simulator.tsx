@@ -1,13 +1,13 @@
 // The rules simulator (docs/rules.md#the-simulator-ruleschecks): a caller's claims (or "not
 // signed in"), a read or a write, and a path, asked of `POST …/rules/check` as the owner types
-// (debounced; a late answer to an older question is dropped). The server checks the SAVED rules
-// against the current content (its body has no rules member), so while the editor holds
-// unsaved edits the panel says so. The verdict is announced politely (a live region).
+// (debounced; a late answer to an older question is dropped). While the editor holds unsaved
+// edits, those are sent as the body's `rules` (checked, not stored); otherwise the server checks
+// the saved rules. The verdict is announced politely (a live region).
 import { useEffect, useId, useRef, useState } from 'preact/hooks'
 import type { ProjectClient, RulesCheck } from '../../shared/client/index.js'
 import { useApp } from '../app-context.js'
 import { valueOf } from '../ui.js'
-import { decisionText, parseClaims, valueOfText } from './rules-text.js'
+import { decisionText, parseClaims, parseRulesText, valueOfText } from './rules-text.js'
 
 /** Quiet time after the last keystroke before the server is asked. */
 export const SIMULATE_AFTER_MS = 300
@@ -23,11 +23,11 @@ interface Props {
   hasRules: boolean
   /** Changes whenever the saved rules do: the same question is asked again. */
   revision: number
-  /** The editor holds edits not saved yet: they are not what the simulator checks. */
-  edited: boolean
+  /** The editor's text when it holds edits not saved yet: the simulator checks those. */
+  draft: string | null
 }
 
-export function RulesSimulator ({ project, hasRules, revision, edited }: Props) {
+export function RulesSimulator ({ project, hasRules, revision, draft }: Props) {
   const { failure } = useApp()
   const id = useId()
   const [claims, setClaims] = useState('{"sub": "u1"}')
@@ -51,15 +51,21 @@ export function RulesSimulator ({ project, hasRules, revision, edited }: Props) 
       setVerdict({ state: 'not-asked', text: `Not checked: ${who.message}` })
       return
     }
+    const edits = draft === null ? null : parseRulesText(draft)
+    if (edits !== null && !edits.ok) {
+      setPending(false)
+      setVerdict({ state: 'not-asked', text: `Not checked: the rules above are not valid yet (${edits.message})` })
+      return
+    }
     const trimmed = path.trim()
     const written = op === 'write' ? valueOfText(value) : undefined
-    const check: RulesCheck = { auth: who.auth, op, path: trimmed, ...(written === undefined ? {} : { value: written }) }
+    const check: RulesCheck = { auth: who.auth, op, path: trimmed, ...(written === undefined ? {} : { value: written }), ...(edits === null ? {} : { rules: edits.document }) }
     setPending(true)
     const timer = setTimeout(() => {
       project.checkRules(check).then(decision => {
         if (question !== asked.current) return
         setPending(false)
-        setVerdict({ state: 'answered', allowed: decision.allowed, text: decisionText(decision, op, trimmed, hasRules) })
+        setVerdict({ state: 'answered', allowed: decision.allowed, text: decisionText(decision, op, trimmed, hasRules || edits !== null) })
       }, e => {
         if (question !== asked.current) return
         setPending(false)
@@ -67,13 +73,13 @@ export function RulesSimulator ({ project, hasRules, revision, edited }: Props) 
       })
     }, SIMULATE_AFTER_MS)
     return () => clearTimeout(timer)
-  }, [project, claims, signedIn, op, path, value, hasRules, revision, failure])
+  }, [project, claims, signedIn, op, path, value, hasRules, revision, draft, failure])
 
   return (
     <section class="panel rules-simulator" aria-labelledby={`${id}-title`}>
       <h2 id={`${id}-title`}>Simulator</h2>
-      <p class="hint">Would an app user with these claims be allowed? Asked of the server as you type, against the current content, with the <strong>saved</strong> rules. Nothing is written.</p>
-      {edited && <p class="hint rules-unsaved">Your edits above are not saved: the simulator still checks the saved rules. Save to check them.</p>}
+      <p class="hint">Would an app user with these claims be allowed? Asked of the server as you type, against the current content. Nothing is written.</p>
+      <p class="hint rules-checked">{draft === null ? 'Checking the saved rules.' : 'Checking the rules in the editor (not saved yet: app users are still checked against the saved ones).'}</p>
       <div class="rules-sim-form">
         <div class="field grow">
           <label for={`${id}-claims`}>Token claims (JSON)</label>

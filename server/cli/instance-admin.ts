@@ -42,7 +42,9 @@ const NAMES: Record<keyof ImportCounts, string> = {
   member: 'members',
   checkpoint: 'checkpoints',
   change: 'changes',
-  webhook: 'webhooks'
+  webhook: 'webhooks',
+  rules: 'rules documents',
+  appAuth: 'app sign-in settings'
 }
 
 /** "2 users, 1 API keys, …": what an import loaded. */

@@ -161,14 +161,19 @@ export class AppRules {
   // ---- rules (owner) ------------------------------------------------------------------
 
   async setRules (project: ProjectRecord, body: unknown, setBy: string): Promise<JsonObject> {
-    const bytes = Buffer.byteLength(JSON.stringify(body))
-    if (bytes > this.options.config.limitBytes) throw new ContentdError('INVALID_RULES', `the document is ${bytes} bytes; RULES_LIMIT is ${this.options.config.limitBytes}`)
-    const rules = compileRules(body)
+    const rules = this.compileWithinLimit(body)
     const record: RulesRecord = { revision: randomUUID(), document: body as JsonObject, setBy, setAt: new Date(this.options.now()).toISOString() }
     await this.options.store.appRules.putRules(project.id, record)
     this.keep(record.revision, rules)
     this.announce(project.id)
     return record.document
+  }
+
+  /** A rules document compiled, within RULES_LIMIT; INVALID_RULES naming what is wrong. */
+  private compileWithinLimit (body: unknown): CompiledRules {
+    const bytes = Buffer.byteLength(JSON.stringify(body))
+    if (bytes > this.options.config.limitBytes) throw new ContentdError('INVALID_RULES', `the document is ${bytes} bytes; RULES_LIMIT is ${this.options.config.limitBytes}`)
+    return compileRules(body)
   }
 
   async getRules (project: ProjectRecord): Promise<RulesRecord> {
@@ -182,11 +187,13 @@ export class AppRules {
     this.announce(project.id)
   }
 
-  /** The simulator: would these claims be allowed this read or write, by which rule? */
+  /** The simulator: would these claims be allowed this read or write, by which rule (saved rules, or the body's)? */
   async simulate (project: ProjectRecord, body: unknown): Promise<RulesCheckResult> {
     const request = parseBody(rulesCheckBody, body)
     const path = request.path === '' ? [] : parsePath(request.path)
-    const rules = await this.rulesOf(project.id)
+    // Rules given in the body (unsaved edits) are compiled for this answer only, within the
+    // same limit as a PUT, and not kept.
+    const rules = request.rules === undefined ? await this.rulesOf(project.id) : this.compileWithinLimit(request.rules)
     const snapshot = await this.options.store.readContent(project.id)
     if (!snapshot) throw new ContentdError('PROJECT_NOT_FOUND')
     const budget = new EvaluationBudget(this.options.config.evaluationBudget)

@@ -5,19 +5,21 @@
 // The first line is the header (format name and version); then, in this order:
 // users, API keys, and per project: the project, its schema, its current content, its
 // members, its change log's checkpoints and entries (so history and `?version=N` answer the
-// same after an import), its webhooks. Each kind is ordered by id (entries by version), so
+// same after an import), its webhooks, its rules and the app sign-in it trusts (docs/design.md
+// §17). Each kind is ordered by id (entries by version), so
 // export → import → export gives the same lines.
 //
 // Left out on purpose: sessions (people log in again), Idempotency-Key records (they expire
 // within IDEMPOTENCY_TTL anyway), webhook deliveries and leases (a node's claim; the cursor
 // travels, so nothing is sent twice or skipped). Secrets travel as they are stored: password
-// and key hashes, webhook secrets encrypted with WEBHOOK_SECRET_KEY.
+// and key hashes, webhook secrets and HS256 app secrets encrypted with WEBHOOK_SECRET_KEY.
 import { z } from 'zod'
 import type { ChangeEntry } from '../../shared/events.js'
 import type { JsonObject } from '../../shared/json.js'
 import { NARROWABLE_OPERATIONS } from '../../shared/key-scope.js'
 import type { JsonSchema } from '../schema/compile.js'
 import type { ApiKeyRecord, MemberRole, ProjectRecord, UserRecord } from './types.js'
+import type { AppAuthRecord, RulesRecord } from './app-rules-types.js'
 import type { WebhookRecord } from './webhook-types.js'
 
 export const INSTANCE_FORMAT = 'contentd-instance'
@@ -78,7 +80,21 @@ const webhook = z.object({
   disabledReason: text.nullable()
 }).strict()
 
-const record = z.discriminatedUnion('type', [user, apiKey, project, schema, content, member, checkpoint, change, webhook])
+const rules = z.object({ type: z.literal('rules'), projectId: id, revision: id, document: jsonObject, setBy: text, setAt: text }).strict()
+const appAuth = z.object({
+  type: z.literal('appAuth'),
+  projectId: id,
+  revision: id,
+  issuer: text,
+  audience: text.nullable(),
+  jwks: jsonObject.nullable(),
+  jwksUrl: text.nullable(),
+  secretCiphertext: text.nullable(),
+  setBy: text,
+  setAt: text
+}).strict()
+
+const record = z.discriminatedUnion('type', [user, apiKey, project, schema, content, member, checkpoint, change, webhook, rules, appAuth])
 
 export type InstanceHeader = z.infer<typeof header>
 export type UserLine = { type: 'user' } & UserRecord
@@ -91,9 +107,11 @@ export interface MemberLine { type: 'member', projectId: string, userId: string,
 export interface CheckpointLine { type: 'checkpoint', projectId: string, version: number, content: JsonObject | null }
 export interface ChangeLine { type: 'change', projectId: string, entry: Omit<ChangeEntry, 'project'> }
 export type WebhookLine = { type: 'webhook' } & Omit<WebhookRecord, 'leaseOwner' | 'leaseUntil'>
+export type RulesLine = { type: 'rules', projectId: string } & RulesRecord
+export type AppAuthLine = { type: 'appAuth', projectId: string } & AppAuthRecord
 
 /** One record of the instance, after the header. */
-export type InstanceRecord = UserLine | ApiKeyLine | ProjectLine | SchemaLine | ContentLine | MemberLine | CheckpointLine | ChangeLine | WebhookLine
+export type InstanceRecord = UserLine | ApiKeyLine | ProjectLine | SchemaLine | ContentLine | MemberLine | CheckpointLine | ChangeLine | WebhookLine | RulesLine | AppAuthLine
 
 /** §9's member order; members of later formats, if any, follow in their own order. */
 const ENTRY_ORDER = ['version', 'op', 'path', 'value', 'index', 'operations', 'revertedTo', 'at', 'actor'] as const
@@ -174,7 +192,7 @@ export async function * recordsOfLines (lines: AsyncIterable<string>): AsyncIter
 export type ImportCounts = Record<InstanceRecord['type'], number>
 
 export function emptyCounts (): ImportCounts {
-  return { user: 0, apiKey: 0, project: 0, schema: 0, content: 0, member: 0, checkpoint: 0, change: 0, webhook: 0 }
+  return { user: 0, apiKey: 0, project: 0, schema: 0, content: 0, member: 0, checkpoint: 0, change: 0, webhook: 0, rules: 0, appAuth: 0 }
 }
 
 /** The refusal of an import into a store that holds data. */

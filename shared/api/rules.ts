@@ -33,7 +33,9 @@ export const rulesCheckBody = z.object({
   auth: z.record(z.string(), z.unknown()).nullable(),
   op: z.enum(['read', 'write']),
   path: z.string().max(1024),
-  value: z.unknown().optional()
+  value: z.unknown().optional(),
+  /** A rules document to check instead of the saved one (the console's unsaved edits); nothing is stored. */
+  rules: z.record(z.string(), z.unknown()).optional()
 }).strict()
 
 export type RulesCheckBody = z.infer<typeof rulesCheckBody>

@@ -95,15 +95,18 @@ describe.skipIf(!hasChromium)('the console Rules tab', () => {
     await page.getByRole('button', { name: 'Write rules' }).click()
     await page.locator('.code-editor[data-state="ready"]').waitFor({ timeout: 10_000 })
     expect(JSON.parse(await editorText())).toEqual(STARTER_RULES)
-    // Not saved yet: the simulator says it checks the saved rules (none), and denies.
-    await expect.poll(settledVerdict).toBe(decisionText({ allowed: false }, 'write', 'users.u1.name', false))
-    expect(await page.locator('.rules-unsaved').count()).toBe(1)
+    // Not saved yet: the simulator checks the rules in the editor (sent as the check's `rules`), as the API answers them.
+    const draftAnswer = await apiCheck({ auth: { sub: 'u1' }, op: 'write', path: 'users.u1.name', value: 'Ann', rules: STARTER_RULES })
+    expect(draftAnswer.allowed).toBe(true)
+    await expect.poll(settledVerdict).toBe(decisionText(draftAnswer, 'write', 'users.u1.name', true))
+    expect(await page.locator('.rules-checked').textContent()).toMatch(/^Checking the rules in the editor/)
+    expect((await rulesStored()).status).toBe(404)
 
     await page.getByRole('button', { name: 'Save rules' }).click()
     await page.locator('.rules-editor .saved').waitFor()
     expect((await rulesStored()).body).toEqual(STARTER_RULES)
     expect(await page.locator('.rules-state').textContent()).toBe('In force for app users.')
-    expect(await page.locator('.rules-unsaved').count()).toBe(0)
+    expect(await page.locator('.rules-checked').textContent()).toBe('Checking the saved rules.')
   }, 60_000)
 
   it('simulates as the owner types: allowed for one caller, denied for another, as the API answers', async () => {
@@ -155,8 +158,8 @@ describe.skipIf(!hasChromium)('the console Rules tab', () => {
     const text = page.locator('.cm-content[aria-label="Rules as JSON"]')
     const problem = page.locator('.rules-problem')
     await text.fill('{"rules": {"users": {"$uid": {".write": "auth.sub =="}}}}')
-    // Edited, not saved: the simulator says it still checks the saved rules.
-    await page.locator('.rules-unsaved').waitFor()
+    // Edited, not saved: the simulator checks the edits, and says why it cannot.
+    await expect.poll(settledVerdict).toMatch(/^Not checked: .*users\.\$uid\/\.write/)
     await page.getByRole('button', { name: 'Save rules' }).click()
     await expect.poll(() => problem.textContent()).toContain('users.$uid/.write')
     expect(await problem.getAttribute('role')).toBe('alert')
@@ -171,8 +174,16 @@ describe.skipIf(!hasChromium)('the console Rules tab', () => {
     await text.fill('{"rules": {},}')
     await page.getByRole('button', { name: 'Save rules' }).click()
     await expect.poll(() => problem.textContent()).toContain('Not valid JSON')
+    await expect.poll(settledVerdict).toMatch(/^Not checked: the rules above are not valid yet \(Not valid JSON/)
+    // Edits that deny what the saved rules allow: the verdict follows the edits, as the API answers them.
+    await text.fill('{"rules": {"leaderboard": {".read": true}}}')
+    const denied = await apiCheck({ auth: { sub: 'u1' }, op: 'write', path: 'users.u1.name', value: 'Zoe', rules: { rules: { leaderboard: { '.read': true } } } })
+    expect(denied.allowed).toBe(false)
+    await expect.poll(settledVerdict).toBe(decisionText(denied, 'write', 'users.u1.name', true))
+    expect((await rulesStored()).body).toEqual(STARTER_RULES)
     await page.getByRole('button', { name: 'Revert my changes' }).click()
     expect(JSON.parse(await editorText())).toEqual(STARTER_RULES)
+    await expect.poll(settledVerdict).toBe('Allowed: write at users.u1.name, by users.$uid/.write')
     expect(await problem.count()).toBe(0)
   }, 60_000)
 

@@ -76,7 +76,7 @@ describe('contentd export --all / import --all', { timeout: 120_000 }, () => {
     const imported = await runCli(['import', '--all', '--init'], { DATA_DIR: targetDir }, dump)
     expect(imported.code, imported.stderr).toBe(0)
     expect(imported.stdout).toBe('Imported 2 users, 1 API keys, 1 projects, 1 schemas, 1 members, ' +
-      `${lines.filter(l => l.includes('"type":"checkpoint"')).length} checkpoints, 8 changes, 1 webhooks\n`)
+      `${lines.filter(l => l.includes('"type":"checkpoint"')).length} checkpoints, 8 changes, 1 webhooks, 0 rules documents, 0 app sign-in settings\n`)
     expect(storeCounts(targetDir)).toEqual(storeCounts(sourceDir))
 
     const again = await runCli(['export', '--all'], { DATA_DIR: targetDir })

@@ -123,6 +123,8 @@ async function sqliteExport (): Promise<string[]> {
     id: 'whk_a', projectId: project.id, url: 'https://example.com/h', paths: null, ops: null, description: null, secretCiphertext: 'v1:x',
     createdAt: at, cursor: 2, failures: 0, failingSince: null, nextAttemptAt: null, disabledAt: null, disabledReason: null, leaseOwner: 'node-1', leaseUntil: at
   })
+  await store.appRules.putRules(project.id, { revision: 'rules-1', document: { rules: { $uid: { '.read': 'auth.sub == $uid' } } }, setBy: '@ann', setAt: at })
+  await store.appRules.putAppAuth(project.id, { revision: 'auth-1', issuer: 'https://i.example', audience: null, jwks: null, jwksUrl: null, secretCiphertext: 'v1:sealed', setBy: '@ann', setAt: at })
   await store.createProject({ id: 'prj_b', ownerId: 'usr_b', ownerName: 'ben', slug: 'blank', name: 'Blank', createdAt: at })
   const lines = [headerLine()]
   for await (const record of store.exportRecords()) lines.push(JSON.stringify(record))
@@ -152,6 +154,9 @@ describe('MongoDB whole-instance dump (on mingo collections)', () => {
     expect(await db.collection('members').findOne({ _id: 'prj_a/usr_b' })).toMatchObject({ projectId: 'prj_a', userId: 'usr_b', role: 'viewer' })
     // No lease travels; the deliveries start empty.
     expect(await db.collection('webhooks').findOne({ _id: 'whk_a' })).toMatchObject({ cursor: 2, leaseOwner: null, leaseUntil: null, deliveries: [] })
+    // Rules as app-rules.ts keeps them: the document as JSON text (its keys start with "." and "$"), by project id.
+    expect(await db.collection('projectRules').findOne({ _id: 'prj_a' })).toEqual({ _id: 'prj_a', revision: 'rules-1', json: '{"rules":{"$uid":{".read":"auth.sub == $uid"}}}', setBy: '@ann', setAt: '2026-01-02T03:04:05.000Z' })
+    expect(await db.collection('projectAppAuth').findOne({ _id: 'prj_a' })).toMatchObject({ issuer: 'https://i.example', jwksJson: null, secretCiphertext: 'v1:sealed' })
     // No quota counters: the first create counts (quota-counters.ts).
     expect(await db.collection('users').findOne({ _id: 'usr_a' })).toEqual({ _id: 'usr_a', username: 'ann', passwordHash: 'h-a', createdAt: '2026-01-02T03:04:05.000Z' })
     // Entries as MongoStore writes them (history.ts's changeDocOf keeps `at` before `path`); exported in §9's order all the same.

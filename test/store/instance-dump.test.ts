@@ -69,6 +69,12 @@ async function populate (store: Store): Promise<ProjectRecord> {
     secretCiphertext: 'v1:ciphertext', createdAt: AT, cursor: 4, failures: 2, failingSince: AT, nextAttemptAt: AT,
     disabledAt: null, disabledReason: null, leaseOwner: null, leaseUntil: null
   })
+  // Rules keys start with "." and "$" (MongoDB keeps them as text); the app sign-in with an inline key set.
+  await store.appRules.putRules(project.id, { revision: 'rules-1', document: { rules: { users: { $uid: { '.write': 'auth.sub == $uid' } }, '.read': true } }, setBy: '@alice', setAt: AT })
+  await store.appRules.putAppAuth(project.id, {
+    revision: 'auth-1', issuer: 'https://issuer.example', audience: 'demo', jwks: { keys: [{ kty: 'OKP', crv: 'Ed25519', x: 'abc', kid: 'k1' }] }, jwksUrl: null,
+    secretCiphertext: null, setBy: '@alice', setAt: AT
+  })
   return (await store.findProject('alice', 'demo')) as ProjectRecord
 }
 
@@ -92,7 +98,9 @@ async function observable (store: Store) {
     bobsProjects: await store.listProjectsForUser('usr_bob', { after: null, limit: 10 }, null),
     members: await store.listMembers(project.id, { after: null, limit: 10 }),
     schema: await store.getSchema(project.id),
-    webhooks: await store.webhooks.list(project.id, { after: null, limit: 10 })
+    webhooks: await store.webhooks.list(project.id, { after: null, limit: 10 }),
+    rules: await store.appRules.getRules(project.id),
+    appAuth: await store.appRules.getAppAuth(project.id)
   }
 }
 
@@ -107,13 +115,13 @@ describe('whole-instance export and import (docs/design.md §18)', () => {
         expect(lines.map(line => (JSON.parse(line) as { type: string }).type)).toEqual([
           'header', 'user', 'user', 'apiKey', 'apiKey',
           'project', 'schema', 'content', 'member', ...Array(lines.filter(l => l.includes('"type":"checkpoint"')).length).fill('checkpoint'),
-          ...Array(project.version).fill('change'), 'webhook',
+          ...Array(project.version).fill('change'), 'webhook', 'rules', 'appAuth',
           'project', 'content'
         ])
 
         const target = await open(to)
         const counts = await target.importRecords(recordsOfLines(linesOf(lines)))
-        expect(counts).toMatchObject({ user: 2, apiKey: 2, project: 2, member: 1, schema: 1, change: project.version, webhook: 1 })
+        expect(counts).toMatchObject({ user: 2, apiKey: 2, project: 2, member: 1, schema: 1, change: project.version, webhook: 1, rules: 1, appAuth: 1 })
         expect(await exportLines(target)).toEqual(lines)
         expect(await observable(target)).toEqual(await observable(source))
 

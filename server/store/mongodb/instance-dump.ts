@@ -76,6 +76,9 @@ export interface DumpCollections {
   changes: Collection<Document>
   checkpoints: Collection<Document>
   webhooks: Collection<IdDoc>
+  /** By project id (app-rules.ts): the rules document and the trusted app sign-in. */
+  projectRules: Collection<IdDoc>
+  projectAppAuth: Collection<IdDoc>
 }
 
 export function dumpCollections (db: Db): DumpCollections {
@@ -86,7 +89,9 @@ export function dumpCollections (db: Db): DumpCollections {
     members: db.collection('members'),
     changes: db.collection('changes'),
     checkpoints: db.collection('checkpoints'),
-    webhooks: db.collection('webhooks')
+    webhooks: db.collection('webhooks'),
+    projectRules: db.collection('projectRules'),
+    projectAppAuth: db.collection('projectAppAuth')
   }
 }
 
@@ -173,6 +178,23 @@ export class MongoInstanceDump {
         disabledReason: strOrNull(w.disabledReason)
       }
     }
+    const rules = await c.projectRules.findOne({ _id: projectId })
+    if (rules) yield { type: 'rules', projectId, revision: str(rules.revision), document: JSON.parse(str(rules.json)) as JsonObject, setBy: str(rules.setBy), setAt: str(rules.setAt) }
+    const auth = await c.projectAppAuth.findOne({ _id: projectId })
+    if (auth) {
+      yield {
+        type: 'appAuth',
+        projectId,
+        revision: str(auth.revision),
+        issuer: str(auth.issuer),
+        audience: strOrNull(auth.audience),
+        jwks: typeof auth.jwksJson === 'string' ? JSON.parse(auth.jwksJson) as JsonObject : null,
+        jwksUrl: strOrNull(auth.jwksUrl),
+        secretCiphertext: strOrNull(auth.secretCiphertext),
+        setBy: str(auth.setBy),
+        setAt: str(auth.setAt)
+      }
+    }
   }
 
   async importRecords (records: AsyncIterable<InstanceRecord>): Promise<ImportCounts> {
@@ -199,7 +221,9 @@ export class MongoInstanceDump {
       members: new Batch(c.members),
       checkpoints: new Batch(c.checkpoints),
       changes: new Batch(c.changes),
-      webhooks: new Batch(c.webhooks)
+      webhooks: new Batch(c.webhooks),
+      projectRules: new Batch(c.projectRules),
+      projectAppAuth: new Batch(c.projectAppAuth)
     }
     const flushAll = async (): Promise<void> => { for (const batch of Object.values(batches)) await batch.flush() }
     // The project being imported: its document waits for its schema and content; its tail
@@ -270,6 +294,17 @@ export class MongoInstanceDump {
         case 'webhook': {
           const { type: _type, id, ...webhook } = record
           await batches.webhooks.add({ _id: id, ...webhook, leaseOwner: null, leaseUntil: null, deliveries: [] }, line, 1024)
+          break
+        }
+        case 'rules': {
+          // As app-rules.ts stores it: the document as JSON text (its keys start with "." and "$").
+          const json = JSON.stringify(record.document)
+          await batches.projectRules.add({ _id: record.projectId, revision: record.revision, json, setBy: record.setBy, setAt: record.setAt }, line, json.length)
+          break
+        }
+        case 'appAuth': {
+          const { type: _type, projectId, jwks, ...auth } = record
+          await batches.projectAppAuth.add({ _id: projectId, ...auth, jwksJson: jwks === null ? null : JSON.stringify(jwks) }, line, 1024)
         }
       }
     }
@@ -285,6 +320,7 @@ export class MongoInstanceDump {
     for (let i = 0; i < projectIds.length; i += DELETE_CHUNK) {
       const ids = projectIds.slice(i, i + DELETE_CHUNK)
       for (const collection of [c.members, c.checkpoints, c.changes, c.webhooks]) await collection.deleteMany({ projectId: { $in: ids } })
+      for (const collection of [c.projectRules, c.projectAppAuth]) await collection.deleteMany({ _id: { $in: ids } })
       await c.projects.deleteMany({ _id: { $in: ids } })
     }
     for (let i = 0; i < userIds.length; i += DELETE_CHUNK) {

@@ -21,6 +21,8 @@ import { toWebhook } from './webhooks.js'
 
 type Row = Record<string, unknown>
 
+const textOrNull = (value: unknown): string | null => value === null || value === undefined ? null : String(value)
+
 /** Rows read per query while exporting. */
 const PAGE = 256
 
@@ -36,6 +38,8 @@ function prepareStatements (db: Database.Database) {
     checkpoints: db.prepare('SELECT version, content FROM checkpoints WHERE project_id = ? AND version > ? ORDER BY version LIMIT ?'),
     changes: db.prepare('SELECT version, entry FROM changes WHERE project_id = ? AND version > ? ORDER BY version LIMIT ?'),
     webhooks: db.prepare('SELECT * FROM webhooks WHERE project_id = ? AND id > ? ORDER BY id LIMIT ?'),
+    rules: db.prepare('SELECT revision, document, set_by, set_at FROM project_rules WHERE project_id = ?'),
+    appAuth: db.prepare('SELECT revision, issuer, audience, jwks, jwks_url, secret_ciphertext, set_by, set_at FROM project_app_auth WHERE project_id = ?'),
 
     insertUser: db.prepare('INSERT INTO users (id, username, password_hash, created_at) VALUES (?, ?, ?, ?)'),
     insertKey: db.prepare(`INSERT INTO api_keys (id, user_id, name, prefix, key_hash, permission, project_ids, paths, ops, expires_at, created_at)
@@ -52,7 +56,10 @@ function prepareStatements (db: Database.Database) {
     insertWebhook: db.prepare(`INSERT INTO webhooks (id, project_id, url, paths, ops, description, secret_ciphertext, created_at, cursor,
         failures, failing_since, next_attempt_at, disabled_at, disabled_reason, lease_owner, lease_until)
       VALUES (@id, @projectId, @url, @paths, @ops, @description, @secretCiphertext, @createdAt, @cursor,
-        @failures, @failingSince, @nextAttemptAt, @disabledAt, @disabledReason, NULL, NULL)`)
+        @failures, @failingSince, @nextAttemptAt, @disabledAt, @disabledReason, NULL, NULL)`),
+    insertRules: db.prepare('INSERT INTO project_rules (project_id, revision, document, set_by, set_at) VALUES (?, ?, ?, ?, ?)'),
+    insertAppAuth: db.prepare(`INSERT INTO project_app_auth (project_id, revision, issuer, audience, jwks, jwks_url, secret_ciphertext, set_by, set_at)
+      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`)
   }
 }
 
@@ -133,6 +140,25 @@ export class SqliteInstanceDump {
       const { leaseOwner: _owner, leaseUntil: _until, ...record } = toWebhook(webhook) as NonNullable<ReturnType<typeof toWebhook>>
       yield { type: 'webhook', ...record }
     }
+    const rules = s.rules.get(projectId) as Row | undefined
+    if (rules) {
+      yield { type: 'rules', projectId, revision: String(rules.revision), document: JSON.parse(String(rules.document)) as JsonObject, setBy: String(rules.set_by), setAt: String(rules.set_at) }
+    }
+    const auth = s.appAuth.get(projectId) as Row | undefined
+    if (auth) {
+      yield {
+        type: 'appAuth',
+        projectId,
+        revision: String(auth.revision),
+        issuer: String(auth.issuer),
+        audience: textOrNull(auth.audience),
+        jwks: auth.jwks === null ? null : JSON.parse(String(auth.jwks)) as JsonObject,
+        jwksUrl: textOrNull(auth.jwks_url),
+        secretCiphertext: textOrNull(auth.secret_ciphertext),
+        setBy: String(auth.set_by),
+        setAt: String(auth.set_at)
+      }
+    }
   }
 
   async importRecords (records: AsyncIterable<InstanceRecord>): Promise<ImportCounts> {
@@ -191,7 +217,14 @@ export class SqliteInstanceDump {
       case 'webhook': {
         const { type: _type, ...webhook } = record
         s.insertWebhook.run({ ...webhook, paths: jsonOrNull(webhook.paths), ops: jsonOrNull(webhook.ops) })
+        return
       }
+      case 'rules':
+        s.insertRules.run(record.projectId, record.revision, JSON.stringify(record.document), record.setBy, record.setAt)
+        return
+      case 'appAuth':
+        s.insertAppAuth.run(record.projectId, record.revision, record.issuer, record.audience, record.jwks === null ? null : JSON.stringify(record.jwks),
+          record.jwksUrl, record.secretCiphertext, record.setBy, record.setAt)
     }
   }
 }
