@@ -1,21 +1,14 @@
 // The live-path rows of the results (bench/scenarios/live-paths.mjs, issue 29): their table
 // and their four goals, kept apart from report.mjs's other tables. Each of the scenario's
 // results names its goal (`goal`: quiet, resume, history, fanout).
-const fmt = (n, digits = 0) => n === undefined || n === null || Number.isNaN(n) ? '—' : Number(n).toLocaleString('en-US', { maximumFractionDigits: digits, minimumFractionDigits: digits })
+import { fmt, latencyTable } from './format.mjs'
 
 const pathRows = results => [results.paths].flat().filter(Boolean)
 /** A measured row: not a failure to measure (a row that missed its goal still counts). */
 const measured = r => r && !r.error && !r.pending
 
 export function pathsTable (results) {
-  const found = pathRows(results)
-  if (found.length === 0) return null
-  const lines = ['| scenario | samples | p50 ms | p99 ms | result |', '|---|---:|---:|---:|---|']
-  for (const r of found) {
-    if (r.error) { lines.push(`| ${r.scenario} | — | — | — | FAILED: ${r.error} |`); continue }
-    lines.push(`| ${r.scenario} | ${fmt(r.samples)} | ${fmt(r.p50, 1)} | ${fmt(r.p99, 1)} | ${r.failed ? 'FAILED' : 'ok'}${r.note ? ` (${r.note})` : ''} |`)
-  }
-  return lines.join('\n')
+  return latencyTable(pathRows(results))
 }
 
 /** [name, value, target, met, show] rows for the goals table: undefined values read "not measured". */

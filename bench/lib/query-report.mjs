@@ -1,6 +1,6 @@
 // The live-query goals of the results (issue 30; bench/scenarios/queries.mjs), kept apart from
 // report.mjs's other rows. Their rows in the fan-out table come from report.mjs's fanoutTable.
-const fmt = (n, digits = 0) => n === undefined || n === null || Number.isNaN(n) ? '—' : Number(n).toLocaleString('en-US', { maximumFractionDigits: digits, minimumFractionDigits: digits })
+import { fmt } from './format.mjs'
 
 const ok = r => r && !r.failed && !r.error && !r.pending
 

@@ -4,8 +4,7 @@ import { histogramPercentile, histogramShareWithin } from './load.mjs'
 import { pathGoals, pathsTable } from './paths-report.mjs'
 import { streamGoals, streamTable } from './stream-report.mjs'
 import { queryGoals } from './query-report.mjs'
-
-const fmt = (n, digits = 0) => n === undefined || n === null || Number.isNaN(n) ? '—' : Number(n).toLocaleString('en-US', { maximumFractionDigits: digits, minimumFractionDigits: digits })
+import { fmt } from './format.mjs'
 
 function rows (results) {
   return Object.values(results).flat().filter(Boolean)

@@ -1,19 +1,12 @@
 // The resume and Server-Sent Events rows of the results (bench/scenarios/resume.mjs): their
 // table and their goals, kept apart from report.mjs's other tables.
-const fmt = (n, digits = 0) => n === undefined || n === null || Number.isNaN(n) ? '—' : Number(n).toLocaleString('en-US', { maximumFractionDigits: digits, minimumFractionDigits: digits })
+import { fmt, latencyTable } from './format.mjs'
 
 const streamRows = results => [results.resume].flat().filter(Boolean)
 const ok = r => r && !r.failed && !r.error
 
 export function streamTable (results) {
-  const found = streamRows(results)
-  if (found.length === 0) return null
-  const lines = ['| scenario | samples | p50 ms | p99 ms | result |', '|---|---:|---:|---:|---|']
-  for (const r of found) {
-    if (r.error) { lines.push(`| ${r.scenario} | — | — | — | FAILED: ${r.error} |`); continue }
-    lines.push(`| ${r.scenario} | ${fmt(r.samples)} | ${fmt(r.p50, 1)} | ${fmt(r.p99, 1)} | ${r.failed ? 'FAILED' : 'ok'}${r.note ? ` (${r.note})` : ''} |`)
-  }
-  return lines.join('\n')
+  return latencyTable(streamRows(results))
 }
 
 /** [name, value, target, met, show] rows for the goals table. */
