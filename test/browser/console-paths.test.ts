@@ -72,6 +72,8 @@ describe.skipIf(!hasChromium)('live paths in the console', () => {
     await page.getByRole('button', { name: /^Edit title/ }).focus()
     await page.keyboard.press('Shift+F10')
     await page.getByRole('menu', { name: 'Actions for title' }).waitFor()
+    // The menu takes the focus just after it shows (Escape goes where the focus is, as a person's would).
+    await expect.poll(() => page.evaluate(() => document.activeElement?.textContent)).toBe('Watch this path')
     await page.keyboard.press('Escape')
     await expect.poll(() => page.getByRole('menu').count()).toBe(0)
 
