@@ -243,6 +243,17 @@ export class ContentLog {
     return current.version === version ? current : this.readAt(projectId, version)
   }
 
+  /** The project's version, once `since` is checked against it and its history floor (inside the caller's read transaction). */
+  private versionReadableSince (projectId: string, since: number): number {
+    const row = this.statements.projectState.get(projectId) as Row | undefined
+    if (!row) throw new ContentdError('PROJECT_NOT_FOUND')
+    const version = Number(row.version)
+    if (since > version) throw new ContentdError('INVALID_VERSION', `since ${since} is above the current version ${version}`)
+    const floor = this.floor(version, Number(row.history_floor))
+    if (since < floor) throw new ContentdError('HISTORY_EXPIRED', `changes after version ${since}; the oldest version kept is ${floor}`)
+    return version
+  }
+
   /**
    * Entries after `since`, at most `limit` and at most pageBytes of them (the first always),
    * in one read transaction, `project` being the entries' reference. The page's extent comes
@@ -252,12 +263,7 @@ export class ContentLog {
    */
   changes (projectId: string, project: string, since: number, limit: number, inlineBytes: number): PageExtent {
     return this.db.transaction((): PageExtent => {
-      const row = this.statements.projectState.get(projectId) as Row | undefined
-      if (!row) throw new ContentdError('PROJECT_NOT_FOUND')
-      const version = Number(row.version)
-      if (since > version) throw new ContentdError('INVALID_VERSION', `since ${since} is above the current version ${version}`)
-      const floor = this.floor(version, Number(row.history_floor))
-      if (since < floor) throw new ContentdError('HISTORY_EXPIRED', `changes after version ${since}; the oldest version kept is ${floor}`)
+      const version = this.versionReadableSince(projectId, since)
       // The page's extent first, from the entries' sizes, then only its entries are read
       // (docs/design.md §13b): never a page of entries loaded and then cut.
       const budget = new PageBudget(this.pageBytes)
@@ -291,12 +297,7 @@ export class ContentLog {
    */
   pathEntries (projectId: string, path: string, since: number, limit: number): { version: number, entries: string[], more: boolean } {
     return this.db.transaction(() => {
-      const row = this.statements.projectState.get(projectId) as Row | undefined
-      if (!row) throw new ContentdError('PROJECT_NOT_FOUND')
-      const version = Number(row.version)
-      if (since > version) throw new ContentdError('INVALID_VERSION', `since ${since} is above the current version ${version}`)
-      const floor = this.floor(version, Number(row.history_floor))
-      if (since < floor) throw new ContentdError('HISTORY_EXPIRED', `changes after version ${since}; the oldest version kept is ${floor}`)
+      const version = this.versionReadableSince(projectId, since)
       const lookup = pathLookup(path)
       const indexFrom = this.statements.pathIndexFrom.get(projectId) as number
       const unindexed = since < indexFrom ? this.statements.unindexedVersions.all(projectId, since, indexFrom, limit + 1) as number[] : []
