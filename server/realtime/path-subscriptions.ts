@@ -30,6 +30,7 @@ import type { Reply } from './event-router.js'
 import { unknownMembersError } from './payload.js'
 import { failure, failureOf } from './replies.js'
 import { projectRefOf } from './subscriptions.js'
+import { recheckAppReads } from './app-read-recheck.js'
 import type { RealtimeSocket } from './types.js'
 
 /** Changes a resume ack may carry; past them (or past CHANGES_PAGE_BYTES) it is a snapshot instead. */
@@ -167,20 +168,9 @@ export class PathSubscriptions implements GrantSource {
    * [rules, issue 31] The project's rules or trust setting changed: each app user's path
    * subscription to it is decided again (token, `.read` at its path, on the current content);
    * a refused one ends with `revoked` naming the project and path, carrying the refusal.
-   * Pending ones too: their first check may have been made with the rules before the change.
    */
   recheckRules (projectId: string): void {
-    const rules = this.options.appUsers?.rules
-    if (!rules) return
-    for (const [socket, mine] of this.connections) {
-      if (socket.data.identity.app === undefined) continue
-      for (const subscription of mine.values()) {
-        if (subscription.projectId !== projectId || subscription.state === 'ended') continue
-        rules.requireLiveRead({ id: projectId }, socket.data.token, dotSegments(subscription.path)).catch((error: unknown) => {
-          this.end(subscription, isContentdError(error) ? error.toBody() : new ContentdError('INTERNAL_ERROR').toBody(), true)
-        })
-      }
-    }
+    recheckAppReads(this.connections, projectId, this.options.appUsers?.rules, (subscription, reason) => this.end(subscription, reason, true))
   }
 
   close (): void {

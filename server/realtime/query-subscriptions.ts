@@ -9,7 +9,7 @@ import { requireKeyScope } from '../auth/rights.js'
 import { ContentdError, isContentdError, type ErrorBody } from '../../shared/errors.js'
 import { isPlainObject } from '../../shared/json.js'
 import { formatProjectRef, projectRefHalves } from '../../shared/project-ref.js'
-import { dotSegments, formatPath, parsePath } from '../../shared/path.js'
+import { formatPath, parsePath } from '../../shared/path.js'
 import { parseQuery, publicQuery, type QueryPlan } from '../../shared/query.js'
 import { QUERY_EVENT, type QuerySubscribeAck } from '../../shared/api/queries.js'
 import type { Logger } from '../logger.js'
@@ -23,6 +23,7 @@ import type { Reply } from './event-router.js'
 import type { AppUsersOn } from './path-subscriptions.js'
 import { PreEncoded } from './pre-encoded.js'
 import { failure, failureOf } from './replies.js'
+import { recheckAppReads } from './app-read-recheck.js'
 import type { RealtimeSocket } from './types.js'
 
 const SUBSCRIBE_MEMBERS = ['project', 'path', 'query']
@@ -181,20 +182,9 @@ export class QuerySubscriptions implements GrantSource {
   /**
    * [rules, issue 31] The project's rules or trust setting changed: each app user's live query
    * on it is decided again (token, `.read` at its path); a refused one ends with `revoked`.
-   * Pending ones too: their first check may have been made with the rules before the change.
    */
   recheckRules (projectId: string): void {
-    const rules = this.appUsers?.rules
-    if (!rules) return
-    for (const [socket, mine] of this.connections) {
-      if (socket.data.identity.app === undefined) continue
-      for (const subscription of mine.values()) {
-        if (subscription.projectId !== projectId || subscription.state === 'ended') continue
-        rules.requireLiveRead({ id: projectId }, socket.data.token, dotSegments(subscription.path)).catch((error: unknown) => {
-          this.end(subscription, isContentdError(error) ? error.toBody() : new ContentdError('INTERNAL_ERROR').toBody())
-        })
-      }
-    }
+    recheckAppReads(this.connections, projectId, this.appUsers?.rules, (subscription, reason) => this.end(subscription, reason))
   }
 
   get size (): number {

@@ -140,11 +140,21 @@ export class AppRules {
    * of rules, to decide whether it stays open. `who`: the token, or the user a request verified.
    */
   async requireLiveRead (project: Pick<ProjectRecord, 'id'>, who: string | AppUser, path: readonly string[]): Promise<AppUser> {
-    const user = typeof who === 'string' ? await this.verify(project, who) : who
+    return (await this.liveReadsOf(project))(who, path)
+  }
+
+  /**
+   * requireLiveRead for many live reads of one project (a change of rules re-decides every one
+   * of them): the content is read once for all.
+   */
+  async liveReadsOf (project: Pick<ProjectRecord, 'id'>): Promise<(who: string | AppUser, path: readonly string[]) => Promise<AppUser>> {
     const current = await this.options.store.readContent(project.id)
     if (!current) throw new ContentdError('PROJECT_NOT_FOUND')
-    requireReadAllowed(await this.checkFor(project, user), current.content, path)
-    return user
+    return async (who, path) => {
+      const user = typeof who === 'string' ? await this.verify(project, who) : who
+      requireReadAllowed(await this.checkFor(project, user), current.content, path)
+      return user
+    }
   }
 
   private async rulesOf (projectId: string): Promise<CompiledRules | null> {
