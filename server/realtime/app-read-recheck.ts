@@ -1,6 +1,7 @@
 // [rules, issue 31] After a change of a project's rules or trust setting, each app user's live
 // read of it on this node's sockets (path subscriptions, live queries) is decided again: token,
-// then `.read` at its path (docs/design.md §17), with the content read once for all of them.
+// then `.read` at its path (docs/design.md §17), with the content read once for all of them
+// (and for the SSE streams re-checking the same change: AppRules.recheckReadsOf).
 // A refused one is ended by its owner with the refusal.
 import { ContentdError, isContentdError, type ErrorBody } from '../../shared/errors.js'
 import { dotSegments } from '../../shared/path.js'
@@ -30,7 +31,7 @@ export function recheckAppReads<S extends LiveRead> (
   }
   if (affected.length === 0) return
   const refuse = (subscription: S, error: unknown) => end(subscription, isContentdError(error) ? error.toBody() : new ContentdError('INTERNAL_ERROR').toBody())
-  rules.liveReadsOf({ id: projectId }).then(decide => {
+  rules.recheckReadsOf({ id: projectId }).then(decide => {
     for (const [socket, subscription] of affected) decide(socket.data.token, dotSegments(subscription.path)).catch((error: unknown) => refuse(subscription, error))
   }, (error: unknown) => {
     for (const [, subscription] of affected) refuse(subscription, error)

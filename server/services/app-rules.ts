@@ -50,6 +50,8 @@ export class AppRules {
   private readonly cache: RulesCache<CompiledRules>
   private readonly listeners = new Set<RulesChangeListener>()
   private heardChanges = 0
+  /** recheckReadsOf's shared decision for the latest change heard. */
+  private recheck: { projectId: string, heard: number, decide: ReturnType<AppRules['liveReadsOf']> } | null = null
 
   constructor (private readonly options: AppRulesOptions) {
     this.tokens = new AppTokens({
@@ -141,6 +143,19 @@ export class AppRules {
    */
   async requireLiveRead (project: Pick<ProjectRecord, 'id'>, who: string | AppUser, path: readonly string[]): Promise<AppUser> {
     return (await this.liveReadsOf(project))(who, path)
+  }
+
+  /**
+   * The re-check of every live read of a project after a change of its rules (Socket.IO's
+   * subscriptions and each SSE stream ask for it on their own): one liveReadsOf per change
+   * heard, shared by all of them; only the latest is kept.
+   */
+  recheckReadsOf (project: Pick<ProjectRecord, 'id'>): Promise<(who: string | AppUser, path: readonly string[]) => Promise<AppUser>> {
+    const kept = this.recheck
+    if (kept && kept.projectId === project.id && kept.heard === this.heardChanges) return kept.decide
+    const decide = this.liveReadsOf(project)
+    this.recheck = { projectId: project.id, heard: this.heardChanges, decide }
+    return decide
   }
 
   /**

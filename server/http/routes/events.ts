@@ -204,7 +204,7 @@ function appStreamIdentity (project: ProjectRecord, app: AppUser): Identity {
 export function watchRules (appRules: AppRules, project: ProjectRecord, app: AppUser, path: readonly string[], heardBefore: number): (end: (reason: ErrorBody) => void) => () => void {
   return end => {
     const recheck = () => {
-      appRules.requireLiveRead(project, app, path).catch((error: unknown) => {
+      appRules.recheckReadsOf(project).then(decide => decide(app, path)).catch((error: unknown) => {
         end(isContentdError(error) ? error.toBody() : new ContentdError('INTERNAL_ERROR').toBody())
       })
     }
