@@ -148,13 +148,17 @@ export class AppRules {
   /**
    * The re-check of every live read of a project after a change of its rules (Socket.IO's
    * subscriptions and each SSE stream ask for it on their own): one liveReadsOf per change
-   * heard, shared by all of them; only the latest is kept.
+   * heard, shared by all of them, and kept only until it is read.
    */
   recheckReadsOf (project: Pick<ProjectRecord, 'id'>): Promise<(who: string | AppUser, path: readonly string[]) => Promise<AppUser>> {
     const kept = this.recheck
     if (kept && kept.projectId === project.id && kept.heard === this.heardChanges) return kept.decide
     const decide = this.liveReadsOf(project)
     this.recheck = { projectId: project.id, heard: this.heardChanges, decide }
+    // The re-checks of one change ask in the same turn (the watchers are told together); once
+    // it is read, the content is not held on for a change that may never come.
+    const release = () => { if (this.recheck?.decide === decide) this.recheck = null }
+    decide.then(release, release)
     return decide
   }
 
