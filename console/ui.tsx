@@ -109,3 +109,19 @@ export type InputEvent = TargetedEvent<HTMLInputElement | HTMLSelectElement | HT
 
 /** The current value of an input, select or textarea from its event. */
 export const valueOf = (event: InputEvent): string => event.currentTarget.value
+
+/**
+ * A panel's request: the panel busy and its problem cleared while it runs, a failure handed to
+ * `failed`, busy again however it ends.
+ */
+export async function whileBusy (setBusy: (busy: boolean) => void, clearProblem: () => void, request: () => Promise<void>, failed: (error: unknown) => void): Promise<void> {
+  setBusy(true)
+  clearProblem()
+  try {
+    await request()
+  } catch (e) {
+    failed(e)
+  } finally {
+    setBusy(false)
+  }
+}

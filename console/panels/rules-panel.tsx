@@ -8,7 +8,7 @@ import { ContentdError, type AppAuth, type ProjectClient, type RulesDocument } f
 import { useApp } from '../app-context.js'
 import { CodeEditor } from '../editor/code-editor.js'
 import { pretty } from '../json-text.js'
-import { ConfirmButton, EmptyState, ErrorText, Loading } from '../ui.js'
+import { ConfirmButton, EmptyState, ErrorText, Loading, whileBusy } from '../ui.js'
 import { RulesSimulator } from './rules-simulator.js'
 import { TrustPanel } from './trust-panel.js'
 import { parseRulesText, ruleStepsOf, RULES_SHAPE, STARTER_RULES } from './rules-text.js'
@@ -85,9 +85,7 @@ function RulesEditor ({ project, initial, onRules }: { project: ProjectClient, i
     setSaved(false)
     const parsed = parseRulesText(text)
     if (!parsed.ok) { showProblem(parsed.message); return }
-    setBusy(true)
-    setProblem(null)
-    try {
+    await whileBusy(setBusy, () => setProblem(null), async () => {
       const document = await project.setRules(parsed.document)
       setStored(document)
       setText(pretty(document))
@@ -95,29 +93,17 @@ function RulesEditor ({ project, initial, onRules }: { project: ProjectClient, i
       setSaved(true)
       onRules(true)
       announce('Rules saved: app users are checked against them from now on.')
-    } catch (e) {
-      showProblem(failure(e))
-    } finally {
-      setBusy(false)
-    }
+    }, e => showProblem(failure(e)))
   }
-  const remove = async () => {
-    setBusy(true)
-    setProblem(null)
-    try {
-      await project.deleteRules()
-      setStored(null)
-      setText(null)
-      setRevision(n => n + 1)
-      setSaved(false)
-      onRules(false)
-      announce('Rules removed: app users may do nothing.')
-    } catch (e) {
-      showProblem(failure(e))
-    } finally {
-      setBusy(false)
-    }
-  }
+  const remove = () => whileBusy(setBusy, () => setProblem(null), async () => {
+    await project.deleteRules()
+    setStored(null)
+    setText(null)
+    setRevision(n => n + 1)
+    setSaved(false)
+    onRules(false)
+    announce('Rules removed: app users may do nothing.')
+  }, e => showProblem(failure(e)))
   const format = () => {
     if (text === null) return
     const parsed = parseRulesText(text)

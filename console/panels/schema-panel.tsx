@@ -10,7 +10,7 @@ import type { LiveDocument } from '../content/live-document.js'
 import { pretty } from '../json-text.js'
 import { SchemaErrorList } from '../schema-errors.js'
 import { CodeEditor } from '../editor/code-editor.js'
-import { ConfirmButton, EmptyState, ErrorText, Loading, Time } from '../ui.js'
+import { ConfirmButton, EmptyState, ErrorText, Loading, Time, whileBusy } from '../ui.js'
 import { parseSchemaText, starterSchema } from './schema-text.js'
 
 /** The stored schema: none, or the one the server has (and, after a save here, who set it when). */
@@ -63,45 +63,35 @@ export function SchemaPanel ({ doc, hasSchema, onSchema }: { doc: LiveDocument, 
     setViolations(errors)
     area.current?.focus()
   }
+  const clearProblem = () => {
+    setProblem(null)
+    setViolations(null)
+  }
   const save = async () => {
     if (text === null) return
     setSaved(false)
     const parsed = parseSchemaText(text)
     if (!parsed.ok) { showProblem(parsed.message); return }
-    setBusy(true)
-    setProblem(null)
-    setViolations(null)
-    try {
+    await whileBusy(setBusy, clearProblem, async () => {
       const set = await project.setSchema(parsed.schema)
       setStored({ schema: parsed.schema, set })
       setText(pretty(parsed.schema))
       setSaved(true)
       onSchema(true)
       announce('Schema saved: every write is checked against it from now on.')
-    } catch (e) {
+    }, e => {
       const errors = e instanceof ContentdError && e.code === 'SCHEMA_VIOLATION' ? e.errors ?? [] : null
       showProblem(failure(e), errors)
-    } finally {
-      setBusy(false)
-    }
+    })
   }
-  const remove = async () => {
-    setBusy(true)
-    setProblem(null)
-    setViolations(null)
-    try {
-      await project.deleteSchema()
-      setStored({ schema: null, set: null })
-      setText(null)
-      setSaved(false)
-      onSchema(false)
-      announce('Schema removed: writes are no longer checked.')
-    } catch (e) {
-      showProblem(failure(e))
-    } finally {
-      setBusy(false)
-    }
-  }
+  const remove = () => whileBusy(setBusy, clearProblem, async () => {
+    await project.deleteSchema()
+    setStored({ schema: null, set: null })
+    setText(null)
+    setSaved(false)
+    onSchema(false)
+    announce('Schema removed: writes are no longer checked.')
+  }, e => showProblem(failure(e)))
   const format = () => {
     if (text === null) return
     const parsed = parseSchemaText(text)

@@ -5,7 +5,7 @@
 import { useId, useState } from 'preact/hooks'
 import type { AppAuth, ProjectClient } from '../../shared/client/index.js'
 import { useApp } from '../app-context.js'
-import { ConfirmButton, ErrorText, Time, valueOf } from '../ui.js'
+import { ConfirmButton, ErrorText, Time, valueOf, whileBusy } from '../ui.js'
 import { authKindText } from './rules-text.js'
 import { readTrustForm, trustFormOf, type TrustForm, type TrustKind } from './trust-form.js'
 
@@ -24,32 +24,19 @@ export function TrustPanel ({ project, initial, onAppAuth }: { project: ProjectC
     if (!form) return
     const read = readTrustForm(form)
     if (!read.ok) { setProblem(read.message); return }
-    setBusy(true)
-    setProblem(null)
-    try {
+    await whileBusy(setBusy, () => setProblem(null), async () => {
       setAuth(await project.setAppAuth(read.settings))
       setForm(null)
       onAppAuth(true)
       announce('App sign-in saved: tokens from this issuer are accepted from now on.')
-    } catch (e) {
-      setProblem(failure(e))
-    } finally {
-      setBusy(false)
-    }
+    }, e => setProblem(failure(e)))
   }
-  const remove = async () => {
-    setBusy(true)
-    try {
-      await project.deleteAppAuth()
-      setAuth(null)
-      onAppAuth(false)
-      announce('App sign-in removed: app users\' tokens are refused.')
-    } catch (e) {
-      setProblem(failure(e))
-    } finally {
-      setBusy(false)
-    }
-  }
+  const remove = () => whileBusy(setBusy, () => setProblem(null), async () => {
+    await project.deleteAppAuth()
+    setAuth(null)
+    onAppAuth(false)
+    announce('App sign-in removed: app users\' tokens are refused.')
+  }, e => setProblem(failure(e)))
 
   return (
     <section class="panel rules-trust" aria-labelledby={`${id}-title`}>
