@@ -55,6 +55,7 @@ export async function backupDatabase (source: string, destination: string): Prom
   const db = new Database(source, { fileMustExist: true })
   try {
     db.pragma('busy_timeout = 5000')
+    readThroughMemoryMap(db)
     await db.backup(partial, { progress: () => ALL_PAGES })
   } catch (error) {
     removeIfPresent(partial)
@@ -64,7 +65,9 @@ export async function backupDatabase (source: string, destination: string): Prom
   }
   try {
     // A backup is one self-contained file: no -wal beside it is needed to read it.
-    checkDatabase(partial, { journalMode: 'delete' })
+    // Mapped: the copy is our own file, just written (a restore checks a file it is given
+    // with plain reads, the cautious way for a file that may be damaged).
+    checkDatabase(partial, { journalMode: 'delete', memoryMapped: true })
     syncFile(partial)
     renameSync(partial, destination)
     syncFile(dirname(destination))
@@ -77,6 +80,23 @@ export async function backupDatabase (source: string, destination: string): Prom
 
 const ALL_PAGES = 0x7fffffff
 
+/**
+ * Lets SQLite read the file's pages from a memory map instead of one read() per page: a copy
+ * or an integrity check of a 1 GiB store is 262,144 pages, and per-page reads were most of
+ * the system time (BENCHMARKS.md, "Backup under load"). Only for these short-lived
+ * connections: the mapped pages are the page cache's (file-backed, reclaimable, shown in RSS
+ * while mapped) and are unmapped when the connection closes. SQLite maps at most its
+ * compile-time maximum (2 GiB in better-sqlite3's build) and reads the rest as before. A
+ * mapped file must not shrink under us: the copy is one read transaction, which keeps any
+ * checkpoint from completing (and so from truncating the store), and the check is of our own
+ * copy, which nothing else has open.
+ */
+function readThroughMemoryMap (db: Database.Database): void {
+  db.pragma(`mmap_size = ${MEMORY_MAP_BYTES}`)
+}
+
+const MEMORY_MAP_BYTES = 2 ** 31
+
 export interface StoreSummary {
   users: number
   projects: number
@@ -86,15 +106,16 @@ export interface StoreSummary {
  * Checks that `path` is a whole, uncorrupted contentd store this version can open: an SQLite
  * file of the length its header says, passing integrity_check, with contentd's tables at a
  * schema version no newer than this one. Opens it read-write (it must be a file of our own:
- * a copy) and, with `journalMode`, sets that journal mode. Throws a BackupError naming
- * what is wrong.
+ * a copy) and, with `journalMode`, sets that journal mode; `memoryMapped` reads it through a
+ * memory map (readThroughMemoryMap). Throws a BackupError naming what is wrong.
  */
-export function checkDatabase (path: string, options: { journalMode?: 'delete' | 'wal', name?: string } = {}): StoreSummary {
+export function checkDatabase (path: string, options: { journalMode?: 'delete' | 'wal', name?: string, memoryMapped?: boolean } = {}): StoreSummary {
   const name = options.name ?? basename(path)
   checkHeader(path, name)
   let db: Database.Database | undefined
   try {
     db = new Database(path, { fileMustExist: true })
+    if (options.memoryMapped === true) readThroughMemoryMap(db)
     const problems = db.pragma('integrity_check') as Array<{ integrity_check: string }>
     const first = problems[0]?.integrity_check
     if (first !== 'ok') throw new BackupError(`${name} is corrupted (integrity_check: ${oneLine(first ?? 'no answer')})`)
