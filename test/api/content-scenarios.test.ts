@@ -7,7 +7,7 @@ import { manualClock } from '../support/clock.js'
 import { SUCCESS_MESSAGES } from '../../shared/operation-table.js'
 import { startTestApp, type TestApp } from '../support/temp-app.js'
 import { makeContentFixture, PROJECT, type ContentFixture } from './fixture.js'
-import { runScenario, type Scenario } from './scenario.js'
+import { ownerTarget, runScenario, type Scenario } from './scenario.js'
 import { checkEveryResponseAgainstOpenApi } from './openapi-check.js'
 
 checkEveryResponseAgainstOpenApi()
@@ -294,13 +294,7 @@ describe('content API scenarios', () => {
   })
   afterAll(async () => { await app.close() })
 
-  const target = {
-    url: () => app.url,
-    fixture: () => fixture,
-    ownerSession: (f: ContentFixture) => f.ownerSession,
-    projectPath: PROJECT,
-    base: BASE
-  }
+  const target = ownerTarget(() => app.url, () => fixture, BASE)
 
   for (const op of ['increment', 'decrement', 'set', 'delete', 'push'] as const) {
     describe(op, () => {

@@ -10,7 +10,7 @@ import { call, ownerWithProject } from '../support/http.js'
 import { manualClock } from '../support/clock.js'
 import { startTestApp, type TestApp } from '../support/temp-app.js'
 import { makeContentFixture, PROJECT, type ContentFixture } from './fixture.js'
-import { runScenario, type Scenario } from './scenario.js'
+import { ownerTarget, runScenario, type Scenario } from './scenario.js'
 import { checkEveryResponseAgainstOpenApi } from './openapi-check.js'
 
 checkEveryResponseAgainstOpenApi()
@@ -106,13 +106,7 @@ describe('change log API scenarios', () => {
   })
   afterAll(async () => { await app.close() })
 
-  const target = {
-    url: () => app.url,
-    fixture: () => fixture,
-    ownerSession: (f: ContentFixture) => f.ownerSession,
-    projectPath: PROJECT,
-    base: BASE
-  }
+  const target = ownerTarget(() => app.url, () => fixture, BASE)
 
   const groups: Array<[string, Row[]]> = [['GET …/content/changes', CHANGES], ['GET …/content?version=', VERSION], ['POST …/content/revert', REVERT]]
   for (const [name, rows] of groups) {

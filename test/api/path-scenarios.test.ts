@@ -6,7 +6,7 @@ import { call, createKey, ownerWithProject } from '../support/http.js'
 import { manualClock } from '../support/clock.js'
 import { startTestApp, type TestApp } from '../support/temp-app.js'
 import { makeContentFixture, PROJECT, type ContentFixture } from './fixture.js'
-import { runScenario, type Scenario } from './scenario.js'
+import { ownerTarget, runScenario, type Scenario } from './scenario.js'
 import { checkEveryResponseAgainstOpenApi } from './openapi-check.js'
 
 checkEveryResponseAgainstOpenApi()
@@ -72,7 +72,7 @@ describe('GET …/content/changes?path= scenarios', () => {
   })
   afterAll(async () => { await app.close() })
 
-  const target = { url: () => app.url, fixture: () => fixture, ownerSession: (f: PathFixture) => f.ownerSession, projectPath: PROJECT, base: BASE }
+  const target = ownerTarget(() => app.url, () => fixture, BASE)
   for (const row of ROWS) it(row.name, async () => { await runScenario(target, row) })
 })
 

@@ -6,7 +6,7 @@ import { manualClock } from '../support/clock.js'
 import { createKey } from '../support/http.js'
 import { startTestApp, type TestApp } from '../support/temp-app.js'
 import { makeContentFixture, PROJECT, type ContentFixture } from './fixture.js'
-import { runScenario, type Scenario } from './scenario.js'
+import { ownerTarget, runScenario, type Scenario } from './scenario.js'
 import { checkEveryResponseAgainstOpenApi } from './openapi-check.js'
 
 checkEveryResponseAgainstOpenApi()
@@ -105,13 +105,7 @@ describe('one-shot query read (GET …/content?path=&orderBy=&limit=)', () => {
   })
   afterAll(async () => { await app.close() })
 
-  const target = {
-    url: () => app.url,
-    fixture: () => fixture,
-    ownerSession: (f: ContentFixture) => f.ownerSession,
-    projectPath: PROJECT,
-    base: BASE
-  }
+  const target = ownerTarget(() => app.url, () => fixture, BASE)
   for (const row of ROWS) {
     it(row.name, async () => {
       // The content is reset before each row: the version is the reset's, not 1.

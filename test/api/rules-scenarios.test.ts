@@ -14,7 +14,7 @@ import { manualClock } from '../support/clock.js'
 import { call } from '../support/http.js'
 import { startTestApp, type TestApp } from '../support/temp-app.js'
 import { makeContentFixture, PROJECT, type ContentFixture } from './fixture.js'
-import { runScenario, type Scenario } from './scenario.js'
+import { ownerTarget, runScenario, type Scenario } from './scenario.js'
 import { checkEveryResponseAgainstOpenApi } from './openapi-check.js'
 
 checkEveryResponseAgainstOpenApi()
@@ -240,13 +240,7 @@ describe('app users and rules over HTTP (docs/design.md §17)', () => {
   })
   afterAll(async () => { await app.close() })
 
-  const target = {
-    url: () => app.url,
-    fixture: () => fixture,
-    ownerSession: (f: Fixture) => f.ownerSession,
-    projectPath: PROJECT,
-    base: BASE
-  }
+  const target = ownerTarget(() => app.url, () => fixture, BASE)
 
   const groups: Array<[string, Row[]]> = [['reads', READS], ['writes', WRITES], ['tokens', TOKENS], ['owner endpoints', OWNER]]
   for (const [name, rows] of groups) {

@@ -3,6 +3,7 @@
 // sends the request and checks status, code, body, headers, content and version.
 import { expect } from 'vitest'
 import { call, type CallResult } from '../support/http.js'
+import { PROJECT } from './fixture.js'
 
 export interface Scenario<F> {
   name: string
@@ -43,6 +44,11 @@ export interface ScenarioTarget<F> {
   /** The project whose content is reset and checked, e.g. /api/@alice/demo. */
   projectPath: string
   base: Record<string, unknown>
+}
+
+/** The usual target: @alice/demo (fixture.ts's PROJECT), reset and read by its owner's session. */
+export function ownerTarget<F extends { ownerSession: string }> (url: () => string, fixture: () => F, base: Record<string, unknown>): ScenarioTarget<F> {
+  return { url, fixture, ownerSession: f => f.ownerSession, projectPath: PROJECT, base }
 }
 
 async function readContent (url: string, projectPath: string, token: string): Promise<{ content: unknown, version: number }> {

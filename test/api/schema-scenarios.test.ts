@@ -10,7 +10,7 @@ import { call, createKey } from '../support/http.js'
 import { startTestApp, type TestApp } from '../support/temp-app.js'
 import { connect, subscribe } from '../realtime/client.js'
 import { makeContentFixture, PROJECT, type ContentFixture } from './fixture.js'
-import { runScenario, type Scenario } from './scenario.js'
+import { ownerTarget, runScenario, type Scenario } from './scenario.js'
 import { checkEveryResponseAgainstOpenApi } from './openapi-check.js'
 
 checkEveryResponseAgainstOpenApi()
@@ -257,13 +257,7 @@ describe('content schema and narrowed keys (docs/design.md §12)', () => {
   })
   afterAll(async () => { await app.close() })
 
-  const target = {
-    url: () => app.url,
-    fixture: () => fixture,
-    ownerSession: (f: Fixture) => f.ownerSession,
-    projectPath: PROJECT,
-    base: BASE
-  }
+  const target = ownerTarget(() => app.url, () => fixture, BASE)
 
   const groups: Array<[string, Row[]]> = [['schema endpoints', SCHEMA_ENDPOINTS], ['writes with a schema', WRITES_WITH_SCHEMA], ['narrowed keys', NARROWED_KEYS], ['creating narrowed keys', KEY_CREATION]]
   for (const [name, rows] of groups) {
