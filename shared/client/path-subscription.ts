@@ -88,18 +88,12 @@ export class LivePathValue extends ResumableLive<Exclude<PathAck, EventFailure>,
   }
 
   private catchUp (changes: PathChangeEvent[], version: number): void {
-    const held = this.buffered
-    this.buffered = []
-    this.waiting = false
-    const generation = this.generation
-    for (const change of changes) {
-      this.receive(change)
-      if (generation !== this.generation) return
-    }
+    const held = this.applyMissed(changes)
+    if (held === undefined) return
     // Nothing touched the path meanwhile: the value is current at the ack's version.
     this.currentVersion = version
     this.resumed += 1
-    for (const change of held.sort((a, b) => a.version - b.version)) this.receive(change)
+    this.replay(held)
   }
 
   private start (state: PathValue, version: number): void {

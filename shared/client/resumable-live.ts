@@ -105,9 +105,30 @@ export abstract class ResumableLive<Ack extends { ok: true }, Change extends { v
 
   /** The changes held back while waiting, applied in version order. */
   protected replayHeld (): void {
-    const held = this.buffered.sort((a, b) => a.version - b.version)
+    const held = this.buffered
     this.buffered = []
-    for (const change of held) this.receive(change)
+    this.replay(held)
+  }
+
+  /**
+   * A resume's changes, applied in order like live ones. Returns the changes held back while
+   * waiting (to replay once the subclass has settled its version), or undefined when one of
+   * them made receive() ask for a snapshot (a gap): the held ones went with the old request.
+   */
+  protected applyMissed (changes: Change[]): Change[] | undefined {
+    const held = this.buffered
+    this.buffered = []
+    this.waiting = false
+    const generation = this.generation
+    for (const change of changes) {
+      this.receive(change)
+      if (generation !== this.generation) return undefined
+    }
+    return held
+  }
+
+  protected replay (changes: Change[]): void {
+    for (const change of changes.sort((a, b) => a.version - b.version)) this.receive(change)
   }
 
   private end (): void {

@@ -101,20 +101,14 @@ export class LiveCopy extends ResumableLive<Exclude<SubscribeAck, EventFailure>,
    */
   private catchUp (changes: ChangeEvent[], version: number, more: boolean): void {
     if (this.doc === undefined) { this.resync(); return }
-    const held = this.buffered
-    this.buffered = []
-    this.waiting = false
-    const generation = this.generation
-    for (const change of changes) {
-      this.receive(change)
-      if (generation !== this.generation) return // a gap: receive() asked for a snapshot
-    }
+    const held = this.applyMissed(changes)
+    if (held === undefined) return // a gap: receive() asked for a snapshot
     if (this.currentVersion !== version) { this.resync(); return }
     if (more) { this.request(version); return }
     this.resumed += 1
     // A copy that started from a kept one (options.from) is ready once it caught up.
     this.settleReady()
-    for (const change of held.sort((a, b) => a.version - b.version)) this.receive(change)
+    this.replay(held)
   }
 
   /**
