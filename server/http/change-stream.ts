@@ -2,15 +2,11 @@
 // version (a snapshot's, or the client's Last-Event-ID / ?since=) every later change exactly
 // once, in version order, then live.
 //
-// No gap and no duplicate, whatever the order changes arrive in (several nodes deliver
-// through Redis in any order, and a change may be heard both live and from the log):
-// - the stream listens for live changes BEFORE it reads the log, so a change committed
-//   during the read is heard live even if the read missed it;
-// - it sends only the change right after the last one sent (`lastSent + 1`), dropping
-//   anything at or below `lastSent` (de-duplication by version);
-// - whatever is missing (a gap, or the live changes dropped because too many were held)
-//   is read from the durable log: a change is committed, hence in the log, before anyone
-//   hears of it, so the log always has what the stream lacks.
+// No gap and no duplicate, whatever the order changes arrive in: the stream listens for live
+// changes BEFORE it reads the log, so a change committed during the read is heard live even if
+// the read missed it; the order (server/feed/version-order.ts) sends only the change right
+// after the last one sent and drops repeats; whatever is missing (a gap, or live changes let
+// go because too many were held) is read from the durable log here.
 //
 // Memory per stream is bounded: at most MAX_HELD live changes wait while the stream catches
 // up (beyond that they are dropped and read from the log later); the backlog is written a
@@ -22,12 +18,11 @@
 import type { Response } from 'express'
 import type { ChangeEntry } from '../../shared/events.js'
 import type { ErrorBody } from '../../shared/errors.js'
+import { MAX_HELD, VersionOrder } from '../feed/version-order.js'
 import { wireOf } from '../feed/wire.js'
 import { changeEvents } from '../store/change-pages.js'
 import type { ProjectRecord, Store } from '../store/types.js'
 
-/** Live changes held while the stream catches up; past it they are read from the log instead. */
-const MAX_HELD = 1000
 /**
  * Log entries read, and written as one chunk (a replay burst), at once while catching up
  * (the changes API's largest page); the store also ends a page at CHANGES_PAGE_BYTES
@@ -80,18 +75,14 @@ export interface ChangeStreamOptions {
 }
 
 export class ChangeStream {
-  private lastSent: number
-  private readonly held = new Map<number, ChangeEntry>()
-  /** The log may hold versions after lastSent that are not in `held`. */
-  private behind: boolean
-  private pumping = false
+  /** Up to its `version` every change has been sent; held live changes wait there. */
+  private readonly order: VersionOrder<ChangeEntry>
   private started = false
   private ended = false
 
   /** `from`: the version the client has; `behind`: whether the log may have later ones. */
   constructor (private readonly options: ChangeStreamOptions, from: number, behind: boolean) {
-    this.lastSent = from
-    this.behind = behind
+    this.order = new VersionOrder(MAX_HELD, from, behind)
     options.res.on('close', () => this.finish())
     options.res.on('drain', () => { if (!this.ended) options.onWritten?.() })
   }
@@ -100,13 +91,7 @@ export class ChangeStream {
 
   /** A live change (from this node or another), in any order, possibly already sent. */
   receive (change: ChangeEntry): void {
-    if (this.ended || change.version <= this.lastSent) return
-    if (this.held.size >= MAX_HELD) {
-      this.held.clear()
-      this.behind = true
-    } else {
-      this.held.set(change.version, change)
-    }
+    if (this.ended || !this.order.offer(change)) return
     if (this.started) void this.pump()
   }
 
@@ -115,10 +100,7 @@ export class ChangeStream {
    * `snapshotVersion`: the stream began with a snapshot at that version instead.
    */
   start (snapshotVersion?: number): void {
-    if (snapshotVersion !== undefined) {
-      this.lastSent = snapshotVersion
-      this.behind = false
-    }
+    if (snapshotVersion !== undefined) this.order.startAt(snapshotVersion)
     this.started = true
     void this.pump()
   }
@@ -158,64 +140,46 @@ export class ChangeStream {
   }
 
   private async pump (): Promise<void> {
-    if (this.pumping || this.ended) return
-    this.pumping = true
     try {
-      for (;;) {
-        for (let next = this.held.get(this.lastSent + 1); next; next = this.held.get(this.lastSent + 1)) {
-          this.held.delete(next.version)
-          this.send(next)
-        }
-        for (const version of this.held.keys()) if (version <= this.lastSent) this.held.delete(version)
-        if (this.ended) return
-        // A held change that cannot be sent yet means the versions before it are missing
-        // here, but they are committed: the log has them.
-        if (!this.behind && this.held.size === 0) return
-        this.behind = false
-        const before = this.lastSent
-        const heardBeforeRead = this.highestHeld()
-        // The entries' JSON as stored, framed as it is (changeEvents): a 7 MB entry costs a
-        // copy, not a parse and a serialization (docs/design.md §13b).
-        const page = await this.options.store.readChangesJson(this.options.project, this.lastSent, CATCH_UP_PAGE)
-        // Only this loop sends, so the page starts right after lastSent; checked all the same.
-        const skip = page.entries.findIndex(entry => entry.version > this.lastSent)
-        const fresh = skip < 0 ? [] : page.entries.slice(skip)
-        if (fresh.length > 0 && fresh[0]?.version === this.lastSent + 1) {
-          this.lastSent = fresh[fresh.length - 1]?.version ?? this.lastSent
-          // The backlog goes at the client's pace (a page at a time), so it is not held to
-          // the slow-consumer cap that live changes are.
-          this.options.res.write(changeEvents({ ...page, entries: fresh }))
-        }
-        await this.drained()
-        if (this.ended) return
-        if (page.more) this.behind = true
-        // The log had nothing after lastSent although a later change had already been heard
-        // when the read began: the gap cannot be bridged (never expected). Drop what is held
-        // rather than spin; the next live change starts a new read.
-        if (this.lastSent === before && !page.more && heardBeforeRead > before && this.highestHeld() <= heardBeforeRead) {
-          this.held.clear()
-          return
-        }
-      }
+      await this.order.pump({
+        deliver: change => this.write(liveFrameOf(change)),
+        readMissing: since => this.readMissing(since),
+        stopped: () => this.ended
+      })
     } catch {
       // The log no longer has what the client needs (retention moved past it while it lagged)
       // or the store failed: end the stream; the client reconnects with Last-Event-ID and
       // gets the plain HTTP answer (410 HISTORY_EXPIRED: take a snapshot).
       this.close()
-    } finally {
-      this.pumping = false
     }
   }
 
-  private highestHeld (): number {
-    let highest = -1
-    for (const version of this.held.keys()) if (version > highest) highest = version
-    return highest
-  }
-
-  private send (change: ChangeEntry): void {
-    this.lastSent = change.version
-    this.write(liveFrameOf(change))
+  /** Writes the log's next page after `since` (a held change waits for what comes before it). */
+  private async readMissing (since: number): Promise<boolean> {
+    const heardBeforeRead = this.order.highestHeld()
+    // The entries' JSON as stored, framed as it is (changeEvents): a 7 MB entry costs a
+    // copy, not a parse and a serialization (docs/design.md §13b).
+    const page = await this.options.store.readChangesJson(this.options.project, since, CATCH_UP_PAGE)
+    // Only the pump sends, so the page starts right after `since`; checked all the same.
+    const skip = page.entries.findIndex(entry => entry.version > since)
+    const fresh = skip < 0 ? [] : page.entries.slice(skip)
+    if (fresh.length > 0 && fresh[0]?.version === since + 1) {
+      this.order.advanceTo(fresh[fresh.length - 1]?.version ?? since)
+      // The backlog goes at the client's pace (a page at a time), so it is not held to
+      // the slow-consumer cap that live changes are.
+      this.options.res.write(changeEvents({ ...page, entries: fresh }))
+    }
+    await this.drained()
+    if (this.ended) return false
+    if (page.more) this.order.markBehind()
+    // The log had nothing after `since` although a later change had already been heard
+    // when the read began: the gap cannot be bridged (never expected). Drop what is held
+    // rather than spin; the next live change starts a new read.
+    if (this.order.version === since && !page.more && heardBeforeRead > since && this.order.highestHeld() <= heardBeforeRead) {
+      this.order.clearHeld()
+      return false
+    }
+    return true
   }
 
   private write (frame: string | Buffer): void {
@@ -246,7 +210,7 @@ export class ChangeStream {
   private finish (): void {
     if (this.ended) return
     this.ended = true
-    this.held.clear()
+    this.order.clearHeld()
     this.options.onEnd()
   }
 }

@@ -5,12 +5,15 @@
 // Why this is needed: with several nodes, a change committed here is seen at once while an
 // earlier one committed elsewhere is still on its way through Redis; and a subscriber's
 // snapshot may be newer or older than the last change the room has seen. So:
-// - changes are held until the one before them has been delivered (a short timeout skips a
-//   change lost in transit; clients see the gap and re-subscribe, docs/design.md §7);
+// - changes are held until the one before them has been delivered (the order is
+//   server/feed/version-order.ts, as for the SSE streams and path followers); a room does not
+//   read the log: a short timeout skips a change lost in transit instead (clients see the gap
+//   and re-subscribe, docs/design.md §7), and that timeout, not a count, bounds what it holds;
 // - a subscriber joins the room exactly when the room reaches its snapshot's version:
 //   at once when equal, after catching up from recent history when the snapshot is older,
 //   or later, right before the first change after its snapshot, when the snapshot is newer.
 import type { ChangeEvent } from '../../shared/events.js'
+import { VersionOrder } from '../feed/version-order.js'
 
 export interface RoomMember {
   /** Puts the member in the room: from then on it receives every change delivered. */
@@ -31,9 +34,11 @@ export interface RoomJoinOptions {
 export type ActivateResult = 'joined' | 'waiting' | 'stale'
 
 export class RoomJoins {
-  /** Highest version delivered to the room; null until the first snapshot tells it. */
-  private version: number | null = null
-  private readonly held = new Map<number, ChangeEvent>()
+  /**
+   * Its version: the highest delivered to the room; null until the first snapshot tells it.
+   * No count bound (Infinity), as before: the gap timeout bounds how long changes are held.
+   */
+  private readonly order = new VersionOrder<ChangeEvent>(Infinity)
   private readonly history: ChangeEvent[] = []
   /** Members whose snapshot is newer than the room: they join when the room catches up. */
   private readonly waiting = new Map<RoomMember, number>()
@@ -43,9 +48,7 @@ export class RoomJoins {
 
   /** A committed change, from this node or another, in any order, possibly twice. */
   receive (change: ChangeEvent): void {
-    if (this.version !== null && change.version <= this.version) return
-    this.held.set(change.version, change)
-    this.drain()
+    if (this.order.offer(change)) this.drain()
   }
 
   /**
@@ -54,18 +57,16 @@ export class RoomJoins {
    * than the room and history cannot bridge it; nothing was sent, read again.
    */
   activate (member: RoomMember, snapshotVersion: number, sendSnapshot: () => void): ActivateResult {
-    if (this.version === null) {
-      this.version = snapshotVersion
-      for (const v of this.held.keys()) if (v <= snapshotVersion) this.held.delete(v)
-    }
+    if (this.order.version === null) this.order.startAt(snapshotVersion)
+    const version = this.order.version ?? snapshotVersion
     let result: ActivateResult
-    if (snapshotVersion === this.version) {
+    if (snapshotVersion === version) {
       sendSnapshot()
       member.join()
       result = 'joined'
-    } else if (snapshotVersion < this.version) {
+    } else if (snapshotVersion < version) {
       const missing = this.history.filter(c => c.version > snapshotVersion)
-      if (missing.length !== this.version - snapshotVersion) return 'stale'
+      if (missing.length !== version - snapshotVersion) return 'stale'
       sendSnapshot()
       for (const change of missing) member.send(change)
       member.join()
@@ -87,19 +88,14 @@ export class RoomJoins {
   close (): void {
     if (this.gapTimer) clearTimeout(this.gapTimer)
     this.gapTimer = null
-    this.held.clear()
+    this.order.clearHeld()
     this.waiting.clear()
   }
 
   private drain (): void {
-    if (this.version === null) return
-    for (;;) {
-      const next = this.held.get(this.version + 1)
-      if (!next) break
-      this.held.delete(next.version)
-      this.deliver(next)
-    }
-    if (this.held.size === 0) {
+    if (this.order.version === null) return
+    this.order.release(change => this.deliver(change))
+    if (this.order.heldCount === 0) {
       if (this.gapTimer) clearTimeout(this.gapTimer)
       this.gapTimer = null
     } else if (!this.gapTimer) {
@@ -111,9 +107,7 @@ export class RoomJoins {
   /** The missing version never came (lost while Redis was away): move on past it. */
   private skipGap (): void {
     this.gapTimer = null
-    if (this.held.size === 0) return
-    this.version = Math.min(...this.held.keys()) - 1
-    this.drain()
+    if (this.order.skipGap()) this.drain()
   }
 
   private deliver (change: ChangeEvent): void {
@@ -123,7 +117,6 @@ export class RoomJoins {
         member.join()
       }
     }
-    this.version = change.version
     this.options.broadcast(change)
     this.history.push(change)
     if (this.history.length > this.options.historySize) this.history.shift()

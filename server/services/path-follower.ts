@@ -4,23 +4,23 @@
 // Shared by the Socket.IO path subscriptions (realtime/path-subscriptions.ts) and the SSE
 // path stream (http/path-change-stream.ts).
 //
-// The same rules as the whole-project SSE stream (http/change-stream.ts): listen before
-// reading, process only the version right after the last one processed, and read what is
-// missing from the durable log — here through the path index (store/path-changes.ts), so a
-// gap costs the path's changes, not the project's. A change above the path whose value at the
-// path the entry does not say (a push above it, a shift, a batch) reads the content at its
-// version (readContentAt, bounded by checkpoints). At most MAX_HELD live changes wait.
+// The same order as the whole-project SSE stream (http/change-stream.ts), from the same
+// primitive (feed/version-order.ts): listen before reading, deal only with the version right
+// after the last one dealt with, and read what is missing from the durable log — here through
+// the path index (store/path-changes.ts), so a gap costs the path's changes, not the
+// project's. A change above the path whose value at the path the entry does not say (a push
+// above it, a shift, a batch) reads the content at its version (readContentAt, bounded by
+// checkpoints). At most MAX_HELD live changes wait.
 import type { ChangeSource } from '../feed/change-feed.js'
+import { MAX_HELD, VersionOrder } from '../feed/version-order.js'
 import type { ChangeEntry } from '../../shared/events.js'
 import { changeTouches, pathChangeOf, projectedChange, valueAtPath, type PathChange } from '../../shared/live-path.js'
 import { dotSegments } from '../../shared/path.js'
 import { CONTENT_READS_PER_PAGE, readPathChanges } from '../store/path-changes.js'
 import type { ContentStorage, ProjectRecord } from '../store/types.js'
 
-const MAX_HELD = 1000
 /** Entries of the path's history read at once while catching up. */
 const CATCH_UP_PAGE = 1000
-
 
 export interface PathFollowerOptions {
   feed: ChangeSource
@@ -37,12 +37,11 @@ export interface PathFollowerOptions {
 }
 
 export class PathFollower {
-  /** Every change up to this version has been dealt with (sent, or found not to touch the path). */
-  private last = 0
-  private readonly held = new Map<number, ChangeEntry>()
-  private behind = false
-  private pumping = false
-  private started = false
+  /**
+   * Every change up to its version has been dealt with (sent, or found not to touch the
+   * path); no version until start(), so everything heard before it is held.
+   */
+  private readonly order = new VersionOrder<ChangeEntry>(MAX_HELD)
   private stopped = false
   private readonly segments: string[]
   private readonly stopListening: () => void
@@ -55,7 +54,7 @@ export class PathFollower {
   }
 
   /** The version up to which everything has been dealt with. */
-  get version (): number { return this.last }
+  get version (): number { return this.order.version ?? 0 }
 
   /**
    * Starts from `from` (what the client has: a snapshot's or an ack's version). `behind`:
@@ -63,68 +62,68 @@ export class PathFollower {
    */
   start (from: number, behind = false): void {
     if (this.stopped) return
-    this.last = from
     // Live changes dropped while held before the start (past MAX_HELD) are read from the log.
-    this.behind = behind || this.behind
-    this.started = true
+    this.order.startAt(from, behind)
     void this.pump()
   }
 
   stop (): void {
     if (this.stopped) return
     this.stopped = true
-    this.held.clear()
+    this.order.clearHeld()
     this.stopListening()
   }
 
   private receive (change: ChangeEntry): void {
-    if (this.stopped || (this.started && change.version <= this.last)) return
-    if (this.held.size >= MAX_HELD) {
-      this.held.clear()
-      this.behind = true
-    } else {
-      this.held.set(change.version, change)
-    }
-    if (this.started) void this.pump()
+    if (this.stopped || !this.order.offer(change)) return
+    if (this.order.version !== null) void this.pump()
   }
 
   private async pump (): Promise<void> {
-    if (this.pumping || this.stopped) return
-    this.pumping = true
     try {
-      for (;;) {
-        for (let next = this.held.get(this.last + 1); next && !this.stopped; next = this.held.get(this.last + 1)) {
-          this.held.delete(next.version)
-          if (changeTouches(next, this.segments)) {
-            const sent = pathChangeOf(next, this.options.path) ?? await this.projectFromContent(next)
-            if (this.stopped) return
-            this.options.send(sent)
-          }
-          this.last = next.version
-        }
-        for (const version of this.held.keys()) if (version <= this.last) this.held.delete(version)
-        if (this.stopped || (!this.behind && this.held.size === 0)) return
-        // A held change that cannot be dealt with yet: the versions before it are missing
-        // here, but committed, so the log has them.
-        this.behind = false
-        const page = await readPathChanges(this.options.store, this.options.project, { path: this.options.path, since: this.last, limit: CATCH_UP_PAGE, pageBytes: this.options.pageBytes, contentReads: CONTENT_READS_PER_PAGE })
-        if (this.stopped) return
-        for (const change of page.changes) {
-          if (change.version <= this.last) continue
-          this.options.send(change)
-          this.last = change.version
-        }
-        if (page.more) this.behind = true
-        else this.last = Math.max(this.last, page.version)
-      }
+      await this.order.pump({
+        deliver: change => this.deliver(change),
+        readMissing: since => this.readMissing(since),
+        stopped: () => this.stopped
+      })
     } catch (error) {
       if (!this.stopped) {
         this.stop()
         this.options.fail(error)
       }
-    } finally {
-      this.pumping = false
     }
+  }
+
+  /** A live change in order: sent if it touches the path (a promise only if the content must be read). */
+  private deliver (change: ChangeEntry): void | Promise<void> {
+    if (!changeTouches(change, this.segments)) return
+    const sent = pathChangeOf(change, this.options.path)
+    if (sent) {
+      this.options.send(sent)
+      return
+    }
+    return this.sendFromContent(change)
+  }
+
+  private async sendFromContent (change: ChangeEntry): Promise<void> {
+    const sent = await this.projectFromContent(change)
+    if (!this.stopped) this.options.send(sent)
+  }
+
+  /** Sends the path's changes after `since` from its history, a page at a time. */
+  private async readMissing (since: number): Promise<boolean> {
+    const page = await readPathChanges(this.options.store, this.options.project, { path: this.options.path, since, limit: CATCH_UP_PAGE, pageBytes: this.options.pageBytes, contentReads: CONTENT_READS_PER_PAGE })
+    if (this.stopped) return false
+    for (const change of page.changes) {
+      if (change.version <= (this.order.version ?? since)) continue
+      this.options.send(change)
+      this.order.advanceTo(change.version)
+    }
+    // Not more: the page read the path's history up to the project's version then, so every
+    // change up to it has been dealt with, touching the path or not.
+    if (page.more) this.order.markBehind()
+    else this.order.advanceTo(page.version)
+    return true
   }
 
   private async projectFromContent (change: ChangeEntry): Promise<PathChange> {
