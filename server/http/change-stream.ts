@@ -19,12 +19,12 @@
 // (SOCKET_SEND_BUFFER), or when the user's or the process's streams together hold too much
 // (`onWritten` reports to the budget, services/unsent-budget.ts, which may `drop` it); it
 // resumes with Last-Event-ID. A live change is framed once for every stream (liveFrameOf).
-import type { Response } from 'express'
+// Writing, the bound and ending are the SSE scaffold's (sse-response.ts SseWriter).
 import type { ChangeEntry } from '../../shared/events.js'
-import type { ErrorBody } from '../../shared/errors.js'
 import { wireOf } from '../feed/wire.js'
 import { changeEvents } from '../store/change-pages.js'
 import type { ProjectRecord, Store } from '../store/types.js'
+import { SseWriter, sseFrame, type SseWriterOptions } from './sse-response.js'
 
 /** Live changes held while the stream catches up; past it they are read from the log instead. */
 const MAX_HELD = 1000
@@ -41,7 +41,7 @@ const CATCH_UP_PAGE = 1000
  * the change's one wire form (server/feed/wire.ts), which the other transports send too.
  */
 function frameOf (change: ChangeEntry): string {
-  return `id: ${change.version}\nevent: change\ndata: ${wireOf(change)}\n\n`
+  return sseFrame(change.version, 'change', wireOf(change))
 }
 
 /**
@@ -66,37 +66,29 @@ export function liveFrameOf (change: ChangeEntry): Buffer {
   return lastLive.frame
 }
 
-export interface ChangeStreamOptions {
+export interface ChangeStreamOptions extends SseWriterOptions {
   store: Store
   project: ProjectRecord
-  res: Response
-  bufferBytes: number
-  /** Told once when the stream is dropped for not reading (for logs and metrics). */
-  onSlowConsumer (bufferedBytes: number): void
-  /** Told once when the stream ends, however it ends. */
-  onEnd (): void
-  /** After each write, and when the client has taken what was written (the unsent budget). */
-  onWritten? (): void
 }
 
 export class ChangeStream {
+  /** The response, written through the SSE scaffold (its bound, revoke, drop, close). */
+  readonly out: SseWriter
   private lastSent: number
   private readonly held = new Map<number, ChangeEntry>()
   /** The log may hold versions after lastSent that are not in `held`. */
   private behind: boolean
   private pumping = false
   private started = false
-  private ended = false
 
   /** `from`: the version the client has; `behind`: whether the log may have later ones. */
   constructor (private readonly options: ChangeStreamOptions, from: number, behind: boolean) {
     this.lastSent = from
     this.behind = behind
-    options.res.on('close', () => this.finish())
-    options.res.on('drain', () => { if (!this.ended) options.onWritten?.() })
+    this.out = new SseWriter({ ...options, onEnd: () => { this.held.clear(); options.onEnd() } })
   }
 
-  get isEnded (): boolean { return this.ended }
+  private get ended (): boolean { return this.out.isEnded }
 
   /** A live change (from this node or another), in any order, possibly already sent. */
   receive (change: ChangeEntry): void {
@@ -123,38 +115,9 @@ export class ChangeStream {
     void this.pump()
   }
 
-  /** The request failed before the stream began: stop listening, leave the response to the error handler. */
-  abandon (): void {
-    this.finish()
-  }
-
-  /** A comment line that keeps proxies from closing an idle stream. */
-  heartbeat (): void {
-    this.write(': keep-alive\n\n')
-  }
-
-  /** Access ended: tells the client why (`event: revoked`), then ends the stream. */
-  revoke (reason: ErrorBody): void {
-    if (this.ended) return
-    this.write(`event: revoked\ndata: ${JSON.stringify(reason)}\n\n`)
-    this.close()
-  }
-
-  /**
-   * Ends the stream at once, for a client that does not read: destroy, not end, since ending
-   * would wait for the client to read what is buffered. It resumes with Last-Event-ID.
-   */
-  drop (): void {
-    if (this.ended) return
-    this.options.res.destroy()
-    this.finish()
-  }
-
-  /** Ends the response (shutdown, or a failure the client recovers from by reconnecting). */
-  close (): void {
-    if (this.ended) return
-    this.options.res.end()
-    this.finish()
+  /** Ends the response (a failure the client recovers from by reconnecting). */
+  private close (): void {
+    this.out.close()
   }
 
   private async pump (): Promise<void> {
@@ -184,7 +147,7 @@ export class ChangeStream {
           this.lastSent = fresh[fresh.length - 1]?.version ?? this.lastSent
           // The backlog goes at the client's pace (a page at a time), so it is not held to
           // the slow-consumer cap that live changes are.
-          this.options.res.write(changeEvents({ ...page, entries: fresh }))
+          this.out.writePaced(changeEvents({ ...page, entries: fresh }))
         }
         await this.drained()
         if (this.ended) return
@@ -215,38 +178,11 @@ export class ChangeStream {
 
   private send (change: ChangeEntry): void {
     this.lastSent = change.version
-    this.write(liveFrameOf(change))
-  }
-
-  private write (frame: string | Buffer): void {
-    if (this.ended) return
-    const { res } = this.options
-    res.write(frame)
-    if (res.writableLength > this.options.bufferBytes) {
-      this.options.onSlowConsumer(res.writableLength)
-      this.drop()
-      return
-    }
-    this.options.onWritten?.()
+    this.out.write(liveFrameOf(change))
   }
 
   /** While catching up, goes at the client's pace instead of buffering the whole backlog. */
   private async drained (): Promise<void> {
-    const { res } = this.options
-    // What a backlog page holds until the client takes it counts in the budget too.
-    if (!this.ended) this.options.onWritten?.()
-    if (this.ended || !res.writableNeedDrain) return
-    await new Promise<void>(resolve => {
-      const done = () => { res.off('drain', done); res.off('close', done); resolve() }
-      res.on('drain', done)
-      res.on('close', done)
-    })
-  }
-
-  private finish (): void {
-    if (this.ended) return
-    this.ended = true
-    this.held.clear()
-    this.options.onEnd()
+    await this.out.drained()
   }
 }
