@@ -49,7 +49,7 @@ export function eventRoutes (scope: RouteScope, options: EventRouteOptions): voi
     const appRules = app ? options.appRules : undefined
     // [rules, issue 31] An app user streams under an identity of its own (the per-user stream
     // count and unsent budget), with .read at the stream's path (the root for the whole
-    // project, §17), checked again whenever the project's rules change (rulesWatch).
+    // project, §17), checked again whenever the project's rules change (watchRules).
     const identity = app && appRules ? appStreamIdentity(project, app) : identityOf(res)
     const appRead = app && appRules ? (path: readonly string[]) => appRules.requireLiveRead(project, app, path) : null
     // Noted before the first check: a change of rules heard before the stream watches is caught up with.
