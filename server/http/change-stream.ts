@@ -15,13 +15,13 @@
 // (SOCKET_SEND_BUFFER), or when the user's or the process's streams together hold too much
 // (`onWritten` reports to the budget, services/unsent-budget.ts, which may `drop` it); it
 // resumes with Last-Event-ID. A live change is framed once for every stream (liveFrameOf).
-import type { Response } from 'express'
+// Writing, the bound and ending are the SSE scaffold's (sse-response.ts SseWriter).
 import type { ChangeEntry } from '../../shared/events.js'
-import type { ErrorBody } from '../../shared/errors.js'
 import { MAX_HELD, VersionOrder } from '../feed/version-order.js'
 import { wireOf } from '../feed/wire.js'
 import { changeEvents } from '../store/change-pages.js'
 import type { ProjectRecord, Store } from '../store/types.js'
+import { SseWriter, sseFrame, type SseWriterOptions } from './sse-response.js'
 
 /**
  * Log entries read, and written as one chunk (a replay burst), at once while catching up
@@ -36,7 +36,7 @@ const CATCH_UP_PAGE = 1000
  * the change's one wire form (server/feed/wire.ts), which the other transports send too.
  */
 function frameOf (change: ChangeEntry): string {
-  return `id: ${change.version}\nevent: change\ndata: ${wireOf(change)}\n\n`
+  return sseFrame(change.version, 'change', wireOf(change))
 }
 
 /**
@@ -61,33 +61,25 @@ export function liveFrameOf (change: ChangeEntry): Buffer {
   return lastLive.frame
 }
 
-export interface ChangeStreamOptions {
+export interface ChangeStreamOptions extends SseWriterOptions {
   store: Store
   project: ProjectRecord
-  res: Response
-  bufferBytes: number
-  /** Told once when the stream is dropped for not reading (for logs and metrics). */
-  onSlowConsumer (bufferedBytes: number): void
-  /** Told once when the stream ends, however it ends. */
-  onEnd (): void
-  /** After each write, and when the client has taken what was written (the unsent budget). */
-  onWritten? (): void
 }
 
 export class ChangeStream {
+  /** The response, written through the SSE scaffold (its bound, revoke, drop, close). */
+  readonly out: SseWriter
   /** Up to its `version` every change has been sent; held live changes wait there. */
   private readonly order: VersionOrder<ChangeEntry>
   private started = false
-  private ended = false
 
   /** `from`: the version the client has; `behind`: whether the log may have later ones. */
   constructor (private readonly options: ChangeStreamOptions, from: number, behind: boolean) {
     this.order = new VersionOrder(MAX_HELD, from, behind)
-    options.res.on('close', () => this.finish())
-    options.res.on('drain', () => { if (!this.ended) options.onWritten?.() })
+    this.out = new SseWriter({ ...options, onEnd: () => { this.order.clearHeld(); options.onEnd() } })
   }
 
-  get isEnded (): boolean { return this.ended }
+  private get ended (): boolean { return this.out.isEnded }
 
   /** A live change (from this node or another), in any order, possibly already sent. */
   receive (change: ChangeEntry): void {
@@ -105,44 +97,15 @@ export class ChangeStream {
     void this.pump()
   }
 
-  /** The request failed before the stream began: stop listening, leave the response to the error handler. */
-  abandon (): void {
-    this.finish()
-  }
-
-  /** A comment line that keeps proxies from closing an idle stream. */
-  heartbeat (): void {
-    this.write(': keep-alive\n\n')
-  }
-
-  /** Access ended: tells the client why (`event: revoked`), then ends the stream. */
-  revoke (reason: ErrorBody): void {
-    if (this.ended) return
-    this.write(`event: revoked\ndata: ${JSON.stringify(reason)}\n\n`)
-    this.close()
-  }
-
-  /**
-   * Ends the stream at once, for a client that does not read: destroy, not end, since ending
-   * would wait for the client to read what is buffered. It resumes with Last-Event-ID.
-   */
-  drop (): void {
-    if (this.ended) return
-    this.options.res.destroy()
-    this.finish()
-  }
-
-  /** Ends the response (shutdown, or a failure the client recovers from by reconnecting). */
-  close (): void {
-    if (this.ended) return
-    this.options.res.end()
-    this.finish()
+  /** Ends the response (a failure the client recovers from by reconnecting). */
+  private close (): void {
+    this.out.close()
   }
 
   private async pump (): Promise<void> {
     try {
       await this.order.pump({
-        deliver: change => this.write(liveFrameOf(change)),
+        deliver: change => { this.out.write(liveFrameOf(change)) },
         readMissing: since => this.readMissing(since),
         stopped: () => this.ended
       })
@@ -167,7 +130,7 @@ export class ChangeStream {
       this.order.advanceTo(fresh[fresh.length - 1]?.version ?? since)
       // The backlog goes at the client's pace (a page at a time), so it is not held to
       // the slow-consumer cap that live changes are.
-      this.options.res.write(changeEvents({ ...page, entries: fresh }))
+      this.out.writePaced(changeEvents({ ...page, entries: fresh }))
     }
     await this.drained()
     if (this.ended) return false
@@ -182,35 +145,8 @@ export class ChangeStream {
     return true
   }
 
-  private write (frame: string | Buffer): void {
-    if (this.ended) return
-    const { res } = this.options
-    res.write(frame)
-    if (res.writableLength > this.options.bufferBytes) {
-      this.options.onSlowConsumer(res.writableLength)
-      this.drop()
-      return
-    }
-    this.options.onWritten?.()
-  }
-
   /** While catching up, goes at the client's pace instead of buffering the whole backlog. */
   private async drained (): Promise<void> {
-    const { res } = this.options
-    // What a backlog page holds until the client takes it counts in the budget too.
-    if (!this.ended) this.options.onWritten?.()
-    if (this.ended || !res.writableNeedDrain) return
-    await new Promise<void>(resolve => {
-      const done = () => { res.off('drain', done); res.off('close', done); resolve() }
-      res.on('drain', done)
-      res.on('close', done)
-    })
-  }
-
-  private finish (): void {
-    if (this.ended) return
-    this.ended = true
-    this.order.clearHeld()
-    this.options.onEnd()
+    await this.out.drained()
   }
 }

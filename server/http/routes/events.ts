@@ -4,20 +4,14 @@
 // the caller's access ends (revocation, logout, expiry, removal, deletion), at shutdown, or
 // when the client stops reading (it then resumes with Last-Event-ID).
 //
-// The framing is a few lines (`id:`, `event:`, `data:`, a comment for heartbeats), so no SSE
-// library: what matters here, ordering, resume and the buffer cap, is change-stream.ts.
-import type { Request, Response } from 'express'
+// What every stream shares (the response head, writing, heartbeats, the slow-reader bounds,
+// revocation and expiry, cleanup) is sse-response.ts; ordering and resume, change-stream.ts.
 import { ContentdError, isContentdError, type ErrorBody } from '../../../shared/errors.js'
 import { requireKeyScope } from '../../auth/rights.js'
 import type { ChangeFeed } from '../../feed/change-feed.js'
-import type { Logger } from '../../logger.js'
-import type { Metrics } from '../../observability/metrics.js'
-import { atTime } from '../../services/expiry.js'
 import type { AccessEvent } from '../../services/access-events.js'
 import type { Identity } from '../../services/identity.js'
-import type { OpenStreams } from '../../services/open-streams.js'
 import type { Projects } from '../../services/projects.js'
-import type { UnsentBudget, UnsentHolder } from '../../services/unsent-budget.js'
 import type { ProjectRecord, Store } from '../../store/types.js'
 import { identityOf } from '../auth-middleware.js'
 import { context, projectOf } from '../context.js'
@@ -32,22 +26,13 @@ import { wantsQuery } from '../../../shared/query.js'
 import type { QueryHub } from '../../queries/query-hub.js'
 import { streamQuery } from '../query-events.js'
 import { servePathStream, streamPathOf } from '../path-change-stream.js'
+import { SseResponse, sseFrame, type SseCaller, type SseSettings } from '../sse-response.js'
 
-export interface EventRouteOptions {
+export interface EventRouteOptions extends SseSettings {
   store: Store
   projects: Projects
   /** Changes and access events, this node's and the other nodes' (server/feed/). */
   feed: Pick<ChangeFeed, 'subscribe' | 'onAccess'>
-  openStreams: OpenStreams
-  /** SLOW_CLIENT_BYTES_PER_USER / SLOW_CLIENT_BYTES: shared with the Socket.IO connections. */
-  unsentBudget: UnsentBudget
-  heartbeatMs: number
-  /** SOCKET_SEND_BUFFER: what one stream may hold for a client that does not read. */
-  bufferBytes: number
-  /** SOCKET_CONNECTIONS_PER_IDENTITY: open streams per user on this node (counted apart from sockets). */
-  streamsPerUser: number
-  logger: Logger
-  metrics?: Metrics | undefined
   /** Live queries (docs/design.md §16): `?path=&orderBy=&limit=` streams a query's result instead. */
   queries?: QueryHub | undefined
   /** CHANGES_PAGE_BYTES: a path stream's catch-up reads (docs/design.md §15). */
@@ -64,17 +49,23 @@ export function eventRoutes (scope: RouteScope, options: EventRouteOptions): voi
     const appRules = app ? options.appRules : undefined
     // [rules, issue 31] An app user streams under an identity of its own (the per-user stream
     // count and unsent budget), with .read at the stream's path (the root for the whole
-    // project, §17), checked again whenever the project's rules change (rulesWatch).
+    // project, §17), checked again whenever the project's rules change (watchRules).
     const identity = app && appRules ? appStreamIdentity(project, app) : identityOf(res)
     const appRead = app && appRules ? (path: readonly string[]) => appRules.requireLiveRead(project, app, path) : null
     // Noted before the first check: a change of rules heard before the stream watches is caught up with.
     const heardBefore = appRules?.changesHeard ?? 0
-    const rulesWatch = app && appRules ? (path: readonly string[]) => watchRules(appRules, project, app, path, heardBefore) : null
     // An app user's stream ends when its token does, with the 60 s leeway (§17).
     const appExpiry = app?.expiresAt == null ? null : new Date(app.expiresAt + CLOCK_LEEWAY_S * 1000).toISOString()
-    const expiresAt = appExpiry ?? identity.session?.expiresAt ?? identity.key?.expiresAt ?? null
+    const caller: SseCaller = {
+      identity,
+      project,
+      endsAccess: event => endsAccess(event, identity, project),
+      reasonOf,
+      expiresAt: appExpiry ?? identity.session?.expiresAt ?? identity.key?.expiresAt ?? null,
+      watchRules: app && appRules ? path => watchRules(appRules, project, app, path, heardBefore) : null
+    }
     if (options.queries && wantsQuery(req.query)) {
-      await streamQuery(req, res, { ...options, queries: options.queries, openStream: open, endsAccess, reasonOf, identity, expiresAt, appRead, rulesWatch })
+      await streamQuery(req, res, { ...options, queries: options.queries }, caller, appRead)
       return
     }
     // ?path=: one path's changes (docs/design.md §15), open to a key narrowed to it.
@@ -92,42 +83,18 @@ export function eventRoutes (scope: RouteScope, options: EventRouteOptions): voi
       ? versionParam('Last-Event-ID', lastEventId)
       : req.query.since === undefined ? null : versionParam('since', req.query.since)
     if (path !== null) {
-      await servePathStream(path, { req, res, project, identity, since, options, open, endsAccess: event => endsAccess(event, identity, project), reasonOf, expiresAt, rulesWatch: rulesWatch && (end => rulesWatch(segments)(end)) })
+      await servePathStream(req, res, options, caller, path, since)
       return
     }
 
-    const stops: Array<() => void> = []
-    const stopAll = () => { for (const stop of stops.splice(0)) stop() }
-    const stream = new ChangeStream({
-      store,
-      project,
-      res,
-      bufferBytes: options.bufferBytes,
-      onSlowConsumer: buffered => {
-        options.metrics?.slowConsumers.inc()
-        options.logger.warn({ bufferedBytes: buffered, limit: options.bufferBytes }, 'dropping a Server-Sent Events stream that does not read what it is sent')
-      },
-      onEnd: () => stopAll(),
-      onWritten: () => options.unsentBudget.noted(holder)
-    }, since ?? 0, since !== null)
-    const holder: UnsentHolder = {
-      userId: identity.user.id,
-      unsent: () => res.writableLength,
-      close: (unsentBytes, scope) => {
-        options.metrics?.slowConsumers.inc()
-        options.logger.warn({ unsentBytes, scope }, `closing a Server-Sent Events stream: the ${scope}'s streams hold too much unsent data`)
-        stream.drop()
-      }
-    }
-    const untrack = options.openStreams.track(stream, { identity, projectId: project.id }, options.streamsPerUser)
-    if (!untrack) { stream.abandon(); throw new ContentdError('TOO_MANY_CONNECTIONS', `at most ${options.streamsPerUser} open streams per user`) }
+    // The ChangeStream writes through the scaffold's writer, made with the scaffold's options.
+    let stream!: ChangeStream
+    const sse = new SseResponse(req, res, options, caller, 'Server-Sent Events stream', out => {
+      stream = new ChangeStream({ ...out, store, project }, since ?? 0, since !== null)
+      return stream.out
+    })
     // Listening before anything is read: a change committed meanwhile is not missed.
-    stops.push(
-      untrack,
-      options.unsentBudget.add(holder),
-      options.feed.subscribe(project.id, change => stream.receive(change)),
-      options.feed.onAccess(event => { if (endsAccess(event, identity, project)) stream.revoke(reasonOf(event)) })
-    )
+    sse.onEnd(options.feed.subscribe(project.id, change => stream.receive(change)))
 
     let snapshotVersion: number | undefined
     try {
@@ -135,40 +102,20 @@ export function eventRoutes (scope: RouteScope, options: EventRouteOptions): voi
       // before the stream starts: a first look at the log, or the snapshot.
       const first = since === null ? await store.readContent(project.id) : await store.readChangesJson(project, since, 1)
       if (!first) throw new ContentdError('PROJECT_NOT_FOUND')
-      if (stream.isEnded) return
-      open(req, res)
-      // HEAD (served by this GET route) gets the headers only: no stream without a body.
-      if (req.method === 'HEAD') { res.end(); stream.abandon(); return }
+      if (!sse.open()) return
       if ('content' in first) {
         // Written at once: the snapshot may be the store's live cached document.
         const json = first.json ?? JSON.stringify(first.content)
-        res.write(`id: ${first.version}\nevent: snapshot\ndata: {"version":${first.version},"content":${json}}\n\n`)
-        options.unsentBudget.noted(holder)
+        sse.out.writePaced(sseFrame(first.version, 'snapshot', `{"version":${first.version},"content":${json}}`))
         snapshotVersion = first.version
       }
     } catch (e) {
-      stream.abandon()
+      sse.out.abandon()
       throw e
     }
-    if (rulesWatch) stops.push(rulesWatch([])(reason => stream.revoke(reason)))
-    if (expiresAt !== null) stops.push(atTime(Date.parse(expiresAt), () => stream.revoke(new ContentdError('INVALID_TOKEN').toBody())))
-    const heartbeat = setInterval(() => stream.heartbeat(), options.heartbeatMs)
-    heartbeat.unref()
-    stops.push(() => clearInterval(heartbeat))
+    sse.live([])
     stream.start(snapshotVersion)
   })
-}
-
-function open (req: Request, res: Response): void {
-  res.status(200)
-  res.setHeader('Content-Type', 'text/event-stream; charset=utf-8')
-  // no-transform: a compressing proxy would hold events back to fill its buffers.
-  res.setHeader('Cache-Control', 'no-cache, no-transform')
-  res.setHeader('Connection', 'keep-alive')
-  // nginx buffers responses unless told not to.
-  res.setHeader('X-Accel-Buffering', 'no')
-  req.socket.setNoDelay(true)
-  res.flushHeaders()
 }
 
 function endsAccess (event: AccessEvent, identity: Identity, project: ProjectRecord): boolean {
