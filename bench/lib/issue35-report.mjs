@@ -40,7 +40,7 @@ export function issue35Goals (results) {
   const now = sets.find(r => r.variant === 'now' && ok(r))
   const before = sets.find(r => r.variant === 'baseline' && ok(r))
   const setRatio = now && before ? now.cpuPerRequest / before.cpuPerRequest : undefined
-  const spread = values => values.length > 1 ? ` (rounds ${fmt(Math.min(...values), 2)}–${fmt(Math.max(...values), 2)})` : ''
+  const spread = values => values.length > 1 ? `; rounds ${fmt(Math.min(...values), 2)}–${fmt(Math.max(...values), 2)}` : ''
   return [
     ['35', `fan-out to ${fmt(wide?.subscribers ?? 10000)} Socket.IO subscribers, p99 after commit ÷ the plain-\`net\` floor measured in the same run`, floorRatio, '≤ 1.2×', v => v <= 1.2,
       v => `${fmt(v, 2)}× (${fmt(wide.p99, 1)} / ${fmt(floor.p99, 1)} ms; server CPU ${fmt(wide.cpuMicrosPerDelivery, 2)} / ${fmt(floor.cpuMicrosPerDelivery, 2)} µs per delivery)`],
