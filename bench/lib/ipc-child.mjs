@@ -7,24 +7,32 @@ import { join } from 'node:path'
 import { PROJECT_ROOT } from './processes.mjs'
 
 const sleep = ms => new Promise(resolve => setTimeout(resolve, ms))
+// Setting up 10,000 connections on a loaded 2-core machine takes about a minute.
+const READY_TIMEOUT_MS = 10 * 60_000
+const ANSWER_TIMEOUT_MS = 2 * 60_000
 
 /** Forks `script` (relative to the project) with `env` added: { pid, ready, ask, stop }. */
 export function forkChild (script, env = {}) {
   const child = fork(join(PROJECT_ROOT, script), [], { env: { ...process.env, ...env }, stdio: ['ignore', 'inherit', 'inherit', 'ipc'] })
   const exited = new Promise(resolve => child.once('exit', code => resolve(code)))
-  const next = type => Promise.race([
-    new Promise(resolve => { const on = m => { if (m?.type === type) { child.off('message', on); resolve(m) } }; child.on('message', on) }),
-    exited.then(code => { throw new Error(`${script} exited with ${code}`) })
-  ])
-  const ready = next('ready')
+  // Every wait is bounded: a child that never answers fails the scenario instead of hanging the bench.
+  const next = (type, timeoutMs) => {
+    let timer
+    return Promise.race([
+      new Promise(resolve => { const on = m => { if (m?.type === type) { child.off('message', on); resolve(m) } }; child.on('message', on) }),
+      exited.then(code => { throw new Error(`${script} exited with ${code}`) }),
+      new Promise((_resolve, reject) => { timer = setTimeout(() => reject(new Error(`${script}: no '${type}' within ${timeoutMs / 1000} s`)), timeoutMs) })
+    ]).finally(() => clearTimeout(timer))
+  }
+  const ready = next('ready', READY_TIMEOUT_MS)
   // Awaited by the caller; this only keeps an early exit from being an unhandled rejection.
   ready.catch(() => {})
   return {
     pid: child.pid,
     ready,
-    /** Sends `message` and resolves with the child's next message of type `answer`. */
-    ask (message, answer = message) {
-      const reply = next(answer)
+    /** Sends `message` and resolves with the child's next message of type `answer`, within `timeoutMs`. */
+    ask (message, answer = message, timeoutMs = ANSWER_TIMEOUT_MS) {
+      const reply = next(answer, timeoutMs)
       child.send(message)
       return reply
     },

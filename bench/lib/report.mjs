@@ -195,7 +195,7 @@ export function renderResults ({ machine, results, date }) {
   const wide = wideFanoutTable(results)
   if (wide) parts.push('', '### Fan-out to 10,000 (Socket.IO, one node)', '', wide)
   const floor = floorTable(results)
-  if (floor) parts.push('', '### The plain-`net` floor of the fan-out to 10,000 (same run)', '', floor)
+  if (floor) parts.push('', '### The plain-`net` floor of the wide fan-out (same run)', '', floor)
   const hist = historyTable(results)
   if (hist) parts.push('', '### Change log', '', hist)
   const fair = fairnessTable(results)

@@ -182,14 +182,18 @@ export function setValue () {
  */
 export async function setLarge () {
   const body = JSON.stringify({ path: 'settings.blob', value: documentOfSize(100 * 1000) })
-  const baseline = baselineBuild()
+  let baseline
+  let baselineError
+  // Without the baseline (no git, a failed build) this build is still measured, and the row says why.
+  try { baseline = baselineBuild() } catch (error) { baselineError = error instanceof Error ? error.message : String(error) }
   const sides = [{ variant: 'now', label: 'this build' }, ...(baseline ? [{ variant: 'baseline', label: `commit ${baseline.ref}`, root: baseline.root, ref: baseline.ref }] : [])]
   const started = []
   try {
     for (const side of sides) started.push(await startWithProject(documentOfSize(KiB), {}, side.root))
     const loads = started.map(ctx => ({ url: `${ctx.url}/content/set`, headers: { authorization: `Bearer ${ctx.key}` }, body, pid: ctx.server.pid }))
     const measured = await measureInterleaved(loads, Number(process.env.BENCH_ROUNDS ?? 5))
-    return sides.map((side, i) => ({ variant: side.variant, ref: side.ref, scenario: `set of a 100 KB value (${side.label})`, ...measured[i] }))
+    const rows = sides.map((side, i) => ({ variant: side.variant, ref: side.ref, scenario: `set of a 100 KB value (${side.label})`, ...measured[i] }))
+    return baselineError ? [...rows, { variant: 'baseline', scenario: 'set of a 100 KB value (baseline)', failed: true, error: baselineError }] : rows
   } finally {
     for (const ctx of started) await ctx.server.stop()
   }
