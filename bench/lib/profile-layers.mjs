@@ -1,19 +1,21 @@
 // A V8 CPU profile (node --cpu-prof) of a contentd server, its self time summed by layer: the
 // table BENCHMARKS.md shows under "Where the time goes", made by code (bench/profile.mjs).
 // Every sample counts, in one row or another, so the shares add up to 100%. A sample in a
-// native function (no script URL: a C++ binding) counts where its nearest JavaScript caller
-// is, except the socket writes (their own row) and the calls from better-sqlite3 or the store
-// (statements, COMMIT: better-sqlite3's row).
+// native function that the profile shows as a frame of its own (no script URL) counts where
+// its nearest JavaScript caller is, except the socket writes (their own row) and the WAL's
+// fdatasync call (better-sqlite3's row, with the commit it makes durable). V8 gives most
+// bindings' time to their caller without a frame: a SQLite statement's run counts in the
+// store function that ran it, a transaction's BEGIN/COMMIT in better-sqlite3's wrapper.
 
 /** The rows, in the order the table shows them: [key, what it holds]. */
 export const LAYERS = [
-  ['sqlite', 'better-sqlite3 (statements and `COMMIT`)'],
+  ['sqlite', 'better-sqlite3 (its transaction wrapper with `BEGIN`/`COMMIT`, `exec`, `pragma`) and the WAL\'s `fdatasync` call'],
   ['gc', 'garbage collection'],
   ['node', 'Node\'s internals, HTTP, streams and events'],
   ['express', 'Express, its router, parseurl'],
   ['body', 'body parsing (body-parser, raw-body, iconv-lite)'],
   ['http', 'contentd\'s HTTP layer (fast path, identity, access, rules, limits, routes, metrics, prom-client, logging)'],
-  ['store', 'contentd\'s store (sqlite-store, content log, writer, feed, webhooks)'],
+  ['store', 'contentd\'s store (sqlite-store, content log, writer, feed, webhooks; with the SQLite statements they run)'],
   ['validation', 'validation and the operation (shared/, engine/, schema/, zod)'],
   ['realtime', 'realtime (contentd\'s realtime/ and queries/, Socket.IO, Engine.IO, ws)'],
   ['writev', '`writev` (the answers)'],
@@ -42,6 +44,7 @@ const CONTENTD_LAYER = [
 ]
 
 const WRITES = new Set(['writev', 'writeUtf8String', 'writeBuffer', 'writeLatin1String', 'writeAsciiString', 'writeUcs2String'])
+const SYNCS = new Set(['fdatasync', 'fsync'])
 const SPECIAL = { '(garbage collector)': 'gc', '(program)': 'program', '(idle)': 'idle', '(root)': 'program' }
 
 /** The layer of a frame that has a script URL, and the name "other" is told by. */
@@ -70,6 +73,7 @@ export function layerTimes (profile, window = undefined) {
     if (SPECIAL[functionName]) found = { layer: SPECIAL[functionName], name: functionName }
     else if (url) found = layerOfScript(url)
     else if (WRITES.has(functionName)) found = { layer: 'writev', name: functionName }
+    else if (SYNCS.has(functionName)) found = { layer: 'sqlite', name: functionName }
     else {
       // A native function: its caller's layer; a call from better-sqlite3 or the store is SQLite's own work.
       let up = parent.get(id)
