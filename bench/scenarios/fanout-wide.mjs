@@ -80,6 +80,9 @@ export async function fanoutWide () {
     const probed = receipts.filter(r => answeredAt.has(r.version))
     const fromCommit = probed.map(r => Math.max(0, r.at - r.committed)).sort((a, b) => a - b)
     const fromResponse = probed.map(r => Math.max(0, r.perf - answeredAt.get(r.version))).sort((a, b) => a - b)
+    // Each change's own p99 (of its probes), in the order the changes were made: the floor's goal row gives their spread.
+    const versions = [...answeredAt.keys()].sort((a, b) => a - b)
+    const perRoundP99 = versions.map(v => percentile(probed.filter(r => r.version === v).map(r => Math.max(0, r.at - r.committed)).sort((a, b) => a - b), 99))
     const expected = SUBSCRIBERS * CHANGES
     const delivered = counted + probed.length
     const lost = expected - delivered
@@ -94,6 +97,7 @@ export async function fanoutWide () {
       p50: percentile(fromCommit, 50),
       p99: percentile(fromCommit, 99),
       max: fromCommit.at(-1),
+      perRoundP99,
       responseP99: percentile(fromResponse, 99),
       timed: fromCommit.length,
       cpuMicrosPerDelivery: cpu * 1000 / Math.max(1, delivered),

@@ -80,6 +80,7 @@ export async function netFloor () {
     const lost = expected - delays.length
     const wrongBytes = reports.reduce((n, r) => n + r.received.filter(bytes => bytes !== CHANGES * frame.length).length, 0)
     const loops = [...done.loopMs].sort((a, b) => a - b)
+    const perRoundP99 = done.starts.map((start, round) => percentile(reports.flatMap(r => r.arrivals[round].map(at => Math.max(0, at - start))).sort((a, b) => a - b), 99))
     return {
       scenario: `plain \`net\` floor: ${SUBSCRIBERS} loopback sockets, one writer process, ${MEMBER_PROCESSES} receiver processes`,
       kind: 'net-floor',
@@ -91,6 +92,7 @@ export async function netFloor () {
       p50: percentile(delays, 50),
       p99: percentile(delays, 99),
       max: delays.at(-1),
+      perRoundP99,
       loopP50: percentile(loops, 50),
       loopMax: loops.at(-1),
       cpuMicrosPerDelivery: cpu * 1000 / Math.max(1, delays.length),
