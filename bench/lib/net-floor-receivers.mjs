@@ -8,6 +8,9 @@
 //   ← 'stop' → closes everything and exits
 import { connect } from 'node:net'
 
+// The bench gone (a crash, Ctrl-C): nothing of this process is wanted any more.
+process.on('disconnect', () => process.exit(0))
+
 const { port, count, frameLength, rounds } = JSON.parse(process.env.BENCH_NET_FLOOR_RECEIVERS ?? '{}')
 const GROUP = 50
 const wallNow = () => performance.timeOrigin + performance.now()

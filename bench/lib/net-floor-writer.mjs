@@ -44,6 +44,8 @@ async function run (rounds, paceMs) {
   return { starts, loopMs, loopCpuMicros }
 }
 
+// The bench gone (a crash, Ctrl-C): nothing of this process is wanted any more.
+process.on('disconnect', () => process.exit(0))
 process.on('message', async message => {
   if (message === 'connected') {
     await connected
