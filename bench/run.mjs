@@ -6,7 +6,9 @@
 //   BENCH_NO_WRITE=1    print only, leave BENCHMARKS.md alone
 //   BENCH_ROUNDS=5      rounds the ceiling and increment scenarios alternate in
 //   BENCH_FAIRNESS_ROUNDS=3  quiet/flooded rounds of the fairness scenario (BENCH_DURATION s each)
-//   BENCH_WIDE_SUBSCRIBERS=10000, BENCH_WIDE_CHANGES=30   the wide fan-out's subscribers and changes
+//   BENCH_WIDE_SUBSCRIBERS=10000, BENCH_WIDE_CHANGES=30   the wide fan-out's subscribers and changes (and the plain-`net` floor's sockets and rounds, netFloor)
+//   BENCH_SSE_CPU_SUBSCRIBERS=1000, BENCH_SSE_CPU_CHANGES=100, BENCH_SSE_CPU_ROUNDS=3   SSE ÷ Socket.IO server CPU per change (bench/scenarios/sse-cpu.mjs)
+//   BENCH_BASELINE_REF=89649a9   the commit the 100 KB set is compared with (set100k; built once into a cache, bench/lib/baseline.mjs); 'none' skips it
 //   BENCH_ATTACKS=patch,…, BENCH_ATTACK_SECONDS=10, BENCH_ATTACK_REVERTS=110   the attacks scenario (bench/scenarios/attacks.mjs)
 //   BENCH_BACKUP_MIB=1024   the size of the store the backup scenario builds and backs up (bench/scenarios/backup.mjs)
 //   BENCH_QUERY_CHILDREN=50000, BENCH_QUERY_SUBSCRIBERS=1000, BENCH_QUERY_CHANGES=50, BENCH_QUERY_CPU_CHANGES=300   live queries (bench/scenarios/queries.mjs)
@@ -23,6 +25,8 @@ import { livePaths } from './scenarios/live-paths.mjs'
 import { memory } from './scenarios/memory.mjs'
 import { fanout } from './scenarios/fanout.mjs'
 import { fanoutWide } from './scenarios/fanout-wide.mjs'
+import { netFloor } from './scenarios/net-floor.mjs'
+import { sseCpu } from './scenarios/sse-cpu.mjs'
 import { consoleScenario } from './scenarios/console.mjs'
 import { history } from './scenarios/history.mjs'
 import { fairness } from './scenarios/fairness.mjs'
@@ -43,15 +47,18 @@ const SCENARIOS = {
   increment1kNoHistory: http.incrementSmallNoHistory,
   rulesIncrement,
   set: http.setValue,
+  set100k: http.setLarge,
   push: http.push,
   get: http.getLarge,
   hot: http.hotCounter,
   batch,
   resume,
+  sseCpu,
   paths: livePaths,
   peer,
   fanout,
   fanoutWide,
+  netFloor,
   history,
   fairness,
   attacks,

@@ -3,17 +3,22 @@
 import { join } from 'node:path'
 import { PROJECT_ROOT, freePort, startChild, tempDir } from './processes.mjs'
 
-/** `shared.dataDir`: a directory another node already uses (then this node does not remove it). */
-export async function startContentd (env = {}, nodeArgs = [], shared = {}) {
+/**
+ * `options.dataDir`: a directory another node already uses (then this node does not remove it);
+ * `options.root`: another tree's build to run (bench/lib/baseline.mjs), not this one's.
+ */
+export async function startContentd (env = {}, nodeArgs = [], options = {}) {
   const port = await freePort()
-  const dataDir = shared.dataDir ?? tempDir('data')
+  const dataDir = options.dataDir ?? tempDir('data')
+  const root = options.root ?? PROJECT_ROOT
   const server = await startChild({
-    name: 'contentd',
-    args: [...nodeArgs, join(PROJECT_ROOT, 'dist/server/index.js')],
+    name: root === PROJECT_ROOT ? 'contentd' : `contentd (${root})`,
+    args: [...nodeArgs, join(root, 'dist/server/index.js')],
+    cwd: root,
     env: { PORT: String(port), HOST: '127.0.0.1', DATA_DIR: dataDir, RATE_LIMIT: '0', LOG_LEVEL: 'warn', ...env },
     port,
     readyPath: '/healthz',
-    cleanup: shared.dataDir ? [] : [dataDir]
+    cleanup: options.dataDir ? [] : [dataDir]
   })
   return { ...server, dataDir }
 }

@@ -6,6 +6,9 @@
 //   ← 'stop'   → closes everything and exits
 import { RawSocketIo } from './raw-engine-io.mjs'
 
+// The bench gone (a crash, Ctrl-C): nothing of this process is wanted any more.
+process.on('disconnect', () => process.exit(0))
+
 const { port, token, project, count } = JSON.parse(process.env.BENCH_FANOUT_MEMBERS ?? '{}')
 const GROUP = 50
 

@@ -154,6 +154,7 @@ function combine (runs) {
     requests: sum('requests'),
     cpuPerRequest: cpu,
     perRound: runs.map(r => r.requests / r.seconds),
+    cpuPerRound: runs.map(r => r.cpuPerRequest),
     ...(loops.length === runs.length ? { eventLoopDelay: addHistograms(loops), eventLoopDelayPerRound: loops } : {})
   }
 }

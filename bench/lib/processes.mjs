@@ -29,9 +29,9 @@ export function tempDir (prefix) {
  * Spawns `node <args>` (or another command), waits until `readyPath` answers on the port,
  * and returns a handle. `cleanup` directories are removed when the child is stopped.
  */
-export async function startChild ({ command = process.execPath, args, env = {}, port, readyPath = '/', cleanup = [], name }) {
+export async function startChild ({ command = process.execPath, args, env = {}, port, readyPath = '/', cleanup = [], name, cwd = PROJECT_ROOT }) {
   const child = spawn(command, args, {
-    cwd: PROJECT_ROOT,
+    cwd,
     env: { ...process.env, ...env },
     stdio: ['ignore', 'pipe', 'pipe']
   })

@@ -5,6 +5,7 @@ import { pathGoals, pathsTable } from './paths-report.mjs'
 import { streamGoals, streamTable } from './stream-report.mjs'
 import { queryGoals } from './query-report.mjs'
 import { fmt } from './format.mjs'
+import { floorTable, issue35Goals, sseCpuTable } from './issue35-report.mjs'
 
 function rows (results) {
   return Object.values(results).flat().filter(Boolean)
@@ -27,7 +28,7 @@ function scenarioTable (found, columns, cells) {
   return lines.join('\n')
 }
 
-const OWN_TABLE_KINDS = new Set(['fanout', 'fanout-wide', 'memory', 'history', 'fairness', 'presence', 'stream', 'console', 'attacks', 'backup', 'json-work', 'paths'])
+const OWN_TABLE_KINDS = new Set(['fanout', 'fanout-wide', 'memory', 'history', 'fairness', 'presence', 'stream', 'console', 'attacks', 'backup', 'json-work', 'paths', 'net-floor', 'sse-cpu'])
 
 function throughputTable (results) {
   const found = rows(results).filter(r => !OWN_TABLE_KINDS.has(r.kind) && r.scenario !== 'presence')
@@ -132,6 +133,7 @@ function goalRows (results) {
   return [
     ...pathGoals(results).map(row => ['29', ...row]),
     ['35', 'JSON parses / serializations of the value per write (96 KB set), with 2 SSE, 1 Socket.IO, 1 webhook', json, '1 / 1 (counted)', v => v.parses === 1 && v.serializations === 1, v => `${v.parses} / ${v.serializations}`],
+    ...issue35Goals(results),
     ['32', `increment p99 during a backup of a ${backedUp ? fmt(backedUp.storeMiB) + ' MiB' : '1 GiB'} store / quiet`, backedUp?.p99Ratio, '≤ 2×', v => v <= 2, v => `${fmt(v, 2)}× (${fmt(backedUp.duringP99, 1)} / ${fmt(backedUp.quietP99, 1)} ms)`],
     ['32', 'backup time / cp of the same store file', backedUp?.timeRatio, '≤ 3×', v => v <= 3, v => `${fmt(v, 2)}× (${fmt(backedUp.backupSeconds, 2)} / ${fmt(backedUp.cpSeconds, 2)} s)`],
     ...queryGoals(results),
@@ -192,6 +194,8 @@ export function renderResults ({ machine, results, date }) {
   if (fan) parts.push('', '### Fan-out (Socket.IO)', '', fan)
   const wide = wideFanoutTable(results)
   if (wide) parts.push('', '### Fan-out to 10,000 (Socket.IO, one node)', '', wide)
+  const floor = floorTable(results)
+  if (floor) parts.push('', '### The plain-`net` floor of the wide fan-out (same run)', '', floor)
   const hist = historyTable(results)
   if (hist) parts.push('', '### Change log', '', hist)
   const fair = fairnessTable(results)
@@ -204,6 +208,8 @@ export function renderResults ({ machine, results, date }) {
   if (pres) parts.push('', '### Presence fan-out (Socket.IO)', '', pres)
   const streams = streamTable(results)
   if (streams) parts.push('', '### Resume and Server-Sent Events', '', streams)
+  const sseCpu = sseCpuTable(results)
+  if (sseCpu) parts.push('', '### Server CPU per change: SSE and Socket.IO fan-out', '', sseCpu)
   const paths = pathsTable(results)
   if (paths) parts.push('', '### Live paths', '', paths)
   const mem = memoryTable(results)

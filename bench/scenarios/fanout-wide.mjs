@@ -7,39 +7,32 @@
 // the HTTP response. None lost: every subscriber must count every change, none may be
 // dropped or disconnected. Also measured: the server's RSS per connection (RSS after all
 // connected minus RSS before, divided by the connections) and its CPU per delivery.
-import { fork } from 'node:child_process'
-import { join } from 'node:path'
 import { io } from 'socket.io-client'
 import { owner, pacedIncrements, startContentd } from '../lib/contentd.mjs'
-import { PROJECT_ROOT, cpuMs, rssBytes } from '../lib/processes.mjs'
+import { forkChild } from '../lib/ipc-child.mjs'
+import { cpuMs, rssBytes } from '../lib/processes.mjs'
 import { percentile } from '../lib/percentiles.mjs'
 import { metricValue } from '../lib/server-metrics.mjs'
 
-const SUBSCRIBERS = Number(process.env.BENCH_WIDE_SUBSCRIBERS ?? 10_000)
-const CHANGES = Number(process.env.BENCH_WIDE_CHANGES ?? 30)
+export const SUBSCRIBERS = Number(process.env.BENCH_WIDE_SUBSCRIBERS ?? 10_000)
+export const CHANGES = Number(process.env.BENCH_WIDE_CHANGES ?? 30)
 const PROBES = 20
-const CHILDREN = 4
-const PACE_MS = 250
+// The plain-`net` floor (net-floor.mjs) takes this scenario's sizes, processes and pace.
+export const MEMBER_PROCESSES = 4
+export const PACE_MS = 250
+const CHILDREN = MEMBER_PROCESSES
 const METRICS_TOKEN = 'bench-metrics-token-fanout'
-const PROJECT = '@bench/demo'
+export const PROJECT = '@bench/demo'
 
 const sleep = ms => new Promise(resolve => setTimeout(resolve, ms))
 
+/** `total` split into `parts` counts as even as whole numbers allow (the member processes' shares). */
+export function splitAmong (total, parts) {
+  return Array.from({ length: parts }, (_, c) => Math.floor(total * (c + 1) / parts) - Math.floor(total * c / parts))
+}
+
 function startMembers (port, token, count) {
-  const child = fork(join(PROJECT_ROOT, 'bench/lib/fanout-members.mjs'), [], {
-    env: { ...process.env, BENCH_FANOUT_MEMBERS: JSON.stringify({ port, token, project: PROJECT, count }) },
-    stdio: ['ignore', 'inherit', 'inherit', 'ipc']
-  })
-  const exited = new Promise(resolve => child.once('exit', code => resolve(code)))
-  const next = type => Promise.race([
-    new Promise(resolve => { const on = m => { if (m?.type === type) { child.off('message', on); resolve(m) } }; child.on('message', on) }),
-    exited.then(code => { throw new Error(`member process exited with ${code}`) })
-  ])
-  return {
-    ready: next('ready'),
-    report: () => { const answer = next('report'); child.send('report'); return answer },
-    stop: async () => { if (child.exitCode === null) { child.send('stop'); await Promise.race([exited, sleep(5000)]); child.kill('SIGKILL') } }
-  }
+  return forkChild('bench/lib/fanout-members.mjs', { BENCH_FANOUT_MEMBERS: JSON.stringify({ port, token, project: PROJECT, count }) })
 }
 
 async function probe (url, token, onChange) {
@@ -67,10 +60,7 @@ export async function fanoutWide () {
     const rssBefore = rssBytes(server.pid)
     const connectStarted = performance.now()
     const raw = SUBSCRIBERS - PROBES
-    for (let c = 0; c < CHILDREN; c++) {
-      const count = Math.floor(raw * (c + 1) / CHILDREN) - Math.floor(raw * c / CHILDREN)
-      if (count > 0) children.push(startMembers(server.port, user.key, count))
-    }
+    for (const count of splitAmong(raw, CHILDREN)) if (count > 0) children.push(startMembers(server.port, user.key, count))
     await Promise.all(children.map(child => child.ready))
     const receipts = []
     for (let i = 0; i < PROBES; i++) probes.push(await probe(server.url, user.key, change => receipts.push({ version: change.version, committed: Date.parse(change.at), at: Date.now(), perf: performance.now() })))
@@ -78,18 +68,21 @@ export async function fanoutWide () {
     await sleep(2000)
     const rssConnected = rssBytes(server.pid)
     const sockets = await metricValue(server.url, METRICS_TOKEN, 'contentd_active_sockets')
-    const before = await Promise.all(children.map(c => c.report()))
+    const before = await Promise.all(children.map(c => c.ask('report')))
     const cpuBefore = cpuMs(server.pid)
     const { answeredAt } = await pacedIncrements(server.url, path, user.key, CHANGES, PACE_MS)
     await sleep(3000)
     const cpu = cpuMs(server.pid) - cpuBefore
-    const after = await Promise.all(children.map(c => c.report()))
+    const after = await Promise.all(children.map(c => c.ask('report')))
     const counted = after.reduce((n, r) => n + r.messages, 0) - before.reduce((n, r) => n + r.messages, 0)
     const disconnected = after.reduce((n, r) => n + r.disconnected, 0)
     const dropped = await metricValue(server.url, METRICS_TOKEN, 'contentd_realtime_slow_consumers_total')
     const probed = receipts.filter(r => answeredAt.has(r.version))
     const fromCommit = probed.map(r => Math.max(0, r.at - r.committed)).sort((a, b) => a - b)
     const fromResponse = probed.map(r => Math.max(0, r.perf - answeredAt.get(r.version))).sort((a, b) => a - b)
+    // Each change's own p99 (of its probes), in the order the changes were made: the floor's goal row gives their spread.
+    const versions = [...answeredAt.keys()].sort((a, b) => a - b)
+    const perRoundP99 = versions.map(v => percentile(probed.filter(r => r.version === v).map(r => Math.max(0, r.at - r.committed)).sort((a, b) => a - b), 99))
     const expected = SUBSCRIBERS * CHANGES
     const delivered = counted + probed.length
     const lost = expected - delivered
@@ -104,6 +97,7 @@ export async function fanoutWide () {
       p50: percentile(fromCommit, 50),
       p99: percentile(fromCommit, 99),
       max: fromCommit.at(-1),
+      perRoundP99,
       responseP99: percentile(fromResponse, 99),
       timed: fromCommit.length,
       cpuMicrosPerDelivery: cpu * 1000 / Math.max(1, delivered),

@@ -7,6 +7,7 @@ import { call, expectStatus, owner, startContentd } from '../lib/contentd.mjs'
 import { documentOfSize, valueOfSize } from '../lib/documents.mjs'
 import { eventLoopDelayReader, measure, measureInterleaved } from '../lib/load.mjs'
 import { PROJECT_ROOT, freePort, startChild } from '../lib/processes.mjs'
+import { baselineBuild } from '../lib/baseline.mjs'
 
 const KiB = 1024
 const MiB = 1024 * KiB
@@ -40,9 +41,9 @@ async function prepareCeiling () {
   }
 }
 
-/** Starts contentd with one project holding `content`. */
-async function startWithProject (content, env = {}) {
-  const server = await startContentd(env)
+/** Starts contentd with one project holding `content` (`root`: another tree's build, bench/lib/baseline.mjs). */
+async function startWithProject (content, env = {}, root = undefined) {
+  const server = await startContentd(env, [], { root })
   try {
     const user = await owner(server.url, 'bench')
     const path = await user.project('demo', content)
@@ -171,6 +172,31 @@ export function setValue () {
   const body = JSON.stringify({ path: 'settings.blob', value: valueOfSize(KiB) })
   return withProject(documentOfSize(KiB), async ctx =>
     ({ scenario: 'set of a 1 KiB value', ...await measure({ url: `${ctx.url}/content/set`, headers: { authorization: `Bearer ${ctx.key}` }, body, pid: ctx.server.pid }) }))
+}
+
+/**
+ * Set of a 100 KB object value (records, bench/lib/documents.mjs) at one path, over and over:
+ * server CPU per request, this tree's build against the baseline's (BENCH_BASELINE_REF,
+ * default 89649a9: issue 35's "today"), each on a fresh server with the same 1 KiB project,
+ * warmed up together and measured in BENCH_ROUNDS alternating rounds as the increments are.
+ */
+export async function setLarge () {
+  const body = JSON.stringify({ path: 'settings.blob', value: documentOfSize(100 * 1000) })
+  let baseline
+  let baselineError
+  // Without the baseline (no git, a failed build) this build is still measured, and the row says why.
+  try { baseline = baselineBuild() } catch (error) { baselineError = error instanceof Error ? error.message : String(error) }
+  const sides = [{ variant: 'now', label: 'this build' }, ...(baseline ? [{ variant: 'baseline', label: `commit ${baseline.ref}`, root: baseline.root, ref: baseline.ref }] : [])]
+  const started = []
+  try {
+    for (const side of sides) started.push(await startWithProject(documentOfSize(KiB), {}, side.root))
+    const loads = started.map(ctx => ({ url: `${ctx.url}/content/set`, headers: { authorization: `Bearer ${ctx.key}` }, body, pid: ctx.server.pid }))
+    const measured = await measureInterleaved(loads, Number(process.env.BENCH_ROUNDS ?? 5))
+    const rows = sides.map((side, i) => ({ variant: side.variant, ref: side.ref, scenario: `set of a 100 KB value (${side.label})`, ...measured[i] }))
+    return baselineError ? [...rows, { variant: 'baseline', scenario: 'set of a 100 KB value (baseline)', failed: true, error: baselineError }] : rows
+  } finally {
+    for (const ctx of started) await ctx.server.stop()
+  }
 }
 
 export function push () {

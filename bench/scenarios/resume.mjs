@@ -6,47 +6,16 @@
 // - SSE fan-out: 1,000 streams on one project; changes made over HTTP one at a time at a
 //   steady pace, each stream's receipt timed against the HTTP response, as the Socket.IO
 //   fan-out scenario does. Every stream must receive every change.
-import { request } from 'node:http'
 import { io } from 'socket.io-client'
 import { call, expectStatus, owner, pacedIncrements, startContentd } from '../lib/contentd.mjs'
 import { summary } from '../lib/percentiles.mjs'
+import { openStream } from '../lib/sse-stream.mjs'
 
 const MISSED = 1000
 const RESUMES = Number(process.env.BENCH_RESUMES ?? 30)
 const SUBSCRIBERS = Number(process.env.BENCH_SUBSCRIBERS ?? 1000)
 const CHANGES = Number(process.env.BENCH_FANOUT_CHANGES ?? 50)
 const PACE_MS = 100
-
-/**
- * One SSE stream over node:http (no connection pool in the way). `onEvent(id, at)` for each
- * event with an id; resolves once the response headers arrived.
- */
-function openStream (base, path, token, lastEventId, onEvent) {
-  return new Promise((resolve, reject) => {
-    const headers = { authorization: `Bearer ${token}`, accept: 'text/event-stream' }
-    if (lastEventId !== undefined) headers['last-event-id'] = String(lastEventId)
-    const req = request(base + path, { headers, agent: false }, res => {
-      if (res.statusCode !== 200) { reject(new Error(`events: status ${res.statusCode}`)); res.resume(); return }
-      let buffer = ''
-      res.setEncoding('utf8')
-      res.on('data', chunk => {
-        const at = performance.now()
-        buffer += chunk
-        let end
-        while ((end = buffer.indexOf('\n\n')) >= 0) {
-          const frame = buffer.slice(0, end)
-          buffer = buffer.slice(end + 2)
-          const match = /^id: (\d+)$/m.exec(frame)
-          if (match) onEvent(Number(match[1]), at)
-        }
-      })
-      res.on('error', () => {})
-      resolve({ close: () => req.destroy() })
-    })
-    req.on('error', reject)
-    req.end()
-  })
-}
 
 async function writeMany (base, path, key, count) {
   for (let i = 0; i < count; i += 20) {
