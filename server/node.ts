@@ -33,7 +33,7 @@ export interface NodeParts {
   /** Opened and initialised by the caller. */
   store: Store
   logger: Logger
-  /** Connected when REDIS_URL is set: shared rate limits, the feed's relay, Socket.IO's adapter, presence. */
+  /** Connected when REDIS_URL is set: shared rate limits, the feed's relay (changes, access, presence events), presence's members. */
   redis?: RedisConnection | undefined
   metrics?: Metrics
   /** Tests pass a clock they move (key and session expiry, rate limits); the process uses the system's. Webhooks keep real time (their signatures carry it). */
@@ -86,7 +86,7 @@ export async function createNode (parts: NodeParts): Promise<ContentdNode> {
     ...(clock ? { now: clock } : {})
   })
   // Other nodes' changes and access events reach this node's feed, hence every transport.
-  const relay = redis ? await connectRedisRelay(redis, services.feed, logger) : null
+  const relay = redis ? await connectRedisRelay(redis, services.feed, logger, metrics) : null
   // One set of rate limiters: HTTP requests and Socket.IO handshakes and events share budgets.
   const limits = createLimits(config, redis, { onHeld: held => metrics.heldRefusals.set(held), ...(clock ? { now: clock } : {}) })
   // Only projects with webhooks have their changes kept for the dispatcher, on every node.
@@ -117,7 +117,7 @@ export async function createNode (parts: NodeParts): Promise<ContentdNode> {
   inviteBodiesWithin(server, config.bodyLimitBytes)
   let realtime: Realtime | null = null
   try {
-    // Socket.IO on the same port; with Redis, its adapter and presence use it too.
+    // Socket.IO on the same port; with Redis, presence keeps its members there (its events go through the feed's relay).
     if (parts.realtime ?? true) realtime = await attachRealtime({ httpServer: server, store, config, logger, services, redis, metrics, limits })
   } catch (e) {
     await relay?.close()

@@ -1,6 +1,6 @@
 // The change feed (issue 27; after PocketBase's transport-free tools/subscriptions broker):
 // the one object through which every transport hears of committed changes and of access
-// taken away. Socket.IO rooms (realtime/feed-relay.ts), Server-Sent Events streams
+// taken away (and, between nodes, of webhooks created or deleted and of presence events). Socket.IO rooms (realtime/feed-relay.ts), Server-Sent Events streams
 // (http/routes/events.ts) and webhooks (webhooks/recent-changes.ts) all subscribe here; none
 // listens to the store or to Redis on its own.
 //
@@ -27,6 +27,8 @@ export type AnyChangeListener = (projectId: string, change: ChangeEntry) => void
 /** Which projects' changes a listener to every project wants (the others are not handed to it). */
 export type ProjectFilter = (projectId: string) => boolean
 export type AccessListener = (event: AccessEvent) => void
+/** A presence event announced on another node, as its JSON text (realtime/presence.ts). */
+export type PresenceListener = (projectId: string, json: string) => void
 
 /** Carries this node's changes and access events to the other nodes (redis-relay.ts). */
 export interface NodeRelay {
@@ -34,6 +36,8 @@ export interface NodeRelay {
   sendAccess (event: AccessEvent): void
   /** A webhook of the project was created or deleted on this node (webhooks/hooked-projects.ts). */
   sendWebhooks (projectId: string): void
+  /** A presence event this node sent to its own sockets, for the other nodes' (realtime/presence.ts). */
+  sendPresence (projectId: string, json: string): void
 }
 
 /** What consumers need of the feed: the shape LiveFeed.onChange had, so callers rewire in one line. */
@@ -46,6 +50,7 @@ export class ChangeFeed implements ChangeSource {
   private readonly everyProject = new Map<AnyChangeListener, ProjectFilter>()
   private readonly accessListeners = new Set<AccessListener>()
   private readonly webhookListeners = new Set<(projectId: string) => void>()
+  private readonly presenceListeners = new Set<PresenceListener>()
   private relay: NodeRelay | null = null
   private readonly queued: CommittedChange[] = []
   private flushing = false
@@ -106,6 +111,27 @@ export class ChangeFeed implements ChangeSource {
   publishWebhooks (projectId: string): void {
     for (const listener of [...this.webhookListeners]) {
       try { listener(projectId) } catch { /* as below */ }
+    }
+  }
+
+  /**
+   * This node announced a presence event to its own sockets: the other nodes hear it through
+   * onPresence and announce it to theirs (presence is not content: no version, no log).
+   */
+  announcePresence (projectId: string, json: string): void {
+    this.relay?.sendPresence(projectId, json)
+  }
+
+  /** Hears presence events announced on other nodes (from the relay). */
+  onPresence (listener: PresenceListener): () => void {
+    this.presenceListeners.add(listener)
+    return () => { this.presenceListeners.delete(listener) }
+  }
+
+  /** A presence event announced on another node (from the relay). */
+  publishPresence (projectId: string, json: string): void {
+    for (const listener of [...this.presenceListeners]) {
+      try { listener(projectId, json) } catch { /* as below */ }
     }
   }
 

@@ -76,6 +76,14 @@ export class Metrics {
     registers: [this.registry]
   })
 
+  /** Messages to the other nodes (server/feed/redis-relay.ts) that Redis did not take, by kind. */
+  readonly relayLost = new Counter({
+    name: 'contentd_relay_lost_messages_total',
+    help: 'Change feed messages to other nodes lost because Redis did not take them, by kind',
+    labelNames: ['kind'] as const,
+    registers: [this.registry]
+  })
+
   /** Commit-to-emit delay of change events; the realtime layer observes it. */
   readonly broadcastLag = new Histogram({
     name: 'contentd_broadcast_lag_seconds',

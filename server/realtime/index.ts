@@ -23,7 +23,6 @@ import { preEncodingParser } from './pre-encoded.js'
 import { Presence } from './presence.js'
 import { RedisPresenceShare } from './presence-redis.js'
 import { LocalPresenceShare, type PresenceShare } from './presence-share.js'
-import { connectRedisAdapter, type RedisAdapter } from './redis-adapter.js'
 import { capSendBuffer, type SendBuffer } from './send-buffer.js'
 import { writeBatching } from './write-batching.js'
 import { closeConnections } from './shutdown.js'
@@ -42,7 +41,11 @@ export interface RealtimeDependencies {
   logger: Logger
   /** The same services as the HTTP app's (from createServices): revocations reach live sockets. */
   services: Services
-  /** The node's Redis connection when REDIS_URL is set: enables multi-node broadcast. */
+  /**
+   * The node's Redis connection when REDIS_URL is set: presence's members and the shared rate
+   * limits. What crosses nodes (changes, access and presence events) takes the change feed's
+   * relay, which createNode connects (server/node.ts).
+   */
   redis?: RedisConnection | undefined
   metrics?: Metrics | undefined
   /** The HTTP app's rate limiters: handshakes and events draw from the same budgets. */
@@ -51,7 +54,7 @@ export interface RealtimeDependencies {
 
 export interface Realtime {
   io: RealtimeServer
-  /** Tells every client `shutdown`, closes its connection (clients reconnect elsewhere), then the Redis clients. */
+  /** Tells every client `shutdown`, closes its connection (clients reconnect elsewhere), then presence's share. */
   close (): Promise<void>
 }
 
@@ -87,11 +90,6 @@ export async function attachRealtime (deps: RealtimeDependencies): Promise<Realt
       logger.warn({ queuedBytes, limit: config.socketSendBufferBytes }, 'dropping a Socket.IO connection that does not read what it is sent')
     }))
   })
-  let redisAdapter: RedisAdapter | null = null
-  if (deps.redis) {
-    redisAdapter = await connectRedisAdapter(deps.redis, logger)
-    io.adapter(redisAdapter.adapter)
-  }
   const subscriptions = new Subscriptions(io, store, services.projects, services.identities, {
     perConnection: config.socketSubscriptionsPerConnection,
     resubscribeWindowMs: config.socketResubscribeWindowMs,
@@ -120,7 +118,7 @@ export async function attachRealtime (deps: RealtimeDependencies): Promise<Realt
     ? new RedisPresenceShare({ redis: deps.redis, ttlMs: config.presenceTtlMs, logger, announce: (entry, type) => presence.announce(entry, type) })
     : null
   const share: PresenceShare = redisShare ?? new LocalPresenceShare()
-  const presence = new Presence({ io, share, subscriptions, projects: services.projects, identities: services.identities, logger }, {
+  const presence = new Presence({ io, feed: services.feed, share, subscriptions, projects: services.projects, identities: services.identities, logger }, {
     stateBytes: config.presenceStateLimitBytes,
     members: config.presenceMembersLimit
   })
@@ -203,9 +201,9 @@ export async function attachRealtime (deps: RealtimeDependencies): Promise<Realt
       // Not io.close(): that would also close the HTTP server, which the caller owns.
       await closeConnections(io, SHUTDOWN_FLUSH_GRACE_MS)
       subscriptions.close()
-      // The leaves of this node's members reach Redis and the other nodes before the adapter closes.
+      // The leaves of this node's members reach Redis and (through the feed's relay, which
+      // the node closes after this) the other nodes.
       await presence.close()
-      await redisAdapter?.close()
     }
   }
 }

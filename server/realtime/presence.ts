@@ -16,11 +16,18 @@
 // in exactly while its subscription to the project is in place (told by subscriptions.ts),
 // including while a re-subscribe replaces it: a re-subscribe neither drops the member nor
 // makes the socket miss events.
+//
+// Rooms are this node's own (Socket.IO has no adapter between nodes, issue 27): a node sends
+// each event it announces to its own room, then hands its JSON text to the change feed's
+// relay (server/feed/redis-relay.ts), and every other node sends that same text to its room.
+// The relay drops a node's own messages and keeps each node's in the order sent, so every
+// subscriber gets each event once, in the order its node announced them.
 import { EVENT_MEMBERS, EVENTS } from '../../shared/events.js'
 import { ContentdError, isContentdError, type ErrorBody } from '../../shared/errors.js'
 import { isPlainObject, type JsonObject } from '../../shared/json.js'
 import { checkPresenceState, compareMembers, type PresenceChangeType, type PresenceEvent, type PresenceListAck } from '../../shared/presence.js'
 import { requireKeyScope } from '../auth/rights.js'
+import type { ChangeFeed } from '../feed/change-feed.js'
 import type { Logger } from '../logger.js'
 import { actorOf } from '../services/actor.js'
 import type { Identities } from '../services/identity.js'
@@ -29,6 +36,7 @@ import type { EventHandler, Reply } from './event-router.js'
 import { unknownMembersError } from './payload.js'
 import { LocalMember, type MemberContext } from './presence-member.js'
 import type { PresenceShare, SharedMember } from './presence-share.js'
+import { PreEncoded } from './pre-encoded.js'
 import { failure, failureOf } from './replies.js'
 import { projectRefOf, type SubscriptionObserver, type Subscriptions } from './subscriptions.js'
 import { formatProjectRef } from '../../shared/project-ref.js'
@@ -38,6 +46,8 @@ export const presenceRoom = (projectId: string) => `presence:${projectId}`
 
 export interface PresenceDependencies {
   io: RealtimeServer
+  /** Carries this node's events to the other nodes and theirs here (with Redis; else nothing to carry). */
+  feed: Pick<ChangeFeed, 'announcePresence' | 'onPresence'>
   share: PresenceShare
   subscriptions: Subscriptions
   projects: Projects
@@ -78,6 +88,7 @@ export class Presence implements SubscriptionObserver {
   /** Events announced in this turn of the event loop, sent at its end. */
   private announcements: Array<{ projectId: string, event: PresenceEvent, then?: (() => void) | undefined }> = []
   private readonly memberContext: MemberContext
+  private readonly stopHearing: () => void
 
   constructor (private readonly deps: PresenceDependencies, private readonly limits: PresenceLimits) {
     this.memberContext = {
@@ -86,6 +97,8 @@ export class Presence implements SubscriptionObserver {
       logger: deps.logger,
       announce: (entry, type, then) => this.announce(entry, type, then)
     }
+    // Other nodes' events, to this node's sockets in the room.
+    this.stopHearing = deps.feed.onPresence((projectId, json) => this.sendToRoom(projectId, json))
   }
 
   /** The Socket.IO events it answers, for the event router. */
@@ -132,8 +145,9 @@ export class Presence implements SubscriptionObserver {
       new Promise<void>(resolve => { timer = setTimeout(resolve, CLOSE_GRACE_MS); timer.unref() })
     ])
     clearTimeout(timer)
-    // The leaves just announced go out now, while the adapter can still carry them.
+    // The leaves just announced go out now, while the relay can still carry them.
     this.sendAnnouncements()
+    this.stopHearing()
     await this.deps.share.close()
   }
 
@@ -239,9 +253,18 @@ export class Presence implements SubscriptionObserver {
   private sendAnnouncements (): void {
     const announcements = this.announcements
     this.announcements = []
-    // Through the adapter: every node's sockets in the room, this node's included.
-    for (const { projectId, event } of announcements) this.deps.io.to(presenceRoom(projectId)).emit(EVENTS.presence, event)
+    // Serialized once: this node's room and the other nodes' get the same text.
+    for (const { projectId, event } of announcements) {
+      const json = JSON.stringify(event)
+      this.sendToRoom(projectId, json)
+      this.deps.feed.announcePresence(projectId, json)
+    }
     for (const { then } of announcements) then?.()
+  }
+
+  /** To the project's presence room on this node only (the other nodes have their own). */
+  private sendToRoom (projectId: string, json: string): void {
+    this.deps.io.local.to(presenceRoom(projectId)).emit(EVENTS.presence, new PreEncoded(json))
   }
 
   private of (socket: RealtimeSocket): SocketPresence {

@@ -21,12 +21,13 @@ export interface ServerToClientEvents {
   change: (change: ChangeEvent | PathChangeEvent | PreEncoded) => void
   revoked: (event: RevokedEvent) => void
   shutdown: (event: ShutdownEvent) => void
-  presence: (event: PresenceEvent) => void
+  /** Sent pre-encoded: one JSON text for this node's room and the other nodes' (presence.ts). */
+  presence: (event: PresenceEvent | PreEncoded) => void
   /** A live query's result changed (docs/design.md §16); sent pre-encoded (queries/query-wire.ts). */
   query: (event: QueryEventPayload | PreEncoded) => void
 }
 
-/** Nothing goes between nodes through Socket.IO: the change feed has its own relay (server/feed/redis-relay.ts). */
+/** Nothing goes between nodes through Socket.IO: changes, access and presence events take the change feed's relay (server/feed/redis-relay.ts). */
 export type InterServerEvents = Record<never, never>
 
 export interface SocketData {

@@ -3,7 +3,7 @@
 import { describe, expect, it } from 'vitest'
 import type { ChangeEntry } from '../../shared/events.js'
 import { ChangeFeed, type NodeRelay } from '../../server/feed/change-feed.js'
-import { accessMessage, changeMessage, parseMessage, webhooksMessage } from '../../server/feed/redis-relay.js'
+import { accessMessage, changeMessage, parseMessage, presenceMessage, webhooksMessage } from '../../server/feed/redis-relay.js'
 import { rememberWire, wireOf } from '../../server/feed/wire.js'
 import { AccessEvents } from '../../server/services/access-events.js'
 import { entryOf, LazyValue } from '../../server/store/change-entry.js'
@@ -112,7 +112,8 @@ describe('ChangeFeed', () => {
     const relay: NodeRelay = {
       sendChange: (projectId, c) => sent.push(`change ${projectId} ${c.version}`),
       sendAccess: e => sent.push(`access ${e.kind}`),
-      sendWebhooks: projectId => sent.push(`webhooks ${projectId}`)
+      sendWebhooks: projectId => sent.push(`webhooks ${projectId}`),
+      sendPresence: (projectId, json) => sent.push(`presence ${projectId} ${json}`)
     }
     feed.relayTo(relay)
     const heard: string[] = []
@@ -120,17 +121,21 @@ describe('ChangeFeed', () => {
     feed.subscribeAll((projectId, c) => heard.push(`any ${projectId} ${c.version}`))
     feed.onAccess(e => heard.push(`access ${e.kind}`))
     feed.onWebhooks(projectId => heard.push(`webhooks ${projectId}`))
+    feed.onPresence((projectId, json) => heard.push(`presence ${projectId} ${json}`))
     commit('p1', change(1))
     await nextTurn()
     access.emit({ kind: 'project-deleted', projectId: 'p1' })
     // This node's webhooks changed: the other nodes are told, this node's listeners are not.
     feed.announceWebhooks('p1')
+    // A presence event this node sent to its own sockets: only the other nodes are told.
+    feed.announcePresence('p1', '{"type":"join"}')
     // From another node: heard here, not sent back out.
     feed.publishChange('p1', change(2))
     feed.publishAccess({ kind: 'member-removed', projectId: 'p1', userId: 'u' })
     feed.publishWebhooks('p2')
-    expect(sent).toEqual(['change p1 1', 'access project-deleted', 'webhooks p1'])
-    expect(heard).toEqual(['any p1 1', 'change 1', 'access project-deleted', 'any p1 2', 'change 2', 'access member-removed', 'webhooks p2'])
+    feed.publishPresence('p2', '{"type":"leave"}')
+    expect(sent).toEqual(['change p1 1', 'access project-deleted', 'webhooks p1', 'presence p1 {"type":"join"}'])
+    expect(heard).toEqual(['any p1 1', 'change 1', 'access project-deleted', 'any p1 2', 'change 2', 'access member-removed', 'webhooks p2', 'presence p2 {"type":"leave"}'])
   })
 })
 
@@ -172,6 +177,7 @@ describe('the relay\'s messages', () => {
     expect(parseMessage(changeMessage('node-1', 'prj_1', json))).toEqual({ node: 'node-1', kind: 'change', projectId: 'prj_1', json })
     expect(parseMessage(accessMessage('node-2', { kind: 'credential-revoked', credentialHash: 'h' }))).toEqual({ node: 'node-2', kind: 'access', projectId: '', json: '{"kind":"credential-revoked","credentialHash":"h"}' })
     expect(parseMessage(webhooksMessage('node-3', 'prj_2'))).toEqual({ node: 'node-3', kind: 'webhooks', projectId: 'prj_2', json: '' })
+    expect(parseMessage(presenceMessage('node-4', 'prj_3', '{"type":"join"}'))).toEqual({ node: 'node-4', kind: 'presence', projectId: 'prj_3', json: '{"type":"join"}' })
     expect(parseMessage('not ours')).toBeNull()
   })
 })
