@@ -18,7 +18,8 @@ export interface Node {
   close (): Promise<void>
 }
 
-export async function startNode (env: Record<string, string>, redisUrl?: string, dataDir?: string): Promise<Node> {
+/** `realtime`: Socket.IO on the node's port too (default off). */
+export async function startNode (env: Record<string, string>, redisUrl?: string, dataDir?: string, { realtime = false } = {}): Promise<Node> {
   const ownDir = dataDir === undefined
   const dir = dataDir ?? mkdtempSync(join(tmpdir(), 'contentd-limits-'))
   const config = loadConfig({ DATA_DIR: dir, LOG_LEVEL: 'silent', ...env, ...(redisUrl ? { REDIS_URL: redisUrl } : {}) })
@@ -26,7 +27,7 @@ export async function startNode (env: Record<string, string>, redisUrl?: string,
   const store = openSqliteStore({ dataDir: dir, contentLimitBytes: config.contentLimitBytes, cacheBytes: config.cacheBytes })
   await store.init()
   const redis = redisUrl ? await connectRedis(redisUrl, logger) : undefined
-  const node = await createNode({ config, store, logger, redis, realtime: false })
+  const node = await createNode({ config, store, logger, redis, realtime })
   const { server } = node
   await new Promise<void>(resolve => server.listen(0, '127.0.0.1', resolve))
   const { port } = server.address() as AddressInfo
