@@ -63,7 +63,7 @@ async function main (): Promise<void> {
   try {
     node = await createNode({ config, store, logger, redis, metrics, ...(backups ? { backups } : {}) })
   } catch (e) {
-    fail(`cannot connect the change feed or Socket.IO's adapter to Redis at REDIS_URL: ${e instanceof Error ? e.message : String(e)}`)
+    fail(`cannot connect the change feed or presence to Redis at REDIS_URL: ${e instanceof Error ? e.message : String(e)}`)
   }
   const { server } = node
   server.on('error', (e: NodeJS.ErrnoException) => {

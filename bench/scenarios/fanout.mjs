@@ -1,7 +1,7 @@
 // Fan-out: N Socket.IO subscribers (default 1,000, each its own connection) on one project;
 // changes are made over HTTP one at a time at a steady pace, and each subscriber's receipt is
 // timed against the moment the HTTP response arrived. Once on one node, once on two nodes
-// sharing the SQLite file with the Redis adapter (subscribers split across both, changes sent
+// sharing the SQLite file and one Redis (subscribers split across both, changes sent
 // to the first). Every subscriber must receive every change.
 import { existsSync } from 'node:fs'
 import { join } from 'node:path'

@@ -3,7 +3,7 @@
 // longer does as the access event the revocation would have sent.
 //
 // The access event of a revocation is one message, sent by the process that made it: a CLI
-// process (a separate process on the same store) has no live streams and no Redis adapter,
+// process (a separate process on the same store) has no live streams and no Redis relay,
 // and a message published while Redis is down is lost. The store is what every node and the
 // CLI share, so it is the one thing a stream can always re-check against.
 //
