@@ -41,11 +41,11 @@ describe.skipIf(!hasRedis)('presence between two nodes over the change feed\'s r
   const dir = mkdtempSync(join(tmpdir(), 'contentd-presence-relay-'))
   const sockets: Socket[] = []
 
+  /** A connection to `node`, subscribed to the project, recording what it hears. */
   const onNode = async (node: Node, token: string) => {
-    const socket = await connect(node.url, token)
-    sockets.push(socket)
-    const recorder = new Recorder(socket)
-    expect(await subscribe(socket, PROJECT)).toMatchObject({ ok: true })
+    const recorder = new Recorder(await connect(node.url, token))
+    sockets.push(recorder.socket)
+    expect(await subscribe(recorder.socket, PROJECT)).toMatchObject({ ok: true })
     return recorder
   }
 
