@@ -6,8 +6,9 @@
 // A message is four lines: the sending node's id, the kind ("change", "access", "webhooks"
 // or "presence"), the project id (empty for access), and the JSON (empty for webhooks: the
 // receiving node asks the store which webhooks the project has; for presence, the event as
-// this node sent it to its own sockets, which the others send on as it is). None of the first three can
-// hold a newline, and JSON text has no raw newline, so splitting at the first three is exact.
+// this node sent it to its own sockets, which the others send on as it is). None of the
+// first three can hold a newline, and JSON text has no raw newline, so splitting at the
+// first three is exact.
 //
 // The format is this module's own (it replaced Socket.IO's serverSideEmit and, for presence,
 // its Redis adapter, issue 27): nodes of different versions do not understand each other's
