@@ -241,6 +241,11 @@ export interface CommittedChange {
    * the change feed registers it only for a change some consumer is there to send.
    */
   wire?: () => string
+  /**
+   * performance.now() when the store's commit returned (durable; CommitEmitter stamps it), so
+   * what is sent later can be timed from the commit (contentd_query_event_delay_seconds).
+   */
+  committedAt?: number
 }
 
 export type CommitListener = (change: CommittedChange) => void
