@@ -59,6 +59,8 @@ export interface OpenQuery {
 
 export interface ContentSource {
   readContent (projectId: string): Promise<ContentSnapshot | null>
+  /** The content as JSON text only (the stores': it lends no live document, so no write copies it). */
+  readContentJson?: (projectId: string) => Promise<{ version: number, json: string } | null>
 }
 
 interface ResultState { live: LiveResult, watchers: Set<QueryWatcher> }
@@ -230,10 +232,11 @@ export class QueryHub {
   private reload (project: ProjectState): void {
     const loading = (async () => {
       try {
-        const snapshot = await this.store.readContent(project.projectId)
+        // Text only, when the store can: a copy of our own, parsed below.
+        const snapshot = this.store.readContentJson ? await this.store.readContentJson(project.projectId) : await this.store.readContent(project.projectId)
         if (!snapshot) throw new ContentdError('PROJECT_NOT_FOUND')
         // A copy of our own, taken in the same tick: the store's cached document changes in place.
-        const json = snapshot.json ?? JSON.stringify(snapshot.content)
+        const json = 'content' in snapshot ? snapshot.json ?? JSON.stringify(snapshot.content) : snapshot.json
         const limit = this.limits.contentBytes ?? Number.POSITIVE_INFINITY
         if (this.heldBytes - project.bytes + json.length > limit) {
           throw new ContentdError('TOO_MANY_SUBSCRIPTIONS', 'live queries on this server hold as much content as they may (QUERY_CONTENT_BYTES); try again later')

@@ -377,6 +377,12 @@ export interface ProjectStorage {
  */
 export interface ContentStorage {
   readContent (projectId: string): Promise<ContentSnapshot | null>
+  /**
+   * The current content as JSON text only, for a caller that parses its own copy (live
+   * queries, issue 30). Unlike readContent it hands out no live document, so the embedded
+   * store's next write need not copy its cached one (content-log.ts).
+   */
+  readContentJson (projectId: string): Promise<{ version: number, json: string } | null>
   /** readChanges' page, the same entries, as JSON text (for the wire, unparsed). */
   readChangesJson (project: ProjectRecord, since: number, limit: number): Promise<ChangesJsonPage>
 
