@@ -140,7 +140,9 @@ export class QueryHub {
   /**
    * Times every `query` event from its change's commit on this node to the moment the
    * subscriber's watcher returned (the event handed to its Socket.IO connection or SSE
-   * response): contentd_query_event_delay_seconds. Changes of other nodes are not timed.
+   * response): contentd_query_event_delay_seconds. Changes of other nodes are not timed, nor
+   * those replayed after a (re)read of the content; an event a new subscriber holds until its
+   * ack has gone out counts when held.
    */
   timeDeliveries (timer: DeliveryTimer): void {
     this.deliveryTimer = timer
