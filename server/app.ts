@@ -64,6 +64,8 @@ export function createApp ({ config, store, logger, redis, metrics = new Metrics
   app.set('trust proxy', config.trustProxy)
   app.use(requestLog(logger))
   metrics.watch(store)
+  // Issue 30: each live-query event timed from its change's commit (docs/operations.md).
+  services.queries.timeDeliveries(seconds => { metrics.queryEventDelay.observe(seconds) })
   app.use(metrics.track)
   // helmet's and cors's headers, computed once (see fast-path.ts).
   app.use(precomputedHeaders(config.corsOrigins === '*' ? '*' : config.corsOrigins, ['ETag', 'X-Request-Id', 'Retry-After', 'Idempotent-Replayed']))

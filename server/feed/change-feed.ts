@@ -22,7 +22,11 @@ import type { AccessEvent, AccessEvents } from '../services/access-events.js'
 import type { CommittedChange, Store } from '../store/types.js'
 import { rememberWire } from './wire.js'
 
-export type ChangeListener = (change: ChangeEntry) => void
+/**
+ * `committedAt`: performance.now() when this node's store committed the change (CommittedChange);
+ * absent for another node's change, whose commit this node's clock did not see.
+ */
+export type ChangeListener = (change: ChangeEntry, committedAt?: number) => void
 export type AnyChangeListener = (projectId: string, change: ChangeEntry) => void
 /** Which projects' changes a listener to every project wants (the others are not handed to it). */
 export type ProjectFilter = (projectId: string) => boolean
@@ -140,7 +144,7 @@ export class ChangeFeed implements ChangeSource {
   }
 
   /** A change committed on another node (from the relay): for this node's listeners only. */
-  publishChange (projectId: string, change: ChangeEntry): void {
+  publishChange (projectId: string, change: ChangeEntry, committedAt?: number): void {
     for (const [listener, wants] of this.everyProject) {
       try {
         if (wants(projectId)) listener(projectId, change)
@@ -149,7 +153,7 @@ export class ChangeFeed implements ChangeSource {
     const listeners = this.byProject.get(projectId)
     if (!listeners) return
     for (const listener of [...listeners]) {
-      try { listener(change) } catch { /* a stream's failure ends that stream only */ }
+      try { listener(change, committedAt) } catch { /* a stream's failure ends that stream only */ }
     }
   }
 
@@ -169,13 +173,13 @@ export class ChangeFeed implements ChangeSource {
 
   private flush (): void {
     this.flushing = false
-    for (const { project, entry, wire } of this.queued.splice(0)) {
+    for (const { project, entry, wire, committedAt } of this.queued.splice(0)) {
       const projectId = project.id
       // No subscriber here, no other node, no listener wanting the project: nothing to hand
       // over, and its wire form is never registered (a WeakMap entry per write, issue 35).
       if (!this.relay && !this.byProject.has(projectId) && !this.anyWants(projectId)) continue
       if (wire) rememberWire(entry, wire)
-      this.publishChange(projectId, entry)
+      this.publishChange(projectId, entry, committedAt)
       this.relay?.sendChange(projectId, entry)
     }
   }

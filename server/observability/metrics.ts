@@ -92,6 +92,18 @@ export class Metrics {
     registers: [this.registry]
   })
 
+  /**
+   * Live queries (server/queries/query-hub.ts): from a change's commit on this node (durable,
+   * the store's commit returned) to each of its `query` events handed to a subscriber's
+   * connection. Buckets at the goals of issue 30 (5 ms, 50 ms).
+   */
+  readonly queryEventDelay = new Histogram({
+    name: 'contentd_query_event_delay_seconds',
+    help: 'Delay from a change committing on this node to each of its live-query events being handed to a subscriber connection',
+    buckets: [0.0005, 0.001, 0.002, 0.005, 0.01, 0.02, 0.05, 0.1, 0.25, 1],
+    registers: [this.registry]
+  })
+
   /** Scheduled backups (server/backup/schedule.ts): when the last good one began, and failures. */
   readonly backupLastSuccess = new Gauge({
     name: 'contentd_backup_last_success_timestamp_seconds',

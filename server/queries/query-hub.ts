@@ -45,6 +45,8 @@ export interface QueryLimits {
 /** A change that altered a result: the whole ordered key list, values for new or changed children. */
 export interface QueryEvent { version: number, items: EventItem[] }
 export type QueryWatcher = (event: QueryEvent) => void
+/** Hears, for each `query` event handed to a subscriber, the seconds since its change's commit on this node. */
+export type DeliveryTimer = (seconds: number) => void
 
 export interface OpenQuery {
   /** The version the items are at; the first event's `prev`. */
@@ -57,6 +59,8 @@ export interface OpenQuery {
 
 export interface ContentSource {
   readContent (projectId: string): Promise<ContentSnapshot | null>
+  /** The content as JSON text only (the stores': it lends no live document, so no write copies it). */
+  readContentJson?: (projectId: string) => Promise<{ version: number, json: string } | null>
 }
 
 interface ResultState { live: LiveResult, watchers: Set<QueryWatcher> }
@@ -88,6 +92,7 @@ export class QueryHub {
   private readonly projects = new Map<string, ProjectState>()
   /** The sum of every held project's `bytes`. */
   private heldBytes = 0
+  private deliveryTimer: DeliveryTimer | undefined
 
   constructor (
     private readonly store: ContentSource,
@@ -132,6 +137,17 @@ export class QueryHub {
     }
   }
 
+  /**
+   * Times every `query` event from its change's commit on this node to the moment the
+   * subscriber's watcher returned (the event handed to its Socket.IO connection or SSE
+   * response): contentd_query_event_delay_seconds. Changes of other nodes are not timed, nor
+   * those replayed after a (re)read of the content; an event a new subscriber holds until its
+   * ack has gone out counts when held.
+   */
+  timeDeliveries (timer: DeliveryTimer): void {
+    this.deliveryTimer = timer
+  }
+
   /** Projects with live queries on this node (for tests and metrics). */
   get projectCount (): number { return this.projects.size }
 
@@ -155,7 +171,7 @@ export class QueryHub {
       }
       // The one place live queries hear committed changes; listening before reading, so
       // nothing committed meanwhile is missed (the buffer replays it over the snapshot).
-      state.stopFeed = this.feed.subscribe(projectId, change => this.receive(state, change))
+      state.stopFeed = this.feed.subscribe(projectId, (change, committedAt) => this.receive(state, change, committedAt))
       this.projects.set(projectId, state)
       this.reload(state)
       project = state
@@ -218,10 +234,11 @@ export class QueryHub {
   private reload (project: ProjectState): void {
     const loading = (async () => {
       try {
-        const snapshot = await this.store.readContent(project.projectId)
+        // Text only, when the store can: a copy of our own, parsed below.
+        const snapshot = this.store.readContentJson ? await this.store.readContentJson(project.projectId) : await this.store.readContent(project.projectId)
         if (!snapshot) throw new ContentdError('PROJECT_NOT_FOUND')
         // A copy of our own, taken in the same tick: the store's cached document changes in place.
-        const json = snapshot.json ?? JSON.stringify(snapshot.content)
+        const json = 'content' in snapshot ? snapshot.json ?? JSON.stringify(snapshot.content) : snapshot.json
         const limit = this.limits.contentBytes ?? Number.POSITIVE_INFINITY
         if (this.heldBytes - project.bytes + json.length > limit) {
           throw new ContentdError('TOO_MANY_SUBSCRIPTIONS', 'live queries on this server hold as much content as they may (QUERY_CONTENT_BYTES); try again later')
@@ -263,7 +280,8 @@ export class QueryHub {
     else project.droppedUpTo = Math.max(project.droppedUpTo, change.version)
   }
 
-  private receive (project: ProjectState, change: ChangeEntry): void {
+  /** `committedAt`: when this node committed it (performance.now()), to time its events. */
+  private receive (project: ProjectState, change: ChangeEntry, committedAt?: number): void {
     if (project.loading) { this.holdBack(project, change); return }
     if (project.failed !== null) return
     if (change.version <= project.version) return
@@ -292,7 +310,7 @@ export class QueryHub {
       if (!touched.all && touched.keys.size === 0 && !touched.tail) continue
       const container = valueAt(project.doc, pathState.segments)
       const reader = readerOf(container)
-      if (touched.all) { this.refreshPath(project, pathState, reader, container); continue }
+      if (touched.all) { this.refreshPath(project, pathState, reader, container, committedAt); continue }
       const keys = new Set(touched.keys)
       if (touched.tail && Array.isArray(container)) for (let i = oldLength; i < container.length; i++) keys.add(String(i))
       for (const order of pathState.orders.values()) {
@@ -300,7 +318,7 @@ export class QueryHub {
         for (const result of order.results.values()) {
           if (!moves.some(move => result.live.concerns(move))) continue
           const items = result.live.refresh(reader, keys)
-          if (items) emit(result, { version: project.version, items })
+          if (items) this.emit(result, { version: project.version, items }, committedAt)
         }
       }
     }
@@ -314,20 +332,23 @@ export class QueryHub {
   }
 
   /** Every child may have changed: rebuild the indexes, compare every window with what it sent. */
-  private refreshPath (project: ProjectState, pathState: PathState, reader: ChildReader, container: Json | undefined): void {
+  private refreshPath (project: ProjectState, pathState: PathState, reader: ChildReader, container: Json | undefined, committedAt?: number): void {
     for (const order of pathState.orders.values()) {
       order.index.rebuild(childrenOf(container))
       for (const result of order.results.values()) {
         const items = result.live.refresh(reader, null)
-        if (items) emit(result, { version: project.version, items })
+        if (items) this.emit(result, { version: project.version, items }, committedAt)
       }
     }
   }
-}
 
-function emit (result: ResultState, event: QueryEvent): void {
-  for (const watcher of [...result.watchers]) {
-    try { watcher(event) } catch { /* one subscriber's failure is its own */ }
+  private emit (result: ResultState, event: QueryEvent, committedAt: number | undefined): void {
+    const timer = committedAt === undefined ? undefined : this.deliveryTimer
+    for (const watcher of [...result.watchers]) {
+      try { watcher(event) } catch { /* one subscriber's failure is its own */ }
+      // One clock read per event handed over: each subscriber's own delay, the last one's included.
+      if (timer) timer((performance.now() - (committedAt as number)) / 1000)
+    }
   }
 }
 

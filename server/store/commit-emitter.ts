@@ -12,6 +12,8 @@ export class CommitEmitter {
   }
 
   emit (change: CommittedChange): void {
+    // One clock read per change (not per listener or subscriber): the moment it is durable.
+    change.committedAt ??= performance.now()
     for (const listener of this.listeners) {
       try { listener(change) } catch { /* see above: the commit stands */ }
     }

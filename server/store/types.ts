@@ -241,6 +241,11 @@ export interface CommittedChange {
    * the change feed registers it only for a change some consumer is there to send.
    */
   wire?: () => string
+  /**
+   * performance.now() when the store's commit returned (durable; CommitEmitter stamps it), so
+   * what is sent later can be timed from the commit (contentd_query_event_delay_seconds).
+   */
+  committedAt?: number
 }
 
 export type CommitListener = (change: CommittedChange) => void
@@ -372,6 +377,12 @@ export interface ProjectStorage {
  */
 export interface ContentStorage {
   readContent (projectId: string): Promise<ContentSnapshot | null>
+  /**
+   * The current content as JSON text only, for a caller that parses its own copy (live
+   * queries, issue 30). Unlike readContent it hands out no live document, so the embedded
+   * store's next write need not copy its cached one (content-log.ts).
+   */
+  readContentJson (projectId: string): Promise<{ version: number, json: string } | null>
   /** readChanges' page, the same entries, as JSON text (for the wire, unparsed). */
   readChangesJson (project: ProjectRecord, since: number, limit: number): Promise<ChangesJsonPage>
 

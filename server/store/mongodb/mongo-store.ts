@@ -411,6 +411,11 @@ export class MongoStore extends EngineStore implements Store {
     return doc ? { version: doc.version, content: doc.content } : null
   }
 
+  async readContentJson (projectId: string): Promise<{ version: number, json: string } | null> {
+    const snapshot = await this.readContent(projectId)
+    return snapshot ? { version: snapshot.version, json: JSON.stringify(snapshot.content) } : null
+  }
+
   /** The write path (write-path.ts) as the engine's commit primitive. */
   protected contentCommitter (): ContentCommitter {
     return this.writes

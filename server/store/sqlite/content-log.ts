@@ -136,6 +136,16 @@ export class ContentLog {
   }
 
   /**
+   * The current content's JSON text only, lending nothing (issue 30): a caller that makes its
+   * own copy (live queries) does not make the next write copy the cached document, as a
+   * read() would (see editable).
+   */
+  readJson (projectId: string): { version: number, json: string } | null {
+    const current = this.current(projectId)
+    return current ? { version: current.version, json: jsonOf(current) } : null
+  }
+
+  /**
    * The current document, for a batch to change in place: a copy when read() lent it out.
    * Call inside the batch's transaction.
    */

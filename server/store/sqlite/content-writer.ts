@@ -17,6 +17,14 @@
 // the sync returns: one ordered commit stream, one sync in flight, batches as large as when
 // the loop itself waited. A committed batch is visible to reads before its sync returns (as
 // MongoDB's "local" read concern); no write is acknowledged before it is durable.
+//
+// The next batch commits in the turn after a sync returns, not in the sync's own callback
+// (issue 30): the change feed queues its fan-out for that turn when told of the synced
+// changes (server/feed/change-feed.ts), so their `change` and `query` events go out first,
+// and are not held back by the next batch's transaction — a checkpoint of a whole document
+// (history-policy.ts), SQLite's WAL checkpoint at a commit, a large write. The next batch
+// loses no durability and no order: it only starts one check phase later (and gathers the
+// writes that arrived meanwhile).
 import type Database from 'better-sqlite3'
 import { ContentdError, isContentdError } from '../../../shared/errors.js'
 import type { ContentWrite } from '../../engine/content-engine.js'
@@ -73,10 +81,7 @@ export class ContentWriter {
     return new Promise((resolve, reject) => {
       if (this.broken) { reject(this.broken); return }
       this.pending.push({ write, resolve, reject })
-      if (!this.flushScheduled && !this.syncing) {
-        this.flushScheduled = true
-        setImmediate(() => this.flush())
-      }
+      if (!this.syncing) this.scheduleFlush()
     })
   }
   /** STORE_UNAVAILABLE once a sync has failed (health checks report it: a restart is due). */
@@ -122,7 +127,14 @@ export class ContentWriter {
         write.resolve(outcome.change)
       })
     }
-    this.flush()
+    // After the fan-out the listeners just queued for this turn (see the top of this file).
+    this.scheduleFlush()
+  }
+
+  private scheduleFlush (): void {
+    if (this.flushScheduled) return
+    this.flushScheduled = true
+    setImmediate(() => this.flush())
   }
 
   /**

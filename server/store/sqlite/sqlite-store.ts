@@ -172,6 +172,10 @@ export class SqliteStore extends EngineStore implements Store {
     return guarded(() => this.content.read(projectId))
   }
 
+  readContentJson (projectId: string): Promise<{ version: number, json: string } | null> {
+    return guarded(() => this.content.readJson(projectId))
+  }
+
   /** The group commit (content-writer.ts) as the engine's commit primitive. */
   protected contentCommitter (): ContentCommitter {
     return {
