@@ -33,6 +33,10 @@ const CHILDREN = Number(process.env.BENCH_QUERY_CHILDREN ?? 50_000)
 const SUBSCRIBERS = Number(process.env.BENCH_QUERY_SUBSCRIBERS ?? 1000)
 const CHANGES = Number(process.env.BENCH_QUERY_CHANGES ?? 50)
 const CPU_CHANGES = Number(process.env.BENCH_QUERY_CPU_CHANGES ?? 300)
+// Untimed changes first, as every HTTP scenario warms up: the first changes after the
+// subscribers joined cost 2-4× the CPU of later ones (code not yet optimized, sockets' first
+// writes; BENCHMARKS.md, 2026-11-27), and the first write copies the document a read lent.
+const WARMUP_CHANGES = Number(process.env.BENCH_QUERY_WARMUP ?? 10)
 const PACE_MS = 100
 const METRICS_TOKEN = 'bench-metrics-token-queries'
 const DELAY_METRIC = 'contentd_query_event_delay_seconds'
@@ -122,6 +126,10 @@ async function run (node, label, slug, queries, subscribers) {
   let timed
   let afterCommit
   try {
+    await pacedLeaderIncrements(node.url, path, user.key, leader, WARMUP_CHANGES)
+    await settle(1000)
+    receipts.length = 0
+    startedAt.clear()
     const before = await histogramOf(node.url, METRICS_TOKEN, DELAY_METRIC)
     timed = await pacedLeaderIncrements(node.url, path, user.key, leader, CHANGES)
     await settle(2000)
