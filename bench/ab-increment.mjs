@@ -5,6 +5,8 @@
 // Copy a build aside first, e.g. `mkdir -p /tmp/A && cp -r dist package.json /tmp/A/ &&
 // ln -s "$PWD/node_modules" "$PWD/public" /tmp/A/`. BENCH_ROUNDS (default 4),
 // BENCH_DURATION (default 8 s), BENCH_WARMUP (default 2 s) per measurement.
+// BENCH_AB_TOGETHER=1: both builds are loaded at the same time (16 connections each), so
+// whatever else runs on the machine weighs on both alike; each round's B ÷ A is then paired.
 import { join, resolve } from 'node:path'
 import { owner } from './lib/contentd.mjs'
 import { documentOfSize } from './lib/documents.mjs'
@@ -36,6 +38,16 @@ const builds = [await start(roots[0], 'A'), await start(roots[1], 'B')]
 const results = { A: [], B: [] }
 try {
   for (let round = 0; round < rounds; round++) {
+    if (process.env.BENCH_AB_TOGETHER === '1') {
+      const both = await Promise.all(builds.map(build => measure({ ...build.target, duration, pid: build.server.pid, connections: 16 })))
+      both.forEach((r, i) => {
+        const { label } = builds[i]
+        if (r.failed) throw new Error(`${label}: failed run ${JSON.stringify(r.statusCodes)}`)
+        results[label].push(r)
+        console.log(`round ${round + 1} ${label}: ${Math.round(r.reqPerSec)} req/s, ${(r.cpuPerRequest * 1000).toFixed(0)} µs CPU/req, p99 ${r.p99} ms`)
+      })
+      continue
+    }
     // A, B in even rounds; B, A in odd ones, so neither always runs first.
     for (const build of round % 2 === 0 ? builds : [...builds].reverse()) {
       const r = await measure({ ...build.target, duration, pid: build.server.pid })
