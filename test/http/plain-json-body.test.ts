@@ -26,7 +26,7 @@ beforeAll(async () => {
 afterAll(() => { close() })
 
 async function send (body: Buffer, contentType: string): Promise<string> {
-  const r = await fetch(`${base}/echo`, { method: 'POST', headers: { 'content-type': contentType }, body })
+  const r = await fetch(`${base}/echo`, { method: 'POST', headers: { 'content-type': contentType }, body: new Uint8Array(body) })
   return `${r.status} ${await r.text()}`
 }
 
@@ -76,7 +76,7 @@ describe('jsonBody read without body-parser', () => {
     expect(plainJsonLength(req({ 'content-length': '10' }), LIMIT)).toBe(10)
     expect(plainJsonLength(req({ 'content-length': '10', 'content-type': 'application/json' }), LIMIT)).toBe(10)
     expect(plainJsonLength(req({ 'content-length': String(LIMIT) }), LIMIT)).toBe(LIMIT)
-    for (const headers of [
+    const others: Array<Record<string, string>> = [
       { 'content-length': '0' },
       { 'content-length': String(LIMIT + 1) },
       { 'transfer-encoding': 'chunked' },
@@ -85,7 +85,8 @@ describe('jsonBody read without body-parser', () => {
       { 'content-length': '10', 'content-type': 'application/json; charset=utf-16' },
       { 'content-length': '10', 'content-type': 'text/plain' },
       {}
-    ]) expect(plainJsonLength(req(headers), LIMIT), JSON.stringify(headers)).toBeNull()
+    ]
+    for (const headers of others) expect(plainJsonLength(req(headers), LIMIT), JSON.stringify(headers)).toBeNull()
     expect(plainJsonLength({ headers: { 'content-length': '10' }, readable: false, socket: { writable: true } } as never, LIMIT)).toBeNull()
   })
 })
