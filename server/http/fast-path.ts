@@ -12,6 +12,10 @@
 //   two packages side by side.
 // - constantJson: a success body that never changes is serialized once and sent with the
 //   headers res.json would set.
+// - asOneLayer: the app's before-routing middleware (log, headers, length check) as one
+//   layer of the router, and the metrics ended by the quiet log's one 'finish' listener
+//   (RequestFollower); measured with the JSON body reader of body.ts, BENCHMARKS.md
+//   ("What the benchmark changed in the server", 2026-11-27).
 // Each was measured against the plain package in the CPU profile of the 1 KiB increment load
 // (self time per request, 2026-11-23, ~560-610 µs profiled per increment): the quiet log
 // saves ~31 µs (pino-http ~52 µs), the replay ~11 µs (helmet + cors ~16 µs), the constant
