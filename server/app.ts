@@ -7,7 +7,7 @@ import { loadIdentity } from './http/auth-middleware.js'
 import { declaredLengthLimit } from './http/body.js'
 import { dashboard } from './http/dashboard.js'
 import { errorHandler, notFound } from './http/errors.js'
-import { precomputedHeaders } from './http/fast-path.js'
+import { asOneLayer, precomputedHeaders } from './http/fast-path.js'
 import { authRateLimit, loginThrottle, rateLimit } from './http/rate-limit.js'
 import { createLimits, type Limits, type RedisClient } from './limits/limiter.js'
 import { requestLog } from './http/request-log.js'
@@ -62,15 +62,18 @@ export function createApp ({ config, store, logger, redis, metrics = new Metrics
   // We send our own ETags (the content version); Express's would hash every body.
   app.set('etag', false)
   app.set('trust proxy', config.trustProxy)
-  app.use(requestLog(logger))
   metrics.watch(store)
   // Issue 30: each live-query event timed from its change's commit (docs/operations.md).
   services.queries.timeDeliveries(seconds => { metrics.queryEventDelay.observe(seconds) })
-  app.use(metrics.track)
-  // helmet's and cors's headers, computed once (see fast-path.ts).
-  app.use(precomputedHeaders(config.corsOrigins === '*' ? '*' : config.corsOrigins, ['ETag', 'X-Request-Id', 'Retry-After', 'Idempotent-Replayed']))
-  // A declared body over BODY_LIMIT is 413 at once, whatever the route (docs/design.md §13b).
-  app.use(declaredLengthLimit(limit))
+  // What every request goes through before routing, as one layer of the router (fast-path.ts).
+  app.use(asOneLayer([
+    // The request log and id; the request metrics ride on the log's 'finish' listener.
+    requestLog(logger, metrics),
+    // helmet's and cors's headers, computed once (see fast-path.ts).
+    precomputedHeaders(config.corsOrigins === '*' ? '*' : config.corsOrigins, ['ETag', 'X-Request-Id', 'Retry-After', 'Idempotent-Replayed']),
+    // A declared body over BODY_LIMIT is 413 at once, whatever the route (docs/design.md §13b).
+    declaredLengthLimit(limit)
+  ]))
 
   // Every route goes through one table (see route-table.ts); every /api route starts with
   // the caller's identity and the one rate limiter content and management share.

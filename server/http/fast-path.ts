@@ -12,6 +12,10 @@
 //   two packages side by side.
 // - constantJson: a success body that never changes is serialized once and sent with the
 //   headers res.json would set.
+// - asOneLayer: the app's before-routing middleware (log, headers, length check) as one
+//   layer of the router, and the metrics ended by the quiet log's one 'finish' listener
+//   (RequestFollower); measured with the JSON body reader of body.ts, BENCHMARKS.md
+//   ("What the benchmark changed in the server", 2026-11-27).
 // Each was measured against the plain package in the CPU profile of the 1 KiB increment load
 // (self time per request, 2026-11-23, ~560-610 µs profiled per increment): the quiet log
 // saves ~31 µs (pino-http ~52 µs), the replay ~11 µs (helmet + cors ~16 µs), the constant
@@ -41,7 +45,8 @@ interface QuietRequest extends IncomingMessage {
 /** req.log: a child logger carrying the request, made on first use only. */
 function childLogger (this: QuietRequest): Logger {
   const logger = this[LOGGER] as Logger
-  return (this[CHILD] ??= logger.child({ req: { id: this.id, method: this.method, url: this[URL_AT_START] } }))
+  // The URL as it came in (routing may rewrite req.url), redacted only when a line is written.
+  return (this[CHILD] ??= logger.child({ req: { id: this.id, method: this.method, url: redactUrl(this[URL_AT_START] ?? '') } }))
 }
 
 const LOG_PROPERTY: PropertyDescriptor = {
@@ -63,24 +68,56 @@ function defineLog (req: IncomingMessage): void {
   preparedPrototypes.add(proto)
 }
 
-function logServerError (this: ServerResponse & { [STARTED]?: number }): void {
-  if (this.statusCode < 500) return
-  const req = this.req as QuietRequest & { log: Logger }
-  req.log.error({ res: { statusCode: this.statusCode }, responseTime: Date.now() - (this[STARTED] ?? Date.now()) }, 'request errored')
+function logServerError (res: ServerResponse & { [STARTED]?: number }): void {
+  if (res.statusCode < 500) return
+  const req = res.req as QuietRequest & { log: Logger }
+  req.log.error({ res: { statusCode: res.statusCode }, responseTime: Date.now() - (res[STARTED] ?? Date.now()) }, 'request errored')
+}
+
+/**
+ * Something else that follows each request from start to finish (the metrics): begun with
+ * the log, and ended by the log's 'finish' listener, so a request carries one listener, not
+ * one per follower (each costs an `on` and, past the first, an array per emit).
+ */
+export interface RequestFollower {
+  begin: (res: ServerResponse) => void
+  end: (res: ServerResponse) => void
 }
 
 /** The request log above `info`; `requestIdFor` gives (and echoes) the request's id. */
-export function quietRequestLog (logger: Logger, requestIdFor: (req: IncomingMessage, res: ServerResponse) => string): Middleware {
+export function quietRequestLog (logger: Logger, requestIdFor: (req: IncomingMessage, res: ServerResponse) => string, follower?: RequestFollower): Middleware {
+  const finished = follower
+    ? function (this: ServerResponse) { logServerError(this); follower.end(this) }
+    : function (this: ServerResponse) { logServerError(this) }
   return (incoming, response, next) => {
     const req = incoming as QuietRequest
     const res = response as ServerResponse & { [STARTED]?: number }
     req.id = requestIdFor(req, res)
     req[LOGGER] = logger
-    req[URL_AT_START] = redactUrl(req.url ?? '')
+    req[URL_AT_START] = req.url
     defineLog(req)
     res[STARTED] = Date.now()
-    res.on('finish', logServerError)
+    follower?.begin(res)
+    res.on('finish', finished)
     next()
+  }
+}
+
+/**
+ * Synchronous middleware run in turn as one layer of the router: each app-level layer is a
+ * turn of the router's dispatch loop (path match, prefix trim, its own try/catch) on every
+ * request, for work that needs none of it. A handler that answers without calling next ends
+ * the run, as in Express; an error passed to next, or thrown, goes to the router's next.
+ */
+export function asOneLayer (handlers: RequestHandler[]): RequestHandler {
+  return (req, res, next) => {
+    let i = 0
+    const step = (error?: unknown): void => {
+      const handler = handlers[i++]
+      if (error !== undefined || handler === undefined) { next(error); return }
+      handler(req, res, step)
+    }
+    step()
   }
 }
 

@@ -5,7 +5,7 @@ import { randomUUID } from 'node:crypto'
 import type { IncomingMessage, ServerResponse } from 'node:http'
 import { pinoHttp } from 'pino-http'
 import type { Logger } from '../logger.js'
-import { quietRequestLog } from './fast-path.js'
+import { quietRequestLog, type RequestFollower } from './fast-path.js'
 import { redactUrl } from './redact-url.js'
 
 const SANE_REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/
@@ -19,10 +19,14 @@ function requestIdFor (req: IncomingMessage, res: ServerResponse): string {
   return id
 }
 
-export function requestLog (logger: Logger): Middleware {
+/**
+ * `follower` (the metrics) is begun and ended with each request: above `info` by the quiet
+ * log's one 'finish' listener, otherwise by a listener of its own after pino-http's.
+ */
+export function requestLog (logger: Logger, follower?: RequestFollower): Middleware {
   // Below `info` no successful request is logged (see fast-path.ts).
-  if (!logger.isLevelEnabled('info')) return quietRequestLog(logger, requestIdFor)
-  return pinoHttp({
+  if (!logger.isLevelEnabled('info')) return quietRequestLog(logger, requestIdFor, follower)
+  const log = pinoHttp({
     logger,
     genReqId: requestIdFor,
     customLogLevel (_req, res, error) {
@@ -34,4 +38,13 @@ export function requestLog (logger: Logger): Middleware {
       res: (res: { statusCode: number }) => ({ statusCode: res.statusCode })
     }
   })
+  if (!follower) return log
+  const ended = function (this: ServerResponse) { follower.end(this) }
+  return (req, res, next) => {
+    follower.begin(res)
+    log(req, res, (error?: unknown) => {
+      res.on('finish', ended)
+      next(error)
+    })
+  }
 }

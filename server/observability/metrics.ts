@@ -2,6 +2,7 @@
 // process (tests) do not collide. Labels are bounded: routes are reported as their
 // patterns (/api/:username/:projectSlug/content/set), never as the URLs people typed.
 import type { NextFunction, Request, Response } from 'express'
+import type { ServerResponse } from 'node:http'
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client'
 import { OPERATION_NAMES } from '../../shared/operations.js'
 import type { Store } from '../store/types.js'
@@ -121,8 +122,8 @@ export class Metrics {
   readonly eventLoopDelay = eventLoopDelayHistogram(this.registry)
 
   constructor () {
-    const record = (res: Response) => this.record(res)
-    this.finished = function (this: Response) { record(this) }
+    const end = this.end
+    this.finished = function (this: ServerResponse) { end(this) }
     collectDefaultMetrics({ register: this.registry, prefix: 'contentd_' })
     // Zero series for every operation, so dashboards show 0 rather than "no data".
     for (const op of [...OPERATION_NAMES, 'revert']) this.operations.inc({ op }, 0)
@@ -133,44 +134,58 @@ export class Metrics {
     store.onCommit(change => this.operations.inc({ op: change.entry.op }))
   }
 
-  /** Express middleware: times every request and counts it when the response finishes. */
+  /**
+   * Express middleware: times every request and counts it when the response finishes. The
+   * quiet request log does both itself (begin, end), on its own 'finish' listener.
+   */
   readonly track = (_req: Request, res: Response, next: NextFunction): void => {
-    (res as TrackedResponse)[STARTED] = performance.now()
+    this.begin(res)
     // One shared listener rather than a closure and a timer per request (the hot path).
     res.on('finish', this.finished)
     next()
   }
 
-  /** The 'finish' listener: called with the response as `this`. */
-  private readonly finished: (this: Response) => void
+  /** A request starts: its duration is measured from here. */
+  begin (res: ServerResponse): void {
+    (res as TrackedResponse)[STARTED] = performance.now()
+  }
 
-  private record (res: Response): void {
-    const req = res.req
-    const route = routeLabel(req)
+  /** Its response finished: counts it and observes its duration. */
+  readonly end = (res: ServerResponse): void => {
+    const req = res.req as Request
     const seconds = (performance.now() - ((res as TrackedResponse)[STARTED] ?? performance.now())) / 1000
-    const series = this.seriesFor(req.method, route, res.statusCode)
+    const series = this.seriesFor(req.method, routeLabel(req), res.statusCode)
     series.duration.observe(seconds)
     series.requests.inc()
   }
 
-  // The labelled series of each (method, route, status), looked up once: prom-client hashes
-  // the label object on every observe() with labels, a cost the increment profile showed.
-  // Labels are bounded (route patterns, methods, statuses), and so is this map.
-  private readonly series = new Map<string, { duration: ReturnType<Histogram['labels']>, requests: ReturnType<Counter['labels']> }>()
+  /** The 'finish' listener of `track`: called with the response as `this`. */
+  private readonly finished: (this: ServerResponse) => void
 
-  private seriesFor (method: string, route: string, status: number) {
-    const key = `${method} ${route} ${status}`
-    let found = this.series.get(key)
+  // The labelled series of each (route, method, status), looked up once: prom-client hashes
+  // the label object on every observe() with labels, a cost the increment profile showed.
+  // Nested maps rather than one key string, so a request builds no string to find its series.
+  // Labels are bounded (route patterns, methods, statuses), and so are these maps.
+  private readonly series = new Map<string, Map<string, Map<number, Series>>>()
+
+  private seriesFor (method: string, route: string, status: number): Series {
+    let byMethod = this.series.get(route)
+    if (!byMethod) this.series.set(route, byMethod = new Map())
+    let byStatus = byMethod.get(method)
+    if (!byStatus) byMethod.set(method, byStatus = new Map())
+    let found = byStatus.get(status)
     if (!found) {
       found = { duration: this.httpDuration.labels({ method, route }), requests: this.httpRequests.labels({ method, route, status: String(status) }) }
-      this.series.set(key, found)
+      byStatus.set(status, found)
     }
     return found
   }
 }
 
+interface Series { duration: ReturnType<Histogram['labels']>, requests: ReturnType<Counter['labels']> }
+
 const STARTED = Symbol('contentd.metrics.started')
-type TrackedResponse = Response & { [STARTED]?: number }
+type TrackedResponse = ServerResponse & { [STARTED]?: number }
 
 /**
  * The pattern of the route that handled a request. Every route is added to the app itself
