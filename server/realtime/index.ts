@@ -23,6 +23,7 @@ import { preEncodingParser } from './pre-encoded.js'
 import { Presence } from './presence.js'
 import { RedisPresenceShare } from './presence-redis.js'
 import { LocalPresenceShare, type PresenceShare } from './presence-share.js'
+import { RoomAdapter } from './room-adapter.js'
 import { capSendBuffer, type SendBuffer } from './send-buffer.js'
 import { writeBatching } from './write-batching.js'
 import { closeConnections } from './shutdown.js'
@@ -76,7 +77,9 @@ export async function attachRealtime (deps: RealtimeDependencies): Promise<Realt
     maxHttpBufferSize: MAX_CLIENT_MESSAGE_BYTES,
     connectTimeout: CONNECT_TIMEOUT_MS,
     // Snapshot acks around the store's JSON text, not serialized again (pre-encoded.ts).
-    parser: preEncodingParser
+    parser: preEncodingParser,
+    // A broadcast to one room without a Set of its recipients per change (room-adapter.ts).
+    adapter: RoomAdapter
   })
   // Origin and the per-IP handshake budget, before Engine.IO allocates a session.
   io.engine.use(engineGate({ corsOrigins: config.corsOrigins, limiter: limits.api, trustProxy: config.trustProxy, logger }))

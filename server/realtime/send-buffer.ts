@@ -13,10 +13,23 @@ function transportBacklog (connection: EngineConnection): number {
   return typeof ws?.bufferedAmount === 'number' ? ws.bufferedAmount : 0
 }
 
+// A room broadcast hands every connection the same string: its size is measured once, not
+// once per connection (a 10,000-subscriber fan-out, BENCHMARKS.md).
+let lastText = ''
+let lastTextBytes = 0
+
 function sizeOf (data: unknown): number {
-  if (typeof data === 'string') return Buffer.byteLength(data)
+  if (typeof data === 'string') {
+    if (data !== lastText) { lastText = data; lastTextBytes = Buffer.byteLength(data) }
+    return lastTextBytes
+  }
   if (data instanceof ArrayBuffer || ArrayBuffer.isView(data)) return data.byteLength
   return 0
+}
+
+/** Whether Engine.IO hands a packet created now to the transport at once (and then emits `drain`). */
+function flushesNow (connection: EngineConnection): boolean {
+  return (connection.transport as unknown as { writable?: unknown }).writable === true
 }
 
 /** One connection's backlog, for the budget of all streams (services/unsent-budget.ts). */
@@ -48,15 +61,31 @@ export function capSendBuffer (connection: EngineConnection, capBytes: number, o
     })
   }
   const buffer: SendBuffer = { unsent: () => queued + transportBacklog(connection), drop, onChange: null }
+  // Whether the last report (onChange) may have left a backlog counted: the budget keeps that
+  // count until it hears again. A connection that had nothing unsent then and has nothing
+  // now need not be reported: on a broadcast to a room that reads, that is every connection,
+  // and the reports (and the budget's recount of each at the end of the turn) were a tenth
+  // of the fan-out's CPU (BENCHMARKS.md).
+  let reported = false
+  const report = (backlog: number) => {
+    if (backlog === 0 && !reported) return
+    reported = backlog > 0
+    buffer.onChange?.()
+  }
   connection.on('flush', () => { queued = 0 })
-  connection.on('drain', () => { if (!dropping) buffer.onChange?.() })
+  connection.on('drain', () => { if (!dropping) report(buffer.unsent()) })
   connection.on('packetCreate', (packet: { data?: unknown }) => {
     queued += sizeOf(packet.data)
     if (dropping) return
     const backlog = buffer.unsent()
-    if (backlog <= capBytes) { buffer.onChange?.(); return }
-    onOverflow(backlog)
-    drop()
+    if (backlog > capBytes) {
+      onOverflow(backlog)
+      drop()
+      return
+    }
+    // Handed to the transport right away, the packet is reported by the `drain` that follows
+    // (with what the transport could not write); otherwise it waits in writeBuffer: now.
+    if (!flushesNow(connection)) report(backlog)
   })
   return buffer
 }

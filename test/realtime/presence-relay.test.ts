@@ -19,6 +19,7 @@ import { ChangeFeed } from '../../server/feed/change-feed.js'
 import { connectRedisRelay } from '../../server/feed/redis-relay.js'
 import { Metrics } from '../../server/observability/metrics.js'
 import type { RedisConnection } from '../../server/redis-connection.js'
+import { RoomAdapter } from '../../server/realtime/room-adapter.js'
 import { AccessEvents } from '../../server/services/access-events.js'
 import type { PresenceSetAck } from '../../shared/presence.js'
 import { ownerWithProject } from '../support/http.js'
@@ -65,7 +66,9 @@ describe.skipIf(!hasRedis)('presence between two nodes over the change feed\'s r
   it('Socket.IO has no adapter between nodes: its own in-memory one, and no Socket.IO channel in Redis', async () => {
     const pkg = JSON.parse(readFileSync(join(PROJECT_ROOT, 'package.json'), 'utf8')) as { dependencies: Record<string, string>, devDependencies?: Record<string, string> }
     expect(Object.keys({ ...pkg.dependencies, ...pkg.devDependencies })).not.toContain('@socket.io/redis-adapter')
-    for (const node of [a, b]) expect(node.node.realtime?.io.of('/').adapter.constructor).toBe(Adapter)
+    // The in-memory adapter, or contentd's subclass of it that only walks a one-room broadcast itself (room-adapter.ts).
+    for (const node of [a, b]) expect(node.node.realtime?.io.of('/').adapter.constructor).toBe(RoomAdapter)
+    expect(Object.getPrototypeOf(RoomAdapter)).toBe(Adapter)
     const client = createClient({ url: redis.url })
     await client.connect()
     try {
