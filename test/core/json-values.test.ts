@@ -25,6 +25,9 @@ describe('assertWritableValue accepts', () => {
     ['a key of 768 bytes', { ['k'.repeat(768)]: 1 }],
     ['a key of 768 bytes in 192 emoji', { ['🌍'.repeat(192)]: 1 }],
     ['strings with any characters', { a: '\u0000$.__proto__' }],
+    // Past what the quick walk takes on trust (shared/json.ts plainKey): the exact check decides.
+    ['a key of 300 characters', { a: [{ ['k'.repeat(300)]: 1 }] }],
+    ['strings with paired surrogates', { a: ['🌍', { b: 'x🌍y' }] }],
     ['an object without a prototype', Object.assign(Object.create(null) as object, { a: 1 })],
     [`${MAX_VALUE_DEPTH} levels of arrays`, nestedArrays(MAX_VALUE_DEPTH)],
     [`${MAX_VALUE_DEPTH} levels of objects`, nestedObjects(MAX_VALUE_DEPTH)]
@@ -50,6 +53,8 @@ describe('assertWritableValue rejects with INVALID_VALUE naming the place', () =
     [`${MAX_VALUE_DEPTH + 1} levels of arrays`, nestedArrays(MAX_VALUE_DEPTH + 1), [], `nests deeper than ${MAX_VALUE_DEPTH} levels`],
     [`${MAX_VALUE_DEPTH + 1} levels of objects`, nestedObjects(MAX_VALUE_DEPTH + 1), ['v'], `"v${'.k'.repeat(MAX_VALUE_DEPTH)}" nests deeper than ${MAX_VALUE_DEPTH} levels`],
     ['NaN', { a: NaN }, [], '"a" is not a finite number'],
+    ['a lone surrogate in a nested string', { a: [{ b: 'x\ud800y' }] }, ['v'], '"v.a.0.b" contains a lone surrogate'],
+    ['a lone surrogate in a key', { a: { ['k\udc00']: 1 } }, [], 'key "k\\udc00" at "a" contains a lone surrogate'],
     ['Infinity', [1, Infinity], [], '"1" is not a finite number'],
     ['undefined', { a: undefined }, [], '"a" is undefined, not JSON'],
     ['a function', { f: () => 1 }, [], '"f" is function, not JSON'],
