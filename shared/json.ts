@@ -31,11 +31,15 @@ export function typeName (value: unknown): string {
  * Checks a value about to be written. `at` is where it will live, for messages that name
  * the offending key's path. Depth counts containers: `1` is 0 levels, `{"a":[]}` is 2.
  * Stops descending past the limit, so hostile nesting cannot exhaust the stack.
+ * `json`: JSON.stringify(value), when the caller made it anyway (validate-operation.ts). It
+ * writes a lone surrogate, in a key or a string, as an escape (\ud800), a pair as itself and
+ * a backslash as \\, so a text without \ud proves there is no lone surrogate anywhere, and
+ * the strings need not be read one by one.
  */
-export function assertWritableValue (value: unknown, at: readonly string[] = []): asserts value is Json {
+export function assertWritableValue (value: unknown, at: readonly string[] = [], json?: string): asserts value is Json {
   // The common case, a value that obeys every rule, answered without building paths; only
   // a value it doubts is walked again by check, which names the first problem's path.
-  if (writable(value, 0)) return
+  if (writable(value, 0, json === undefined || json.includes('\\ud'))) return
   check(value, [...at], 0)
 }
 
@@ -46,10 +50,11 @@ export function assertWritableValue (value: unknown, at: readonly string[] = [])
  * their characters instead of two to four regular expressions: validation was about a fifth
  * of the server's CPU for a 100 KB `set` (BENCHMARKS.md, issue 35).
  */
-function writable (value: unknown, depth: number): boolean {
+// `surrogates`: lone surrogates are possible (no JSON text proved otherwise).
+function writable (value: unknown, depth: number, surrogates: boolean): boolean {
   switch (typeof value) {
     case 'string':
-      return !hasSurrogate(value) || !hasLoneSurrogate(value)
+      return !surrogates || !hasSurrogate(value) || !hasLoneSurrogate(value)
     case 'boolean':
       return true
     case 'number':
@@ -62,7 +67,7 @@ function writable (value: unknown, depth: number): boolean {
   if (value === null) return true
   if (depth + 1 > MAX_VALUE_DEPTH) return false
   if (Array.isArray(value)) {
-    for (let i = 0; i < value.length; i++) if (!writable(value[i], depth + 1)) return false
+    for (let i = 0; i < value.length; i++) if (!writable(value[i], depth + 1, surrogates)) return false
     return true
   }
   if (!isPlainObject(value)) return false
@@ -70,7 +75,7 @@ function writable (value: unknown, depth: number): boolean {
   // object's enum cache (about a fifth faster here). It also visits inherited enumerable keys
   // (a polluted Object.prototype): checking more keys can only make the answer "doubt".
   for (const key in value) {
-    if (!plainKey(key) || !writable(value[key], depth + 1)) return false
+    if (!plainKey(key, surrogates) || !writable(value[key], depth + 1, surrogates)) return false
   }
   return true
 }
@@ -86,15 +91,16 @@ function hasSurrogate (text: string): boolean {
 
 /**
  * A key keyProblem certainly accepts, without "." (path.ts's rules): not empty, no leading
- * "$", not "__proto__", no control character and no surrogate, and short enough that its
- * UTF-8 form (at most 3 bytes per UTF-16 unit) fits MAX_KEY_BYTES. Anything else: false.
+ * "$", not "__proto__", no control character and no surrogate (unless `surrogates` is false:
+ * none is lone), and short enough that its UTF-8 form (at most 3 bytes per UTF-16 unit, a
+ * surrogate pair 4 for 2) fits MAX_KEY_BYTES. Anything else: false.
  */
-function plainKey (key: string): boolean {
+function plainKey (key: string, surrogates: boolean): boolean {
   const length = key.length
   if (length === 0 || length * 3 > MAX_KEY_BYTES || key.charCodeAt(0) === 0x24 || key === '__proto__') return false
   for (let i = 0; i < length; i++) {
     const unit = key.charCodeAt(i)
-    if (unit < 0x20 || unit === 0x2e || (unit >= 0x7f && unit <= 0x9f) || (unit >= 0xd800 && unit <= 0xdfff)) return false
+    if (unit < 0x20 || unit === 0x2e || (unit >= 0x7f && unit <= 0x9f) || (surrogates && unit >= 0xd800 && unit <= 0xdfff)) return false
   }
   return true
 }
