@@ -113,6 +113,29 @@ describe('assertWritableValue agrees with an independent oracle', () => {
   })
 })
 
+describe('assertWritableValue given the value\'s JSON (shared/validate-operation.ts)', () => {
+  it('answers as without it, lone surrogates in keys and strings included', () => {
+    // Code units that make lone surrogates, pairs and backslashes before "ud" come up often.
+    const text = fc.string({ unit: fc.constantFrom('\ud800', '\udbff', '\udc00', '\udfff', '\\', 'u', 'd', 'a', '.', '$', '\u0085'), maxLength: 4 })
+    const { value } = fc.letrec(tie => ({
+      value: fc.oneof({ depthSize: 'small' }, fc.constant(null), fc.integer(), text, tie('array'), tie('object')),
+      array: fc.array(tie('value'), { maxLength: 3 }),
+      object: fc.array(fc.tuple(fc.oneof(text, fc.constantFrom('a', '$x', 'a.b', '\\ud800')), tie('value')), { maxLength: 3 })
+        .map(entries => JSON.parse(JSON.stringify(Object.fromEntries(entries))) as unknown)
+    }))
+    let refused = 0
+    fc.assert(fc.property(value, v => {
+      const alone = problemWith(v)
+      if (alone) refused += 1
+      let withText: ContentdError | null = null
+      try { assertWritableValue(v, [], JSON.stringify(v)) } catch (e) { withText = e as ContentdError }
+      expect(withText?.message).toBe(alone?.message)
+    }), { numRuns: 500, seed: 20261127 })
+    // The property saw refusals, not only values that pass.
+    expect(refused).toBeGreaterThan(10)
+  })
+})
+
 describe('isPlainObject, isContainer, typeName', () => {
   it('tells plain objects from everything else', () => {
     expect(isPlainObject({})).toBe(true)
