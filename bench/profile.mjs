@@ -1,4 +1,4 @@
-// Profiles contentd under one load: `node bench/profile.mjs [bytes] [increment|set|get|get-identity] [--baseline[=REF]]`
+// Profiles contentd under one load: `node bench/profile.mjs [bytes] [increment|set|set100k|get|get-identity] [--baseline[=REF]]`
 // (`npm run bench:profile` is the 1 KiB increment) runs the server child with --cpu-prof,
 // drives BENCH_DURATION seconds of the load (after BENCH_WARMUP) on a document of the given
 // size (default 1 KiB), and prints the functions with the most self time, self and inclusive
@@ -34,9 +34,10 @@ async function profiled (root) {
       const path = await user.project('demo', documentOfSize(bytes))
       // get: as browsers ask (compressed, bench/scenarios/http.mjs); get-identity: uncompressed.
       const get = op.startsWith('get')
-      const body = get ? undefined : JSON.stringify({ path: 'counter', value: 1 })
+      // set100k: the `set100k` scenario's write, a ~100 KB value at settings.blob (bench/scenarios/http.mjs).
+      const body = get ? undefined : op === 'set100k' ? JSON.stringify({ path: 'settings.blob', value: documentOfSize(100 * 1000) }) : JSON.stringify({ path: 'counter', value: 1 })
       const headers = { authorization: `Bearer ${user.key}`, ...(op === 'get' ? { 'accept-encoding': 'gzip, deflate, br, zstd' } : {}) }
-      const load = { url: `${server.url}${path}/content${get ? '' : '/' + op}`, method: get ? 'GET' : 'POST', headers, body }
+      const load = { url: `${server.url}${path}/content${get ? '' : '/' + (op === 'set100k' ? 'set' : op)}`, method: get ? 'GET' : 'POST', headers, body }
       await measure({ ...load, duration: WARMUP_S, warmup: false })
       // The layer table covers the measured seconds only (V8 stamps samples with this monotonic clock).
       window.from = Number(process.hrtime.bigint() / 1000n)

@@ -21,12 +21,45 @@ import { assertPathSegments } from './path.js'
  * once made (the server builds them per request and only reads them), so an object that
  * passed still does.
  */
-const passed = new WeakSet<Operation>()
+const passed = new WeakMap<Operation, string | undefined>()
 
-/** Throws the catalogued 400 for the first problem; returns when the operation is well-formed. */
-export function validateOperation (operation: Operation): void {
-  check(operation)
-  passed.add(operation)
+/**
+ * Throws the catalogued 400 for the first problem; returns when the operation is well-formed.
+ * `serialize`: the caller is about to write the operation (the route), so the value's JSON is
+ * made now and kept for valueJsonOf. Other callers (a replay, a client applying a change)
+ * need no text: the value is not serialized for them.
+ */
+export function validateOperation (operation: Operation, serialize = false): void {
+  passed.set(operation, check(operation, serialize))
+}
+
+/**
+ * The operation's value as JSON: the text its validation made (the same JSON.stringify, once
+ * per write, issue 35), or made now. Only for an operation with a value that is JSON.
+ */
+export function valueJsonOf (operation: Operation & { value: unknown }): string {
+  return passed.get(operation) ?? JSON.stringify(operation.value)
+}
+
+/** assertWritableValue, and the value's JSON when `serialize`. */
+function checkedValue (value: unknown, at: readonly string[], serialize: boolean): string | undefined {
+  const json = serialize ? serialized(value) : undefined
+  assertWritableValue(value, at, json)
+  return json
+}
+
+/**
+ * The value's JSON, made here because the write needs it anyway (write-step.ts takes it
+ * through valueJsonOf) and because it spares the value's check reading every string
+ * (json.ts). undefined when the value has no JSON text (a function, a BigInt, a cycle,
+ * nesting past the stack): the check then refuses it with its own message.
+ */
+function serialized (value: unknown): string | undefined {
+  try {
+    return JSON.stringify(value) as string | undefined
+  } catch {
+    return undefined
+  }
 }
 
 /** validateOperation, unless this very operation has already passed it. */
@@ -34,11 +67,11 @@ export function validateOnce (operation: Operation): void {
   if (!passed.has(operation)) validateOperation(operation)
 }
 
-function check (operation: Operation): void {
+/** The checks; returns the value's JSON when it made it. */
+function check (operation: Operation, serialize: boolean): string | undefined {
   if (operation.op === 'update') {
     if (!isPlainObject(operation.value)) throw new ContentdError('INVALID_BODY', 'the content must be a JSON object')
-    assertWritableValue(operation.value)
-    return
+    return checkedValue(operation.value, [], serialize)
   }
   assertPathSegments(operation.path)
   switch (operation.op) {
@@ -47,18 +80,16 @@ function check (operation: Operation): void {
       if (!Number.isFinite(operation.value)) {
         throw new ContentdError('INVALID_VALUE', 'the amount must be a finite number')
       }
-      return
+      return undefined
     case 'insert':
       if (!Number.isSafeInteger(operation.index) || operation.index < 0) {
         throw new ContentdError('INDEX_OUT_OF_RANGE', 'index must be a non-negative integer')
       }
-      assertWritableValue(operation.value, operation.path)
-      return
+      return checkedValue(operation.value, operation.path, serialize)
     case 'set':
     case 'push':
-      assertWritableValue(operation.value, operation.path)
-      return
+      return checkedValue(operation.value, operation.path, serialize)
     case 'delete':
-      return
+      return undefined
   }
 }

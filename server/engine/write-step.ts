@@ -20,6 +20,7 @@ import type { Actor, ChangeEntry } from '../../shared/events.js'
 import type { Json, JsonObject } from '../../shared/json.js'
 import type { PathOperation } from '../../shared/operations.js'
 import { prepareUndo } from '../../shared/undo.js'
+import { valueJsonOf } from '../../shared/validate-operation.js'
 import { requireWriteAllowed, type RulesCheck } from '../rules/check.js'
 import type { ContentSchema } from '../schema/content-schema.js'
 import { changePartsOf, entryOf, LazyValue, projectRefOf, serializeEntry, type ChangeParts } from '../store/change-entry.js'
@@ -85,8 +86,9 @@ export function resolveChange (operation: StoreOperation, context: Pick<CommitCo
     const json = context.contentAt(operation.version)
     return { applied: { op: 'update', value: JSON.parse(json) as JsonObject }, valueJson: json, parts }
   }
-  // JSON.stringify of a validated value is never undefined.
-  return { applied: operation, valueJson: 'value' in operation ? JSON.stringify(operation.value) : undefined, parts }
+  // The text the route's validation made, if it did (valueJsonOf); JSON.stringify of a
+  // validated value is never undefined.
+  return { applied: operation, valueJson: 'value' in operation ? valueJsonOf(operation) : undefined, parts }
 }
 
 /**

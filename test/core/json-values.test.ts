@@ -25,6 +25,9 @@ describe('assertWritableValue accepts', () => {
     ['a key of 768 bytes', { ['k'.repeat(768)]: 1 }],
     ['a key of 768 bytes in 192 emoji', { ['🌍'.repeat(192)]: 1 }],
     ['strings with any characters', { a: '\u0000$.__proto__' }],
+    // Past what the quick walk takes on trust (shared/json.ts plainKey): the exact check decides.
+    ['a key of 300 characters', { a: [{ ['k'.repeat(300)]: 1 }] }],
+    ['strings with paired surrogates', { a: ['🌍', { b: 'x🌍y' }] }],
     ['an object without a prototype', Object.assign(Object.create(null) as object, { a: 1 })],
     [`${MAX_VALUE_DEPTH} levels of arrays`, nestedArrays(MAX_VALUE_DEPTH)],
     [`${MAX_VALUE_DEPTH} levels of objects`, nestedObjects(MAX_VALUE_DEPTH)]
@@ -50,6 +53,8 @@ describe('assertWritableValue rejects with INVALID_VALUE naming the place', () =
     [`${MAX_VALUE_DEPTH + 1} levels of arrays`, nestedArrays(MAX_VALUE_DEPTH + 1), [], `nests deeper than ${MAX_VALUE_DEPTH} levels`],
     [`${MAX_VALUE_DEPTH + 1} levels of objects`, nestedObjects(MAX_VALUE_DEPTH + 1), ['v'], `"v${'.k'.repeat(MAX_VALUE_DEPTH)}" nests deeper than ${MAX_VALUE_DEPTH} levels`],
     ['NaN', { a: NaN }, [], '"a" is not a finite number'],
+    ['a lone surrogate in a nested string', { a: [{ b: 'x\ud800y' }] }, ['v'], '"v.a.0.b" contains a lone surrogate'],
+    ['a lone surrogate in a key', { a: { ['k\udc00']: 1 } }, [], 'key "k\\udc00" at "a" contains a lone surrogate'],
     ['Infinity', [1, Infinity], [], '"1" is not a finite number'],
     ['undefined', { a: undefined }, [], '"a" is undefined, not JSON'],
     ['a function', { f: () => 1 }, [], '"f" is function, not JSON'],
@@ -105,6 +110,29 @@ describe('assertWritableValue agrees with an independent oracle', () => {
     fc.assert(fc.property(value, v => {
       expect(problemWith(v) === null).toBe(oracleAccepts(v))
     }), { numRuns: 500, seed: 20251121 })
+  })
+})
+
+describe('assertWritableValue given the value\'s JSON (shared/validate-operation.ts)', () => {
+  it('answers as without it, lone surrogates in keys and strings included', () => {
+    // Code units that make lone surrogates, pairs and backslashes before "ud" come up often.
+    const text = fc.string({ unit: fc.constantFrom('\ud800', '\udbff', '\udc00', '\udfff', '\\', 'u', 'd', 'a', '.', '$', '\u0085'), maxLength: 4 })
+    const { value } = fc.letrec(tie => ({
+      value: fc.oneof({ depthSize: 'small' }, fc.constant(null), fc.integer(), text, tie('array'), tie('object')),
+      array: fc.array(tie('value'), { maxLength: 3 }),
+      object: fc.array(fc.tuple(fc.oneof(text, fc.constantFrom('a', '$x', 'a.b', '\\ud800')), tie('value')), { maxLength: 3 })
+        .map(entries => JSON.parse(JSON.stringify(Object.fromEntries(entries))) as unknown)
+    }))
+    let refused = 0
+    fc.assert(fc.property(value, v => {
+      const alone = problemWith(v)
+      if (alone) refused += 1
+      let withText: ContentdError | null = null
+      try { assertWritableValue(v, [], JSON.stringify(v)) } catch (e) { withText = e as ContentdError }
+      expect(withText?.message).toBe(alone?.message)
+    }), { numRuns: 500, seed: 20261127 })
+    // The property saw refusals, not only values that pass.
+    expect(refused).toBeGreaterThan(10)
   })
 })
 

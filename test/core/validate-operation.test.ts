@@ -5,7 +5,7 @@
 import { describe, expect, it } from 'vitest'
 import { ContentdError } from '../../shared/errors.js'
 import { applyOperation, type Operation } from '../../shared/operations.js'
-import { validateOperation } from '../../shared/validate-operation.js'
+import { validateOperation, valueJsonOf } from '../../shared/validate-operation.js'
 
 function refusal (run: () => unknown): { code: string, message: string } {
   let thrown: unknown
@@ -50,5 +50,39 @@ describe('validateOperation', () => {
     expect(() => validateOperation({ op: 'update', value: { a: [1, { b: null }] } })).not.toThrow()
     expect(() => validateOperation({ op: 'insert', path: ['list'], value: null, index: 0 })).not.toThrow()
     expect(() => validateOperation({ op: 'decrement', path: ['a'], value: -2.5 })).not.toThrow()
+  })
+})
+
+// A write's validation (the route's, `serialize`) makes the value's JSON, which the engine
+// stores, and lets the text vouch that no string holds a lone surrogate (shared/json.ts).
+describe('validateOperation for a write (serialize)', () => {
+  it.each(REFUSED)('refuses %s the same way', (_name, operation, code, message) => {
+    expect(refusal(() => validateOperation(operation, true))).toEqual({ code, message })
+  })
+
+  it.each([
+    ['in a string', { op: 'set', path: ['a'], value: { b: ['ok', 'x\ud800'] } } as Operation, 'The value is not valid: "a.b.1" contains a lone surrogate (not valid Unicode)'],
+    ['in a key', { op: 'push', path: ['a'], value: { ['k\udfff']: 1 } } as Operation, 'The value is not valid: key "k\\udfff" at "a" contains a lone surrogate (not valid Unicode)'],
+    ['beside a backslash that spells \\ud', { op: 'update', value: { a: '\\ud83d', b: '\udc00' } } as Operation, 'The value is not valid: "b" contains a lone surrogate (not valid Unicode)']
+  ])('refuses a lone surrogate %s', (_name, operation, message) => {
+    expect(refusal(() => validateOperation(operation, true))).toEqual({ code: 'INVALID_VALUE', message })
+  })
+
+  it('refuses a value without JSON text (a BigInt, a cycle) as INVALID_VALUE, not a TypeError', () => {
+    const cycle: Record<string, unknown> = {}
+    cycle.self = cycle
+    expect(refusal(() => validateOperation({ op: 'set', path: ['a'], value: { n: 1n } as never }, true)).code).toBe('INVALID_VALUE')
+    expect(refusal(() => validateOperation({ op: 'set', path: ['a'], value: cycle as never }, true)).code).toBe('INVALID_VALUE')
+  })
+
+  it('keeps the value\'s JSON for the engine, and accepts paired surrogates and a backslash before "ud"', () => {
+    const value = { emoji: '🌍', ['k🌍']: ['\\ud800'], n: 1.5 }
+    const operation: Operation = { op: 'set', path: ['a'], value }
+    validateOperation(operation, true)
+    expect(valueJsonOf(operation)).toBe(JSON.stringify(value))
+    // Without a text of its own (validated without serialize, or not at all), one is made.
+    const plain: Operation = { op: 'insert', path: ['a'], value: [1], index: 0 }
+    validateOperation(plain)
+    expect(valueJsonOf(plain)).toBe('[1]')
   })
 })

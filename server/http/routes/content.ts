@@ -90,8 +90,9 @@ export function contentRoutes (api: RouteScope, store: Store, projects: Projects
     const project = projectOf(res)
     // The checks that need no document are request validation (docs/design.md §4 step 5), so
     // they answer before an If-Match mismatch (step 6) would. Batches and patches were
-    // checked operation by operation as they were parsed.
-    if (operation.op !== 'revert' && operation.op !== 'batch' && operation.op !== 'patch') validateOperation(operation)
+    // checked operation by operation as they were parsed. `true`: the value's JSON is made
+    // here, once, and the engine stores it (shared/validate-operation.ts valueJsonOf).
+    if (operation.op !== 'revert' && operation.op !== 'batch' && operation.op !== 'patch') validateOperation(operation, true)
     // [rules, issue 31] An app user: the rules are checked by the engine, in the write's atomic step.
     const { app } = context(res)
     let options: ApplyOptions

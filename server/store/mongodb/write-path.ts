@@ -25,7 +25,8 @@ import { projectRefOf, type ChangeParts } from '../change-entry.js'
 import type { CommitEmitter } from '../commit-emitter.js'
 import type { ApplyOptions, LoggedIdempotencyKey, ProjectRecord } from '../types.js'
 import { preconditionsHold } from '../version-condition.js'
-import type { ContentOperation } from '../../../shared/compound.js'
+import { isCompound, type ContentOperation } from '../../../shared/compound.js'
+import { valueJsonOf } from '../../../shared/validate-operation.js'
 import { withTailBookkeeping } from './history.js'
 import { ProjectQueue } from './project-queue.js'
 import { schemaCondition } from './schema-condition.js'
@@ -165,7 +166,12 @@ function currentOf (stored: StoredContent, schema: ContentSchema | null): Curren
 }
 
 function changeOf (resolved: ResolvedWrite) {
-  return { applied: resolved.applied, parts: resolved.parts, valueJson: resolved.value === undefined ? undefined : JSON.stringify(resolved.value) }
+  return { applied: resolved.applied, parts: resolved.parts, valueJson: resolved.value === undefined ? undefined : valueJsonOfResolved(resolved) }
+}
+
+/** The entry's value as JSON: the text the route's validation made for that very value (as the SQLite store's write-step.ts takes it), or made now. */
+function valueJsonOfResolved ({ applied, value }: ResolvedWrite): string {
+  return !isCompound(applied) && 'value' in applied && applied.value === value ? valueJsonOf(applied) : JSON.stringify(value)
 }
 
 /**
