@@ -7,6 +7,7 @@
 import Database from 'better-sqlite3'
 import { closeSync, existsSync, fsyncSync, openSync, readSync, renameSync, statSync, unlinkSync } from 'node:fs'
 import { basename, dirname } from 'node:path'
+import { Worker } from 'node:worker_threads'
 import { MIGRATIONS } from '../store/sqlite/migrations.js'
 
 /** A backup that cannot be made, or a file that is not a usable backup: one line, said as is. */
@@ -53,16 +54,19 @@ export async function backupDatabase (source: string, destination: string): Prom
   const partial = `${destination}.partial`
   removeIfPresent(partial)
   const db = new Database(source, { fileMustExist: true })
+  const trickle = trickleSync(partial)
   try {
     db.pragma('busy_timeout = 5000')
     readThroughMemoryMap(db)
     await db.backup(partial, { progress: () => ALL_PAGES })
   } catch (error) {
+    await trickle.stop()
     removeIfPresent(partial)
     throw new BackupError(`the backup of ${source} failed: ${messageOf(error)}`)
   } finally {
     db.close()
   }
+  await trickle.stop()
   try {
     // A backup is one self-contained file: no -wal beside it is needed to read it.
     // Mapped: the copy is our own file, just written (a restore checks a file it is given
@@ -79,6 +83,26 @@ export async function backupDatabase (source: string, destination: string): Prom
 }
 
 const ALL_PAGES = 0x7fffffff
+
+/** How much of the copy one sync carries, in time (trickle-sync-worker.ts). */
+const TRICKLE_SYNC_MS = 100
+
+/** Syncs `path` every TRICKLE_SYNC_MS on its own thread until stopped. */
+function trickleSync (path: string): { stop (): Promise<void> } {
+  const stop = new SharedArrayBuffer(4)
+  const worker = new Worker(new URL('./trickle-sync-worker.js', import.meta.url), { workerData: { path, intervalMs: TRICKLE_SYNC_MS, stop } })
+  const exited = new Promise<void>(resolve => { worker.once('exit', () => { resolve() }) })
+  // A failure of the helper costs only the trickle: the backup's own fsync still runs.
+  worker.on('error', () => {})
+  return {
+    async stop () {
+      const flag = new Int32Array(stop)
+      Atomics.store(flag, 0, 1)
+      Atomics.notify(flag, 0)
+      await exited
+    }
+  }
+}
 
 /**
  * Lets SQLite read the file's pages from a memory map instead of one read() per page: a copy
