@@ -9,36 +9,10 @@ import { join } from 'node:path'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { ChangeFeed } from '../../server/feed/change-feed.js'
 import { AccessEvents } from '../../server/services/access-events.js'
-import { WalSync } from '../../server/store/sqlite/wal-sync.js'
 import type { SqliteStore } from '../../server/store/sqlite/sqlite-store.js'
 import type { ProjectRecord } from '../../server/store/types.js'
+import { GatedSync } from '../support/gated-sync.js'
 import { AS_TESTER, openSqliteStore } from '../support/stores.js'
-
-type Done = (error: Error | null) => void
-
-/** The real WalSync, whose syncs wait while `holding` until released. */
-class GatedSync {
-  holding = false
-  started = 0
-  private readonly held: Array<() => void> = []
-  private readonly real: WalSync
-
-  constructor (walPath: string) { this.real = new WalSync(walPath) }
-
-  sync (done: Done): void {
-    this.started++
-    const run = (): void => { this.real.sync(done) }
-    if (this.holding) this.held.push(run)
-    else run()
-  }
-
-  release (): void {
-    this.holding = false
-    for (const run of this.held.splice(0)) run()
-  }
-
-  close (): void { this.real.close() }
-}
 
 let dataDir: string
 let store: SqliteStore

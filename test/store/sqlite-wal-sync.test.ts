@@ -8,40 +8,10 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { isContentdError } from '../../shared/errors.js'
-import { WalSync } from '../../server/store/sqlite/wal-sync.js'
 import type { SqliteStore } from '../../server/store/sqlite/sqlite-store.js'
 import type { ProjectRecord } from '../../server/store/types.js'
+import { GatedSync } from '../support/gated-sync.js'
 import { AS_TESTER, openSqliteStore } from '../support/stores.js'
-
-type Done = (error: Error | null) => void
-
-/** The real WalSync behind a gate: while `holding`, syncs wait in `held` until released. */
-class GatedSync {
-  holding = false
-  readonly held: Array<() => void> = []
-  started = 0
-  failWith: Error | undefined
-  private readonly real: WalSync
-
-  constructor (walPath: string) { this.real = new WalSync(walPath) }
-
-  sync (done: Done): void {
-    this.started++
-    const run = (): void => {
-      if (this.failWith) { done(this.failWith); return }
-      this.real.sync(done)
-    }
-    if (this.holding) this.held.push(run)
-    else run()
-  }
-
-  release (): void {
-    this.holding = false
-    for (const run of this.held.splice(0)) run()
-  }
-
-  close (): void { this.real.close() }
-}
 
 let dataDir: string
 let store: SqliteStore
