@@ -11,14 +11,13 @@ import { ChangeFeed } from '../../server/feed/change-feed.js'
 import { AccessEvents } from '../../server/services/access-events.js'
 import type { SqliteStore } from '../../server/store/sqlite/sqlite-store.js'
 import type { ProjectRecord } from '../../server/store/types.js'
-import { GatedSync } from '../support/gated-sync.js'
-import { AS_TESTER, openSqliteStore } from '../support/stores.js'
+import { aliceWithProject, openGatedStore, type GatedSync } from '../support/gated-sync.js'
+import { AS_TESTER } from '../support/stores.js'
 
 let dataDir: string
 let store: SqliteStore
 let gate: GatedSync
 let project: ProjectRecord
-const NOW = '2026-01-01T00:00:00.000Z'
 
 const turns = async (n = 5): Promise<void> => {
   for (let i = 0; i < n; i++) await new Promise(resolve => setTimeout(resolve, 5))
@@ -34,9 +33,8 @@ const versionInFile = (): number => {
 
 beforeEach(async () => {
   dataDir = mkdtempSync(join(tmpdir(), 'contentd-fanout-first-'))
-  store = openSqliteStore({ dataDir, contentLimitBytes: 1024 * 1024, cacheBytes: 1024 * 1024, walSync: path => (gate = new GatedSync(path)) })
-  await store.createUser({ id: 'u_alice', username: 'alice', passwordHash: 'x', createdAt: NOW })
-  project = await store.createProject({ id: 'p1', ownerId: 'u_alice', ownerName: 'alice', slug: 'demo', name: 'Demo', createdAt: NOW })
+  store = openGatedStore(dataDir, opened => { gate = opened })
+  project = await aliceWithProject(store)
 })
 
 afterEach(async () => {

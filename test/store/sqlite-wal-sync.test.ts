@@ -10,22 +10,16 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { isContentdError } from '../../shared/errors.js'
 import type { SqliteStore } from '../../server/store/sqlite/sqlite-store.js'
 import type { ProjectRecord } from '../../server/store/types.js'
-import { GatedSync } from '../support/gated-sync.js'
-import { AS_TESTER, openSqliteStore } from '../support/stores.js'
+import { aliceWithProject, openGatedStore, type GatedSync } from '../support/gated-sync.js'
+import { AS_TESTER } from '../support/stores.js'
 
 let dataDir: string
 let store: SqliteStore
 let gate: GatedSync
 let project: ProjectRecord
-const NOW = '2026-01-01T00:00:00.000Z'
 
 function open (): SqliteStore {
-  return openSqliteStore({
-    dataDir,
-    contentLimitBytes: 1024 * 1024,
-    cacheBytes: 1024 * 1024,
-    walSync: path => (gate = new GatedSync(path))
-  })
+  return openGatedStore(dataDir, opened => { gate = opened })
 }
 
 /** Lets the event loop run a few turns (setImmediate flushes, thread-pool callbacks). */
@@ -55,8 +49,7 @@ async function settled (promises: Array<Promise<unknown>>): Promise<boolean[]> {
 beforeEach(async () => {
   dataDir = mkdtempSync(join(tmpdir(), 'contentd-walsync-'))
   store = open()
-  await store.createUser({ id: 'u_alice', username: 'alice', passwordHash: 'x', createdAt: NOW })
-  project = await store.createProject({ id: 'p1', ownerId: 'u_alice', ownerName: 'alice', slug: 'demo', name: 'Demo', createdAt: NOW })
+  project = await aliceWithProject(store)
 })
 
 afterEach(async () => {

@@ -1,6 +1,9 @@
 // The real WalSync (server/store/sqlite/wal-sync.ts) behind a gate, for the group commit's
 // tests: while `holding`, syncs wait in `held` until released; `failWith` makes them fail.
+import type { SqliteStore } from '../../server/store/sqlite/sqlite-store.js'
 import { WalSync } from '../../server/store/sqlite/wal-sync.js'
+import type { ProjectRecord } from '../../server/store/types.js'
+import { openSqliteStore } from './stores.js'
 
 type Done = (error: Error | null) => void
 
@@ -29,4 +32,26 @@ export class GatedSync {
   }
 
   close (): void { this.real.close() }
+}
+
+/** A store on `dataDir` whose WAL syncs go through a GatedSync, handed to `onGate`. */
+export function openGatedStore (dataDir: string, onGate: (gate: GatedSync) => void): SqliteStore {
+  return openSqliteStore({
+    dataDir,
+    contentLimitBytes: 1024 * 1024,
+    cacheBytes: 1024 * 1024,
+    walSync: path => {
+      const gate = new GatedSync(path)
+      onGate(gate)
+      return gate
+    }
+  })
+}
+
+const NOW = '2026-01-01T00:00:00.000Z'
+
+/** alice and her project @alice/demo (id p1), in a new store. */
+export async function aliceWithProject (store: SqliteStore): Promise<ProjectRecord> {
+  await store.createUser({ id: 'u_alice', username: 'alice', passwordHash: 'x', createdAt: NOW })
+  return await store.createProject({ id: 'p1', ownerId: 'u_alice', ownerName: 'alice', slug: 'demo', name: 'Demo', createdAt: NOW })
 }
