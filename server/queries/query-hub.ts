@@ -17,7 +17,7 @@ import { dotSegments, isCanonicalIndex } from '../../shared/path.js'
 import { childrenTouched } from '../../shared/query-effect.js'
 import { assertQueryable, childrenOf, queryIdentity, type QueryItem, type QueryPlan } from '../../shared/query.js'
 import type { Logger } from '../logger.js'
-import type { ContentSnapshot } from '../store/types.js'
+import type { ContentStorage } from '../store/types.js'
 import { LiveResult, OrderedChildren, type ChildReader, type EventItem } from './live-result.js'
 
 /** How soon a failed re-read of a project with open results is tried again. */
@@ -57,11 +57,8 @@ export interface OpenQuery {
 }
 
 
-export interface ContentSource {
-  readContent (projectId: string): Promise<ContentSnapshot | null>
-  /** The content as JSON text only (the stores': it lends no live document, so no write copies it). */
-  readContentJson?: (projectId: string) => Promise<{ version: number, json: string } | null>
-}
+/** The content as JSON text only, parsed into the hub's own copy (it lends no live document, so no write copies it). */
+export type ContentSource = Pick<ContentStorage, 'readContentJson'>
 
 interface ResultState { live: LiveResult, watchers: Set<QueryWatcher> }
 interface OrderState { index: OrderedChildren, results: Map<string, ResultState> }
@@ -234,11 +231,10 @@ export class QueryHub {
   private reload (project: ProjectState): void {
     const loading = (async () => {
       try {
-        // Text only, when the store can: a copy of our own, parsed below.
-        const snapshot = this.store.readContentJson ? await this.store.readContentJson(project.projectId) : await this.store.readContent(project.projectId)
+        // Text, parsed below into a copy of our own: the store's cached document changes in place.
+        const snapshot = await this.store.readContentJson(project.projectId)
         if (!snapshot) throw new ContentdError('PROJECT_NOT_FOUND')
-        // A copy of our own, taken in the same tick: the store's cached document changes in place.
-        const json = 'content' in snapshot ? snapshot.json ?? JSON.stringify(snapshot.content) : snapshot.json
+        const { json } = snapshot
         const limit = this.limits.contentBytes ?? Number.POSITIVE_INFINITY
         if (this.heldBytes - project.bytes + json.length > limit) {
           throw new ContentdError('TOO_MANY_SUBSCRIPTIONS', 'live queries on this server hold as much content as they may (QUERY_CONTENT_BYTES); try again later')

@@ -10,6 +10,7 @@ import { operationOfChange, type ChangeEntry } from '../../shared/events.js'
 import type { Json, JsonObject } from '../../shared/json.js'
 import { evaluateQuery, parseQuery, type QueryItem } from '../../shared/query.js'
 import { QueryHub, valueAt, type QueryEvent } from '../../server/queries/query-hub.js'
+import { textSource } from './text-source.js'
 
 /** A small seeded generator (mulberry32), so a failure replays. */
 function random (seed: number) {
@@ -113,7 +114,7 @@ describe('live queries against a from-scratch model', () => {
     let version = 1
     const listeners = new Set<(change: ChangeEntry) => void>()
     const hub = new QueryHub(
-      { readContent: async () => ({ version, content: structuredClone(doc) }) },
+      textSource({ readContent: async () => ({ version, content: structuredClone(doc) }) }),
       { subscribe: (_project, listener) => { listeners.add(listener); return () => listeners.delete(listener) } },
       { resultsPerProject: 100 }
     )

@@ -10,6 +10,7 @@ import { QueryHub } from '../../server/queries/query-hub.js'
 import { AccessEvents } from '../../server/services/access-events.js'
 import { CommitEmitter } from '../../server/store/commit-emitter.js'
 import type { CommittedChange } from '../../server/store/types.js'
+import { textSource } from './text-source.js'
 
 const actor = { type: 'user' as const, name: '@a' }
 const increment = (version: number, key: string): ChangeEntry => ({ project: '@a/p', version, op: 'increment', path: `board.${key}.s`, value: 1, at: '2026-01-01T00:00:00.000Z', actor })
@@ -19,7 +20,7 @@ const nextTurn = () => new Promise<void>(resolve => setImmediate(resolve))
 function setup () {
   const emitter = new CommitEmitter()
   const feed = new ChangeFeed({ onCommit: listener => { emitter.on(listener) } }, new AccessEvents())
-  const hub = new QueryHub({ readContent: async () => ({ version: 1, content: { board: { a: { s: 5 }, b: { s: 1 } } } }) }, feed, { resultsPerProject: 10 })
+  const hub = new QueryHub(textSource({ readContent: async () => ({ version: 1, content: { board: { a: { s: 5 }, b: { s: 1 } } } }) }), feed, { resultsPerProject: 10 })
   const observed: number[] = []
   hub.timeDeliveries(seconds => { observed.push(seconds) })
   const commit = (entry: ChangeEntry): CommittedChange => {

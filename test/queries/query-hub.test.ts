@@ -7,12 +7,13 @@ import type { JsonObject } from '../../shared/json.js'
 import { parseQuery } from '../../shared/query.js'
 import { LiveResult, OrderedChildren, type ChildReader } from '../../server/queries/live-result.js'
 import { QueryHub, type QueryEvent } from '../../server/queries/query-hub.js'
+import { textSource } from './text-source.js'
 
 function harness (content: JsonObject, resultsPerProject = 3) {
   let reads = 0
   const listeners = new Set<(change: ChangeEntry) => void>()
   const hub = new QueryHub(
-    { readContent: async () => { reads++; return { version: 1, content } } },
+    textSource({ readContent: async () => { reads++; return { version: 1, content } } }),
     { subscribe: (_p, listener) => { listeners.add(listener); return () => listeners.delete(listener) } },
     { resultsPerProject }
   )
@@ -64,14 +65,14 @@ describe('QueryHub', () => {
     let release: () => void = () => {}
     const reads: number[] = []
     const hub = new QueryHub(
-      {
+      textSource({
         readContent: async () => {
           reads.push(reads.length)
           // The first read is slow: 1,500 changes are heard meanwhile. Later reads see them all.
           if (reads.length === 1) { await new Promise<void>(resolve => { release = resolve }); return { version: 1, content: { board: { n: 0 } } } }
           return { version: 1501, content: { board: { n: 1500 } } }
         }
-      },
+      }),
       { subscribe: (_p, l) => { listeners.add(l); return () => listeners.delete(l) } },
       { resultsPerProject: 5 }
     )
@@ -93,7 +94,7 @@ describe('QueryHub', () => {
     const listeners = new Set<(change: ChangeEntry) => void>()
     let version = 1
     const hub = new QueryHub(
-      { readContent: async () => ({ version, content: structuredClone(content) }) },
+      textSource({ readContent: async () => ({ version, content: structuredClone(content) }) }),
       { subscribe: (_p, l) => { listeners.add(l); return () => listeners.delete(l) } },
       { resultsPerProject: 5 }
     )
@@ -140,7 +141,7 @@ describe('QUERY_CONTENT_BYTES', () => {
     const listeners = new Set<(change: ChangeEntry) => void>()
     const contents: Record<string, JsonObject> = { a: { board: { x: 'a'.repeat(600) } }, b: { board: { y: 'b'.repeat(600) } } }
     const hub = new QueryHub(
-      { readContent: async id => ({ version: 1, content: contents[id] as JsonObject }) },
+      textSource({ readContent: async id => ({ version: 1, content: contents[id] as JsonObject }) }),
       { subscribe: (_p, l) => { listeners.add(l); return () => listeners.delete(l) } },
       { resultsPerProject: 10, contentBytes: 1000 }
     )
@@ -157,7 +158,7 @@ describe('QUERY_CONTENT_BYTES', () => {
 describe('QUERY_ORDERS_PER_PROJECT', () => {
   it('bounds distinct (path, orderBy) indexes; queries on an existing order still fit; closing frees one', async () => {
     const hub = new QueryHub(
-      { readContent: async () => ({ version: 1, content: { board: { a: { s: 1, t: 2 } }, other: {} } }) },
+      textSource({ readContent: async () => ({ version: 1, content: { board: { a: { s: 1, t: 2 } }, other: {} } }) }),
       { subscribe: () => () => {} },
       { resultsPerProject: 10, ordersPerProject: 2 }
     )
@@ -179,7 +180,7 @@ describe('a failed read', () => {
   it('fails the open that waited for it, and the next open reads again', async () => {
     let calls = 0
     const hub = new QueryHub(
-      { readContent: async () => { calls++; if (calls === 1) throw new Error('store down'); return { version: 4, content: { board: { a: 1 } } } } },
+      textSource({ readContent: async () => { calls++; if (calls === 1) throw new Error('store down'); return { version: 4, content: { board: { a: 1 } } } } }),
       { subscribe: () => () => {} },
       { resultsPerProject: 5 }
     )
