@@ -1,8 +1,9 @@
 // The change feed (issue 27; after PocketBase's transport-free tools/subscriptions broker):
 // the one object through which every transport hears of committed changes and of access
-// taken away (and, between nodes, of webhooks created or deleted and of presence events). Socket.IO rooms (realtime/feed-relay.ts), Server-Sent Events streams
-// (http/routes/events.ts) and webhooks (webhooks/recent-changes.ts) all subscribe here; none
-// listens to the store or to Redis on its own.
+// taken away (and, between nodes, of webhooks created or deleted and of presence events).
+// Socket.IO rooms (realtime/feed-relay.ts), Server-Sent Events streams (http/routes/events.ts)
+// and webhooks (webhooks/recent-changes.ts) all subscribe here; none listens to the store or
+// to Redis on its own.
 //
 // Sources: this node's commits (store.onCommit) and access events (services), and, through a
 // relay (redis-relay.ts), those of the other nodes. Each change is handed to its project's
