@@ -135,7 +135,7 @@ function goalRows (results) {
     ['35', 'JSON parses / serializations of the value per write (96 KB set), with 2 SSE, 1 Socket.IO, 1 webhook', json, '1 / 1 (counted)', v => v.parses === 1 && v.serializations === 1, v => `${v.parses} / ${v.serializations}`],
     ...issue35Goals(results),
     ['32', `increment p99 during a backup of a ${backedUp ? fmt(backedUp.storeMiB) + ' MiB' : '1 GiB'} store / quiet`, backedUp?.p99Ratio, '≤ 2×', v => v <= 2, v => `${fmt(v, 2)}× (${fmt(backedUp.duringP99, 1)} / ${fmt(backedUp.quietP99, 1)} ms)`],
-    ['32', 'backup time / cp of the same store file', backedUp?.timeRatio, '≤ 3×', v => v <= 3, v => `${fmt(v, 2)}× (${fmt(backedUp.backupSeconds, 2)} / ${fmt(backedUp.cpSeconds, 2)} s)`],
+    ['32', 'backup time / cp of the same store file', backedUp?.timeRatio, '≤ 3×', v => v <= 3, v => `${fmt(v, 2)}× (${fmt(backedUp.backupSeconds, 2)} / ${fmt(backedUp.cpSeconds, 2)} s; the method's floor: SQLite's backup API alone ${fmt(backedUp.backupApiSeconds / backedUp.cpSeconds, 2)}×, dd bs=4k ${fmt(backedUp.ddSeconds / backedUp.cpSeconds, 2)}×)`],
     ...queryGoals(results),
     ['26', 'another user\'s increment p99 under each attack (worst attack), process alive', worstAttack?.attackedP99, '≤ 1000 ms, never dies', v => v <= 1000 && attacked.every(r => r.survived && r.failures === 0), v => `${ms(v)} (${worstAttack.attack}); ${attacked.filter(r => !r.survived).length} deaths, ${attacked.reduce((n, r) => n + r.failures, 0)} failed increments over ${attacked.length} attacks`],
     ['18', 'increment (1 KiB) / ceiling', ratio(rps('increment1k'), rps('ceiling')), '≥ 0.80 (stretch 0.90)', v => v >= 0.8, v => `${fmt(v, 2)}×${v >= 0.9 ? ' (stretch met)' : ''}${spread('increment1k', 'ceiling')}`],
