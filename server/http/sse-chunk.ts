@@ -17,6 +17,8 @@
 // shortcut stops engaging).
 import type { Socket } from 'node:net'
 import type { Response } from 'express'
+import type { Logger } from '../logger.js'
+import type { Metrics } from '../observability/metrics.js'
 
 const CRLF = Buffer.from('\r\n', 'latin1')
 
@@ -72,4 +74,14 @@ export function directSocketOf (res: Response, bailOut: (reason: DirectWriteBail
   // would go before the chunk: res.write flushes it first.
   if (res.writableLength !== socket.writableLength) return null
   return socket
+}
+
+const bailoutsLogged = new Set<DirectWriteBailout>()
+
+/** Counted every time, logged once per reason per process (as write-batching.ts does). */
+export function noteDirectBailout (reason: DirectWriteBailout, logger: Pick<Logger, 'warn'>, metrics: Metrics | undefined): void {
+  metrics?.sseDirectWriteBailouts.inc({ reason })
+  if (bailoutsLogged.has(reason)) return
+  bailoutsLogged.add(reason)
+  logger.warn({ reason }, 'SSE direct writes are off: a Node internal they rely on moved (server/http/sse-chunk.ts)')
 }

@@ -24,7 +24,7 @@ import type { Identity } from '../services/identity.js'
 import type { OpenStreams } from '../services/open-streams.js'
 import type { UnsentBudget, UnsentHolder } from '../services/unsent-budget.js'
 import type { ProjectRecord } from '../store/types.js'
-import { directSocketOf, SharedFrame, type DirectWriteBailout } from './sse-chunk.js'
+import { directSocketOf, noteDirectBailout, SharedFrame, type DirectWriteBailout } from './sse-chunk.js'
 
 export { SharedFrame } from './sse-chunk.js'
 
@@ -184,16 +184,6 @@ export class SseWriter {
   }
 }
 
-const bailoutsLogged = new Set<DirectWriteBailout>()
-
-/** Counted every time, logged once per reason per process (as write-batching.ts does). */
-function directBailout (reason: DirectWriteBailout, logger: Logger, metrics: Metrics | undefined): void {
-  metrics?.sseDirectWriteBailouts.inc({ reason })
-  if (bailoutsLogged.has(reason)) return
-  bailoutsLogged.add(reason)
-  logger.warn({ reason }, 'SSE direct writes are off: a Node internal they rely on moved (server/http/sse-chunk.ts)')
-}
-
 /** What every stream of the events route shares (a part of EventRouteOptions). */
 export interface SseSettings {
   /** Access events, this node's and the other nodes' (server/feed/). */
@@ -264,7 +254,7 @@ export class SseResponse {
       },
       onEnd: () => { for (const stop of this.stops.splice(0)) stop() },
       onWritten: () => unsentBudget.noted(holder),
-      onDirectBailout: reason => directBailout(reason, logger, metrics)
+      onDirectBailout: reason => noteDirectBailout(reason, logger, metrics)
     })
     const untrack = settings.openStreams.track({ close: () => this.end() }, { identity: caller.identity, projectId: caller.project.id }, settings.streamsPerUser)
     if (!untrack) {
