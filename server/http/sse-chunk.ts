@@ -76,6 +76,19 @@ export function directSocketOf (res: Response, bailOut: (reason: DirectWriteBail
   return socket
 }
 
+/**
+ * For a socket `directSocketOf` gave for this response: whether it still may be written to
+ * directly. What it checked once stays true while the response owns a writable socket and
+ * has not ended (the head stays sent, the encoding chunked, and the response buffers
+ * nothing of its own while its socket is its and writable: Node's _writeRaw writes straight
+ * through then). Checked per write instead of the whole of `directSocketOf`: on a fan-out
+ * to 1,000 streams, reading the response's own state for each was a tenth of the SSE
+ * side's CPU (BENCHMARKS.md).
+ */
+export function stillDirect (res: Response, socket: Socket): boolean {
+  return socket.writable && (socket as unknown as { _httpMessage?: unknown })._httpMessage === res && !res.writableEnded
+}
+
 const bailoutsLogged = new Set<DirectWriteBailout>()
 
 /** Counted every time, logged once per reason per process (as write-batching.ts does). */

@@ -24,7 +24,7 @@ import type { Identity } from '../services/identity.js'
 import type { OpenStreams } from '../services/open-streams.js'
 import type { UnsentBudget, UnsentHolder } from '../services/unsent-budget.js'
 import type { ProjectRecord } from '../store/types.js'
-import { directSocketOf, noteDirectBailout, SharedFrame, type DirectWriteBailout } from './sse-chunk.js'
+import { directSocketOf, noteDirectBailout, SharedFrame, stillDirect, type DirectWriteBailout } from './sse-chunk.js'
 
 export { SharedFrame } from './sse-chunk.js'
 
@@ -61,6 +61,8 @@ export class SseWriter {
   private reported = false
   /** The socket a direct write left data in, waited on for its `drain` (res has none then). */
   private drainingSocket: Socket | null = null
+  /** The socket shared frames were last written straight to (checked whole once, then stillDirect). */
+  private direct: Socket | null = null
   private readonly bailOut: (reason: DirectWriteBailout) => void
   private readonly onSocketDrain = () => {
     this.drainingSocket = null
@@ -83,16 +85,18 @@ export class SseWriter {
   write (frame: string | Buffer | SharedFrame): void {
     if (this.ended) return
     const { res } = this.options
-    if (frame instanceof SharedFrame) {
-      const socket = this.options.direct === false ? null : directSocketOf(res, this.bailOut)
-      if (socket === null) res.write(frame.frame)
-      else if (!socket.write(frame.chunk)) this.awaitDrain(socket)
+    let unsent: number
+    const socket = frame instanceof SharedFrame ? this.directSocket() : null
+    if (socket !== null) {
+      if (!socket.write((frame as SharedFrame).chunk)) this.awaitDrain(socket)
+      // All the stream holds: the response itself holds nothing then (sse-chunk.ts), so
+      // this is res.writableLength, and a direct write is held to the same bound.
+      unsent = socket.writableLength
     } else {
-      res.write(frame)
+      res.write(frame instanceof SharedFrame ? frame.frame : frame)
+      // What the response holds and what its socket holds.
+      unsent = res.writableLength
     }
-    // res.writableLength: what the response holds and what its socket holds, so a direct
-    // write is held to the same bound.
-    const unsent = res.writableLength
     if (unsent > this.options.bufferBytes) {
       this.options.onSlowConsumer(unsent)
       this.drop()
@@ -163,6 +167,16 @@ export class SseWriter {
   /** The request failed before the stream began: stop, and leave the response to the error handler. */
   abandon (): void {
     this.finish()
+  }
+
+  /** The socket to write a shared frame's chunk to, or null for res.write (sse-chunk.ts). */
+  private directSocket (): Socket | null {
+    if (this.options.direct === false) return null
+    const { res } = this.options
+    const known = this.direct
+    if (known !== null && stillDirect(res, known)) return known
+    this.direct = directSocketOf(res, this.bailOut)
+    return this.direct
   }
 
   /**

@@ -12,7 +12,7 @@ import express, { type Response } from 'express'
 import { pino } from 'pino'
 import { afterEach, describe, expect, it, vi } from 'vitest'
 import { ContentdError } from '../../shared/errors.js'
-import { chunkOf, directSocketOf, noteDirectBailout, SharedFrame, type DirectWriteBailout } from '../../server/http/sse-chunk.js'
+import { chunkOf, directSocketOf, noteDirectBailout, SharedFrame, stillDirect, type DirectWriteBailout } from '../../server/http/sse-chunk.js'
 import { SseResponse, SseWriter, sseFrame, type SseCaller, type SseSettings } from '../../server/http/sse-response.js'
 import { Metrics } from '../../server/observability/metrics.js'
 import type { Identity } from '../../server/services/identity.js'
@@ -317,6 +317,20 @@ describe('directSocketOf: when the shortcut applies', () => {
     // Another response owns the socket (pipelining).
     expect(directSocketOf(response({}, { _httpMessage: {} }), bailOut)).toBeNull()
     expect(bailouts).toEqual([])
+  })
+
+  it('stillDirect: the same socket as long as the response owns it, it is writable and the response has not ended', () => {
+    const res = response() as unknown as { socket: { writable: boolean, _httpMessage: unknown }, writableEnded: boolean }
+    const sock = res.socket as unknown as net.Socket
+    expect(stillDirect(res as unknown as Response, sock)).toBe(true)
+    res.writableEnded = true
+    expect(stillDirect(res as unknown as Response, sock)).toBe(false)
+    res.writableEnded = false
+    res.socket.writable = false
+    expect(stillDirect(res as unknown as Response, sock)).toBe(false)
+    res.socket.writable = true
+    res.socket._httpMessage = null
+    expect(stillDirect(res as unknown as Response, sock)).toBe(false)
   })
 
   it('tells why when a Node internal it reads is not there', () => {
