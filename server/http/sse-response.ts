@@ -5,7 +5,8 @@
 // - SseWriter: the frames (`id:`/`event:`/`data:`, a comment for heartbeats), the per-stream
 //   bound on what a client that does not read may hold (SOCKET_SEND_BUFFER, docs/design.md
 //   §13b: past it the stream is destroyed, and resumes with Last-Event-ID), `event: revoked`,
-//   and telling its owner once when the stream ends, however it ends;
+//   and telling its owner once when the stream ends, however it ends; a frame shared by many
+//   streams (a live change) goes straight to the socket as one pre-framed chunk (sse-chunk.ts);
 // - SseResponse: one request's stream around a writer: the response head, the per-user count
 //   of open streams (OpenStreams, also shutdown and the access re-check), the unsent budget
 //   shared with Socket.IO (SLOW_CLIENT_BYTES_PER_USER / SLOW_CLIENT_BYTES), access events,
