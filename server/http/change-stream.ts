@@ -21,7 +21,7 @@ import { MAX_HELD, VersionOrder } from '../feed/version-order.js'
 import { wireOf } from '../feed/wire.js'
 import { changeEvents } from '../store/change-pages.js'
 import type { ProjectRecord, Store } from '../store/types.js'
-import { SseWriter, sseFrame, type SseWriterOptions } from './sse-response.js'
+import { SharedFrame, SseWriter, sseFrame, type SseWriterOptions } from './sse-response.js'
 
 /**
  * Log entries read, and written as one chunk (a replay burst), at once while catching up
@@ -44,15 +44,17 @@ function frameOf (change: ChangeEntry): string {
  * object, so it is framed once, into one Buffer that every stream's socket writes from (and
  * holds by reference while its client does not read: a shared Buffer is not copied per
  * stream, a string is). docs/design.md §13b: each change is serialized once for all streams.
- * One frame is kept, until the end of the turn: not a map of them, which would keep a
- * serialized copy of every entry something else still holds (the Socket.IO feed's history).
+ * The frame is also framed once as an HTTP chunk, which each stream writes straight to its
+ * socket (sse-chunk.ts SharedFrame). One frame is kept, until the end of the turn: not a map
+ * of them, which would keep a serialized copy of every entry something else still holds
+ * (the Socket.IO feed's history).
  */
-let lastLive: { change: ChangeEntry, frame: Buffer } | null = null
+let lastLive: { change: ChangeEntry, frame: SharedFrame } | null = null
 let forgetting = false
 
-export function liveFrameOf (change: ChangeEntry): Buffer {
+export function liveFrameOf (change: ChangeEntry): SharedFrame {
   if (lastLive?.change !== change) {
-    lastLive = { change, frame: Buffer.from(frameOf(change)) }
+    lastLive = { change, frame: new SharedFrame(Buffer.from(frameOf(change))) }
     if (!forgetting) {
       forgetting = true
       setImmediate(() => { forgetting = false; lastLive = null })

@@ -5,13 +5,15 @@
 // - SseWriter: the frames (`id:`/`event:`/`data:`, a comment for heartbeats), the per-stream
 //   bound on what a client that does not read may hold (SOCKET_SEND_BUFFER, docs/design.md
 //   §13b: past it the stream is destroyed, and resumes with Last-Event-ID), `event: revoked`,
-//   and telling its owner once when the stream ends, however it ends;
+//   and telling its owner once when the stream ends, however it ends; a frame shared by many
+//   streams (a live change) goes straight to the socket as one pre-framed chunk (sse-chunk.ts);
 // - SseResponse: one request's stream around a writer: the response head, the per-user count
 //   of open streams (OpenStreams, also shutdown and the access re-check), the unsent budget
 //   shared with Socket.IO (SLOW_CLIENT_BYTES_PER_USER / SLOW_CLIENT_BYTES), access events,
 //   the credential's expiry, an app user's rules, heartbeats, and the cleanup of all of them.
 //
 // The framing is a few lines, so no SSE library.
+import type { Socket } from 'node:net'
 import type { Request, Response } from 'express'
 import { ContentdError, type ErrorBody } from '../../shared/errors.js'
 import type { ChangeFeed } from '../feed/change-feed.js'
@@ -23,6 +25,9 @@ import type { Identity } from '../services/identity.js'
 import type { OpenStreams } from '../services/open-streams.js'
 import type { UnsentBudget, UnsentHolder } from '../services/unsent-budget.js'
 import type { ProjectRecord } from '../store/types.js'
+import { directSocketOf, noteDirectBailout, SharedFrame, stillDirect, type DirectWriteBailout } from './sse-chunk.js'
+
+export { SharedFrame } from './sse-chunk.js'
 
 /** One event: its id (a version), its name, its data (JSON: no raw newline, so one `data:` line). */
 export function sseFrame (id: number, event: string, data: string): string {
@@ -37,30 +42,73 @@ export interface SseWriterOptions {
   onSlowConsumer (bufferedBytes: number): void
   /** Told once when the stream ends, however it ends. */
   onEnd (): void
-  /** After each write, and when the client has taken what was written (the unsent budget). */
+  /**
+   * The unsent budget: after a write that leaves data unsent (and the next one after that),
+   * after paced writes, and when the client has taken what was written.
+   */
   onWritten? (): void
+  /**
+   * Told when a shared frame had to go through res.write because a Node internal the
+   * direct write relies on moved (sse-chunk.ts); the stream works as before.
+   */
+  onDirectBailout? (reason: DirectWriteBailout): void
+  /** False: shared frames go through res.write too (the tests compare both ways). */
+  direct?: boolean
 }
 
 export class SseWriter {
   private ended = false
+  /** Whether the budget may still count unsent data of this stream (its last report had some). */
+  private reported = false
+  /** The socket a direct write left data in, waited on for its `drain` (res has none then). */
+  private drainingSocket: Socket | null = null
+  /** The socket shared frames were last written straight to (checked whole once, then stillDirect). */
+  private direct: Socket | null = null
+  private readonly bailOut: (reason: DirectWriteBailout) => void
+  private readonly onSocketDrain = () => {
+    this.drainingSocket = null
+    if (!this.ended) this.options.onWritten?.()
+  }
 
   constructor (private readonly options: SseWriterOptions) {
     options.res.on('close', () => this.finish())
     options.res.on('drain', () => { if (!this.ended) options.onWritten?.() })
+    this.bailOut = reason => options.onDirectBailout?.(reason)
   }
 
   get isEnded (): boolean { return this.ended }
 
-  /** A live frame: past `bufferBytes` unsent, the stream is dropped (the client resumes). */
-  write (frame: string | Buffer): void {
+  /**
+   * A live frame: past `bufferBytes` unsent, the stream is dropped (the client resumes). A
+   * shared frame (the same for many streams) goes straight to the socket as one pre-framed
+   * chunk when that sends the same bytes (sse-chunk.ts).
+   */
+  write (frame: string | Buffer | SharedFrame): void {
     if (this.ended) return
     const { res } = this.options
-    res.write(frame)
-    if (res.writableLength > this.options.bufferBytes) {
-      this.options.onSlowConsumer(res.writableLength)
+    let unsent: number
+    const socket = frame instanceof SharedFrame ? this.directSocket() : null
+    if (socket !== null) {
+      if (!socket.write((frame as SharedFrame).chunk)) this.awaitDrain(socket)
+      // All the stream holds: the response itself holds nothing then (sse-chunk.ts), so
+      // this is res.writableLength, and a direct write is held to the same bound.
+      unsent = socket.writableLength
+    } else {
+      res.write(frame instanceof SharedFrame ? frame.frame : frame)
+      // What the response holds and what its socket holds.
+      unsent = res.writableLength
+    }
+    if (unsent > this.options.bufferBytes) {
+      this.options.onSlowConsumer(unsent)
       this.drop()
       return
     }
+    // As a Socket.IO connection does (server/realtime/send-buffer.ts): a stream that had
+    // nothing unsent when last reported and has nothing now is not reported; on a fan-out to
+    // streams that read, that is every direct write (res.write corks the socket until the
+    // next tick, so after it there is always something unsent, and it is reported).
+    if (unsent === 0 && !this.reported) return
+    this.reported = unsent > 0
     this.options.onWritten?.()
   }
 
@@ -71,6 +119,7 @@ export class SseWriter {
   writePaced (frame: string | Buffer): void {
     if (this.ended) return
     this.options.res.write(frame)
+    this.reported = true
     this.options.onWritten?.()
   }
 
@@ -78,7 +127,7 @@ export class SseWriter {
   async drained (): Promise<void> {
     const { res } = this.options
     // What a paced write holds until the client takes it counts in the budget too.
-    if (!this.ended) this.options.onWritten?.()
+    if (!this.ended) { this.reported = true; this.options.onWritten?.() }
     if (this.ended || !res.writableNeedDrain) return
     await new Promise<void>(resolve => {
       const done = () => { res.off('drain', done); res.off('close', done); resolve() }
@@ -121,9 +170,31 @@ export class SseWriter {
     this.finish()
   }
 
+  /** The socket to write a shared frame's chunk to, or null for res.write (sse-chunk.ts). */
+  private directSocket (): Socket | null {
+    if (this.options.direct === false) return null
+    const { res } = this.options
+    const known = this.direct
+    if (known !== null && stillDirect(res, known)) return known
+    this.direct = directSocketOf(res, this.bailOut)
+    return this.direct
+  }
+
+  /**
+   * A direct write the socket could not take at once: its `drain` tells the budget, as the
+   * response's does after res.write (the socket may serve another request after this one).
+   */
+  private awaitDrain (socket: Socket): void {
+    if (this.drainingSocket !== null) return
+    this.drainingSocket = socket
+    socket.once('drain', this.onSocketDrain)
+  }
+
   private finish (): void {
     if (this.ended) return
     this.ended = true
+    this.drainingSocket?.off('drain', this.onSocketDrain)
+    this.drainingSocket = null
     this.options.onEnd()
   }
 }
@@ -197,7 +268,8 @@ export class SseResponse {
         logger.warn({ bufferedBytes: buffered, limit: bufferBytes }, `dropping a ${kind} that does not read what it is sent`)
       },
       onEnd: () => { for (const stop of this.stops.splice(0)) stop() },
-      onWritten: () => unsentBudget.noted(holder)
+      onWritten: () => unsentBudget.noted(holder),
+      onDirectBailout: reason => noteDirectBailout(reason, logger, metrics)
     })
     const untrack = settings.openStreams.track({ close: () => this.end() }, { identity: caller.identity, projectId: caller.project.id }, settings.streamsPerUser)
     if (!untrack) {

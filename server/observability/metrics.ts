@@ -77,6 +77,14 @@ export class Metrics {
     registers: [this.registry]
   })
 
+  /** Live SSE frames that went through res.write because a Node internal moved (server/http/sse-chunk.ts), by the internal. */
+  readonly sseDirectWriteBailouts = new Counter({
+    name: 'contentd_sse_direct_write_bailouts_total',
+    help: 'Live SSE frames written with res.write instead of straight to the socket because a Node internal the direct write relies on moved',
+    labelNames: ['reason'] as const,
+    registers: [this.registry]
+  })
+
   /** Messages to the other nodes (server/feed/redis-relay.ts) that Redis did not take, by kind. */
   readonly relayLost = new Counter({
     name: 'contentd_relay_lost_messages_total',

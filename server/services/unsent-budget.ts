@@ -7,12 +7,14 @@
 // A per-stream cap alone (SOCKET_SEND_BUFFER) does not bound memory: one user's thousand
 // streams that never read could each hold up to it.
 //
-// Streams report after each write; the budget counts them at the end of the turn (Node
-// corks an HTTP response's socket until then, so right after a write every stream would
-// show all it was just given, however fast its client reads) and keeps the last count of
-// each. A count may be stale-high (a stream that drained without writing again), never
-// stale-low, so before closing anything the budget counts every stream concerned afresh:
-// nothing is closed for bytes that were already sent.
+// Streams report after each write that leaves data unsent, and after the next write once
+// one did (a stream that had nothing unsent and has nothing now is not reported: on a
+// fan-out to streams that read, that is nearly all of them); the budget counts them at the
+// end of the turn (Node corks an HTTP response's socket until then after res.write, so right
+// after it a stream would show all it was just given, however fast its client reads) and
+// keeps the last count of each. A count may be stale-high (a stream that drained without
+// writing again), never stale-low, so before closing anything the budget counts every
+// stream concerned afresh: nothing is closed for bytes that were already sent.
 
 /** One SSE stream or Socket.IO connection, as the budget sees it. */
 export interface UnsentHolder {
