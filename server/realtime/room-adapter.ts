@@ -77,8 +77,8 @@ export class RoomAdapter extends Adapter {
       engine++
     }
     if (frames === undefined) return
-    // socket.io-adapter frames a broadcast whose packet is one string; ours are all such.
-    if (frame === null && typeof (encoded as unknown[])[0] === 'string') frames.bailOut('adapter.frame')
+    // socket.io-adapter frames every broadcast encoded as one string (a binary one is several parts).
+    if (frame === null && Array.isArray(encoded) && encoded.length === 1 && typeof encoded[0] === 'string') frames.bailOut('adapter.frame')
     frames.counted(direct, engine)
   }
 }

@@ -9,10 +9,12 @@ import { EventEmitter } from 'node:events'
 import { Socket as TcpSocket } from 'node:net'
 import type { Socket as EngineConnection } from 'engine.io'
 import type { Socket } from 'socket.io-client'
+import * as parser from 'socket.io-parser'
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
 import type { Logger } from '../../server/logger.js'
 import { Metrics } from '../../server/observability/metrics.js'
 import { DirectFrames, directWriterOf } from '../../server/realtime/direct-frames.js'
+import { RoomAdapter } from '../../server/realtime/room-adapter.js'
 import { capSendBuffer } from '../../server/realtime/send-buffer.js'
 import { call, ownerWithProject } from '../support/http.js'
 import { startTestApp, type TestApp } from '../support/temp-app.js'
@@ -180,6 +182,36 @@ function fakeConnection (kernelTakes: number) {
 }
 
 const quietLogger = (warn = vi.fn()) => ({ warn, debug: vi.fn(), info: vi.fn(), error: vi.fn() }) as unknown as Logger
+
+describe('broadcasts without a text frame', () => {
+  it('a binary broadcast goes through Engine.IO, and is not counted as a bailout', async () => {
+    const before = await deliveries()
+    const received = probes(1)
+    toRoom('probe', Buffer.from([1, 2, 3]))
+    expect(Buffer.from(((await received)[0]) as ArrayBuffer)).toEqual(Buffer.from([1, 2, 3]))
+    const after = await deliveries()
+    expect([after.direct - before.direct, after.engine - before.engine]).toEqual([0, 1])
+    expect(await app.node.metrics.registry.metrics()).not.toContain('contentd_realtime_direct_frame_bailouts_total{')
+  })
+
+  it('a text broadcast the adapter did not frame goes through Engine.IO, counted as a bailout', async () => {
+    const metrics = new Metrics()
+    const fake = fakeConnection(1000)
+    new DirectFrames(quietLogger(), metrics).attach(fake.connection as unknown as EngineConnection, undefined)
+    const writeToEngine = vi.fn()
+    const sockets = new Map([['s1', { conn: fake.connection, client: { writeToEngine } }]])
+    const adapter = new RoomAdapter({ name: '/', server: { encoder: new parser.Encoder() }, sockets })
+    await adapter.addAll('s1', new Set(['s1', 'room']))
+    // As socket.io-adapter when it cannot load ws: the packet encoded, no frame.
+    vi.spyOn(adapter as unknown as { _encode: () => unknown }, '_encode').mockReturnValue(['2["probe",1]'])
+    adapter.broadcast({ type: parser.PacketType.EVENT, data: ['probe', 1] }, { rooms: new Set(['room']) })
+    expect(writeToEngine).toHaveBeenCalledTimes(1)
+    expect(fake.tcp.written).toEqual([])
+    const text = await metrics.registry.metrics()
+    expect(text).toContain('contentd_realtime_direct_frame_bailouts_total{reason="adapter.frame"} 1')
+    expect(text).toContain('contentd_realtime_broadcast_deliveries_total{path="engine.io"} 1')
+  })
+})
 
 describe('direct writes and the send buffer', () => {
   it('the per-connection bound sees what a direct write left in the socket and drops the connection past it', async () => {
