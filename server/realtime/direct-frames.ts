@@ -4,8 +4,10 @@
 // connection's Engine.IO socket, which makes a packet object, emits `packetCreate`, queues it,
 // flushes (emitting `flush` and `drain` on the socket and on the server), hands it to the
 // WebSocket transport, which writes it through ws with a callback that emits `drain` and
-// `ready` once it is written. On a 10,000-subscriber fan-out that JavaScript was a third of the
-// server's CPU per delivery above the plain-`net` floor's one `write` (BENCHMARKS.md, issue 35).
+// `ready` once it is written. Profiled on a 2,000-subscriber fan-out, that JavaScript and the
+// garbage of its objects were about 5 µs per delivery, which the plain-`net` floor's one
+// `write` does not pay, and the server's CPU per delivery fell from 30.7 to 23.3 µs without it
+// (BENCHMARKS.md, "What the benchmark changed in the server"; issue 35).
 //
 // When nothing is queued for the connection anywhere (Engine.IO's writeBuffer empty, its
 // transport writable, i.e. no earlier write in flight, ws's sender idle, the TCP socket's own
