@@ -69,6 +69,22 @@ export class Metrics {
     registers: [this.registry]
   })
 
+  /** Connections whose broadcast frames go through Engine.IO only (server/realtime/direct-frames.ts), by the internal that moved. */
+  readonly directFrameBailouts = new Counter({
+    name: 'contentd_realtime_direct_frame_bailouts_total',
+    help: 'WebSocket connections whose room broadcasts are not written directly because a library internal the direct write relies on moved',
+    labelNames: ['reason'] as const,
+    registers: [this.registry]
+  })
+
+  /** Deliveries of one-room broadcasts, by path: written directly to the TCP socket, or through Engine.IO (something was queued). */
+  readonly broadcastDeliveries = new Counter({
+    name: 'contentd_realtime_broadcast_deliveries_total',
+    help: 'Deliveries of one-room Socket.IO broadcasts: path="direct" written straight to the TCP socket, path="engine.io" through Engine.IO (a packet queued or in flight, or not a plain WebSocket)',
+    labelNames: ['path'] as const,
+    registers: [this.registry]
+  })
+
   /** WebSocket connections whose writes could not be batched (server/realtime/write-batching.ts), by the internal that moved. */
   readonly writeBatchingBailouts = new Counter({
     name: 'contentd_realtime_write_batching_bailouts_total',

@@ -26,6 +26,7 @@ import { LocalPresenceShare, type PresenceShare } from './presence-share.js'
 import { RoomAdapter } from './room-adapter.js'
 import { capSendBuffer, type SendBuffer } from './send-buffer.js'
 import { writeBatching } from './write-batching.js'
+import { DirectFrames } from './direct-frames.js'
 import { closeConnections } from './shutdown.js'
 import { Subscriptions } from './subscriptions.js'
 import { isQueryRequest, QuerySubscriptions } from './query-subscriptions.js'
@@ -86,12 +87,16 @@ export async function attachRealtime (deps: RealtimeDependencies): Promise<Realt
   // Each connection's backlog, counted in the unsent budget once its user is known (below).
   const sendBuffers = new WeakMap<object, SendBuffer>()
   const batchWebSocketWrites = writeBatching({ logger, metrics })
+  // A room broadcast's frame straight to the TCP socket when nothing is queued (direct-frames.ts).
+  const directFrames = new DirectFrames(logger, metrics)
   io.engine.on('connection', (connection: Parameters<typeof capSendBuffer>[0]) => {
     batchWebSocketWrites(connection)
-    sendBuffers.set(connection, capSendBuffer(connection, config.socketSendBufferBytes, queuedBytes => {
+    const sendBuffer = capSendBuffer(connection, config.socketSendBufferBytes, queuedBytes => {
       metrics?.slowConsumers.inc()
       logger.warn({ queuedBytes, limit: config.socketSendBufferBytes }, 'dropping a Socket.IO connection that does not read what it is sent')
-    }))
+    })
+    sendBuffers.set(connection, sendBuffer)
+    directFrames.attach(connection, sendBuffer)
   })
   const subscriptions = new Subscriptions(io, store, services.projects, services.identities, {
     perConnection: config.socketSubscriptionsPerConnection,

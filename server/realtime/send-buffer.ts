@@ -40,6 +40,11 @@ export interface SendBuffer {
   drop (): void
   /** Called after each packet queued and each flush to the transport. */
   onChange: (() => void) | null
+  /**
+   * A frame was written to the connection's TCP socket past Engine.IO (direct-frames.ts), so
+   * no `packetCreate` or `drain` tells this buffer: the bound and the report as for a packet.
+   */
+  wroteDirectly (): void
 }
 
 /** Watches one connection; `onOverflow` is told once, right before the connection is dropped. */
@@ -60,7 +65,21 @@ export function capSendBuffer (connection: EngineConnection, capBytes: number, o
       if (typeof ws?.terminate === 'function') (ws.terminate as () => void).call(ws)
     })
   }
-  const buffer: SendBuffer = { unsent: () => queued + transportBacklog(connection), drop, onChange: null }
+  const buffer: SendBuffer = {
+    unsent: () => queued + transportBacklog(connection),
+    drop,
+    onChange: null,
+    wroteDirectly: () => {
+      if (dropping) return
+      const backlog = buffer.unsent()
+      if (backlog > capBytes) {
+        onOverflow(backlog)
+        drop()
+        return
+      }
+      report(backlog)
+    }
+  }
   // Whether the last report (onChange) may have left a backlog counted: the budget keeps that
   // count until it hears again. A connection that had nothing unsent then and has nothing
   // now need not be reported: on a broadcast to a room that reads, that is every connection,
