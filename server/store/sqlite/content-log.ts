@@ -16,10 +16,12 @@
 // the log.
 //
 // Retention (HISTORY_LIMIT = L > 0): logically, versions from max(history_floor, version − L)
-// on are answerable (history-policy.ts): exactly the newest L entries. Physically, whenever a
-// checkpoint is written, everything older than the latest checkpoint at or below that bound
-// is deleted and history_floor raised to it: pruning is lazy and batched, the answers exact. history_floor also covers what was never recorded (history
-// before the change log existed, see migrations.ts) and a changed HISTORY_LIMIT.
+// on are answerable (history-policy.ts): exactly the newest L entries. Physically, at a
+// checkpoint once that bound has moved a tenth of L (at most 1000) since the last prune
+// (history-policy.ts PruneSchedule), everything older than the latest checkpoint at or below
+// the bound is deleted and history_floor raised to it: pruning is lazy and batched, the
+// answers exact. history_floor also covers what was never recorded (history before the
+// change log existed, see migrations.ts) and a changed HISTORY_LIMIT.
 //
 // Parsed current documents are kept in a DocumentCache tagged with their version, so most
 // reads and writes parse nothing. Reads of past versions keep the checkpoints they start from
@@ -34,7 +36,7 @@ import { replayOperationOf, valueJsonOf } from '../change-entry.js'
 import { DocumentCache, jsonOf, type CachedDocument } from '../document-cache.js'
 import { PageBudget, projectMemberBytes } from '../change-pages.js'
 import { pathLookup } from '../../../shared/live-path.js'
-import { answerableFrom, CHECKPOINT_ENTRIES, checkpointDue } from '../history-policy.js'
+import { answerableFrom, CHECKPOINT_ENTRIES, checkpointDue, PruneSchedule } from '../history-policy.js'
 import { PastContent, SharedBaseReplay } from '../shared-base-replay.js'
 import type { ContentSnapshot, HistoryOptions, LoggedIdempotencyKey, LoggedIdempotentChange } from '../types.js'
 
@@ -113,11 +115,14 @@ export class ContentLog {
   private readonly lent = new WeakSet<JsonObject>()
   /** Per project, the version below which this process last pruned change_paths (see prune). */
   private readonly pathsPrunedBelow = new Map<string, number>()
+  /** When retention deletes, in bulk (history-policy.ts). */
+  private readonly prunes: PruneSchedule
 
   /** `pageBytes`: CHANGES_PAGE_BYTES, the most one page of changes() carries (docs/design.md §13b). */
   constructor (private readonly db: Database.Database, cacheBytes: number, private readonly history: HistoryOptions, private readonly pageBytes: number) {
     this.statements = prepareStatements(db)
     this.cache = new DocumentCache(cacheBytes)
+    this.prunes = new PruneSchedule(history)
   }
 
   /** The newest change still in the log made by `caller` under `key` (docs/design.md §19). */
@@ -211,8 +216,9 @@ export class ContentLog {
       tailCount = 0
       tailBytes = 0
     }
-    // Pruning can only move when a checkpoint was added (this one, or a replacement's marker).
-    if (this.history.limit > 0 && checkpointVersion > changed.checkpointVersionAtStart) this.prune(projectId, version)
+    // Pruning can only move when a checkpoint was added (this one, or a replacement's marker),
+    // and waits until it has a bulk to delete (history-policy.ts PruneSchedule).
+    if (checkpointVersion > changed.checkpointVersionAtStart && this.prunes.due(projectId, version)) this.prune(projectId, version)
     const bytes = json === undefined ? changed.bytes : Buffer.byteLength(json)
     return { version, doc, ...(json === undefined ? {} : { json }), bytes, tailCount, tailBytes, checkpointVersion, checkpointBytes }
   }
@@ -340,6 +346,9 @@ export class ContentLog {
   /** Drops all that is cached of a deleted project, past versions included. */
   forgetProject (projectId: string): void {
     this.cache.deleteProject(projectId)
+    // The id may come back with a log starting at version 0.
+    this.prunes.forget(projectId)
+    this.pathsPrunedBelow.delete(projectId)
   }
 
   private floor (version: number, storedFloor: number): number {
