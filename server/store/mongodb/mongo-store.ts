@@ -486,8 +486,9 @@ export class MongoStore extends EngineStore implements Store {
 
   /**
    * Retention, after a checkpoint was added once PruneSchedule says a bulk is due: deletes
-   * what no answerable version needs (the same rule as the embedded store, content-log.ts). The floor is raised first, so a reader
-   * that finds an entry gone re-reads it and answers HISTORY_EXPIRED. Best effort: the
+   * what no answerable version needs (the same rule as the embedded store, content-log.ts).
+   * The floor is raised first, so a reader that finds an entry gone re-reads it and answers
+   * HISTORY_EXPIRED. Best effort: the
    * change is committed, and the next prune deletes what this one left.
    */
   private async prune (projectId: string, version: number): Promise<void> {

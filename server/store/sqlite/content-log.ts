@@ -172,8 +172,10 @@ export class ContentLog {
 
   /**
    * Appends one committed change to the log, inside the batch's transaction, right when it
-   * is applied (so a revert later in the same batch reads it). `replaced`: the change
-   * replaced the whole content (update, revert), so its version becomes a checkpoint.
+   * is applied: its entry text is final now (a later operation of the batch may change the
+   * values it wrote), its rows are written by flushAppends, which every read of the log in
+   * the transaction runs first (so a revert later in the same batch reads it). `replaced`:
+   * the change replaced the whole content (update, revert), so its version becomes a checkpoint.
    */
   append (projectId: string, changed: ChangedDocument, entryJson: string, replaced: boolean, idempotency?: LoggedIdempotencyKey, paths: readonly string[] = []): void {
     if (this.history.enabled) {
@@ -197,8 +199,8 @@ export class ContentLog {
 
   /**
    * Writes the entries and path-index rows appended since the last call, inside the batch's
-   * transaction: a statement of up to APPEND_ROWS rows instead of one run per row (a group
-   * commit of 16 increments ran 32 statements). Everything that reads the log in the
+   * transaction: a statement of up to 64 rows (multi-row-insert.ts) instead of one run per
+   * row (a group commit of 16 increments ran 32 statements). Everything that reads the log in the
    * transaction calls it first (contentAt, finish); the writer calls it when its batch is applied.
    */
   flushAppends (): void {
