@@ -31,3 +31,48 @@ export function answerableFrom (version: number, storedFloor: number, history: H
   if (!history.enabled) return version
   return history.limit === 0 ? storedFloor : Math.max(storedFloor, version - history.limit)
 }
+
+/** Projects whose last prune a PruneSchedule remembers; past this many it starts again. */
+const PRUNES_REMEMBERED = 100_000
+
+/**
+ * Retention deletes in bulk (docs/change-log.md "Retention"): once the oldest answerable
+ * version has moved this far since the last prune, a tenth of the limit and at most
+ * CHECKPOINT_ENTRIES. Pruning at every checkpoint deleted a few entries each time, and each
+ * such delete rewrote the first pages of the log, its size index and the checkpoints: a
+ * quarter of the WAL pages of a 1 KiB increment's group commit (BENCHMARKS.md, "What the
+ * benchmark changed"). Answers do not change (answerableFrom does not read the rows); the
+ * store holds at most this many entries more.
+ */
+export function pruneStep (limit: number): number {
+  return Math.max(1, Math.min(CHECKPOINT_ENTRIES, Math.floor(limit / 10)))
+}
+
+/**
+ * When a store prunes a project, reckoned per process (another process, or a restart,
+ * reckons on its own; a prune that rolls back only leaves rows for the next one): due at a
+ * checkpoint once `version − limit` is pruneStep past where it stood at this process's last
+ * prune of the project, or at the project's first checkpoint since the process started.
+ */
+export class PruneSchedule {
+  private readonly prunedAt = new Map<string, number>()
+
+  constructor (private readonly history: HistoryOptions) {}
+
+  /** Whether to prune `projectId`, now at `version`, after a checkpoint; if so, counted as done. */
+  due (projectId: string, version: number): boolean {
+    const { limit } = this.history
+    if (limit <= 0) return false
+    const bound = version - limit
+    const last = this.prunedAt.get(projectId)
+    if (last !== undefined && bound - last < pruneStep(limit)) return false
+    if (last === undefined && this.prunedAt.size >= PRUNES_REMEMBERED) this.prunedAt.clear()
+    this.prunedAt.set(projectId, bound)
+    return true
+  }
+
+  /** A deleted project (an id may come back with a new log). */
+  forget (projectId: string): void {
+    this.prunedAt.delete(projectId)
+  }
+}

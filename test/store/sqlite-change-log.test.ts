@@ -10,7 +10,7 @@ import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
 import { ContentdError } from '../../shared/errors.js'
 import type { JsonObject } from '../../shared/json.js'
 import { applyOperation, type Operation } from '../../shared/operations.js'
-import { CHECKPOINT_ENTRIES, CHECKPOINT_MIN_BYTES } from '../../server/store/history-policy.js'
+import { CHECKPOINT_ENTRIES, CHECKPOINT_MIN_BYTES, pruneStep } from '../../server/store/history-policy.js'
 import { MIGRATIONS } from '../../server/store/sqlite/migrations.js'
 import type { SqliteStore } from '../../server/store/sqlite/sqlite-store.js'
 import type { HistoryOptions, ProjectRecord } from '../../server/store/types.js'
@@ -246,6 +246,36 @@ describe('retention in the file', () => {
     const evens = await store.readPathEntries(project, 'even', floor, 1000)
     expect(evens.entries.map(e => e.version)).toEqual(Array.from({ length: current - floor }, (_, i) => floor + 1 + i).filter(v => v % 2 === 0))
     await expect(store.readPathEntries(project, 'even', floor - 1, 100)).rejects.toMatchObject({ code: 'HISTORY_EXPIRED' })
+  })
+
+  it('deletes in bulk: the floor moves by at least a tenth of the limit, the rows stay bounded, every answer exact', async () => {
+    const limit = 1000
+    const store = open(1024 * 1024, { limit, enabled: true })
+    const project = await setup(store, {})
+    const floors: number[] = []
+    let current = 1
+    // Small entries on a small document: a checkpoint every few dozen versions, far more
+    // often than pruneStep(1000) = 100 versions.
+    for (let burst = 0; burst < 150; burst++) {
+      await drive(store, project, 20, {}, () => ({ op: 'increment', path: p('n'), value: 1 }))
+      current += 20
+      floors.push(rowsOf(project.id).floor)
+    }
+    expect(pruneStep(limit)).toBe(100)
+    const moves = floors.slice(1).map((floor, i) => floor - floors[i]!).filter(move => move > 0)
+    expect(moves.length).toBeGreaterThan(5)
+    // The first prune of this process may be any size; each later one waited for a bulk.
+    for (const move of moves.slice(1)) expect(move).toBeGreaterThanOrEqual(pruneStep(limit))
+    const { entries, checkpoints, floor } = rowsOf(project.id)
+    expect(floor).toBeLessThanOrEqual(current - limit)
+    // At most the limit, a bulk and two checkpoint intervals (CHECKPOINT_MIN_BYTES of entries each).
+    expect(entries.length).toBeLessThanOrEqual(limit + pruneStep(limit) + 2 * CHECKPOINT_MIN_BYTES / 50)
+    expect(checkpoints[0]!.version).toBe(floor)
+    // The answers are the limit's, wherever the rows stand.
+    expect((await store.readChanges(project, current - limit, 10)).changes[0]!.version).toBe(current - limit + 1)
+    await expect(store.readChanges(project, current - limit - 1, 10)).rejects.toMatchObject({ code: 'HISTORY_EXPIRED' })
+    await expect(store.readContentAt(project.id, current - limit - 1)).rejects.toMatchObject({ code: 'HISTORY_EXPIRED' })
+    expect((await store.readContentAt(project.id, current - limit)).content).toEqual({ n: current - limit - 1 })
   })
 
   it('a larger HISTORY_LIMIT after a restart does not bring pruned history back', async () => {

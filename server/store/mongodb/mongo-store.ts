@@ -27,7 +27,7 @@ import { projectRefOf } from '../change-entry.js'
 import type { ContentCommitter } from '../../engine/content-engine.js'
 import { EngineStore } from '../../engine/engine-store.js'
 import { DEFAULT_CHANGES_PAGE_BYTES } from '../change-pages.js'
-import { answerableFrom } from '../history-policy.js'
+import { answerableFrom, PruneSchedule } from '../history-policy.js'
 import { standaloneMessage, startupFailureMessage } from './connection.js'
 import { databaseNameFrom } from './uri.js'
 import { MongoWebhooks } from './webhooks.js'
@@ -119,6 +119,8 @@ export class MongoStore extends EngineStore implements Store {
   private readonly changes: Collection<ChangeDoc>
   private readonly checkpoints: Collection<CheckpointDoc>
   private readonly history: HistoryOptions
+  /** When retention deletes, in bulk, as the embedded store does (history-policy.ts). */
+  private readonly prunes: PruneSchedule
   private readonly quotas: QuotaCounters
   /** Webhooks and their deliveries (webhooks.ts). */
   readonly webhooks: MongoWebhooks
@@ -165,6 +167,7 @@ export class MongoStore extends EngineStore implements Store {
     this.changes = this.db.collection('changes')
     this.checkpoints = this.db.collection('checkpoints')
     this.history = { limit: options.historyLimit, enabled: true }
+    this.prunes = new PruneSchedule(this.history)
     this.quotas = new QuotaCounters(this.db.collection('users'))
     this.webhooks = new MongoWebhooks(this.db, call => this.run(call))
     this.appRules = new MongoAppRules(this.db, call => this.run(call))
@@ -379,6 +382,7 @@ export class MongoStore extends EngineStore implements Store {
     await this.webhooks.deleteOfProject(id)
     await this.appRules.deleteOfProject(id)
     await this.run(() => this.idempotency.deleteProject(id))
+    this.prunes.forget(id)
   }
 
   async setMember (projectId: string, userId: string, role: MemberRole): Promise<void> {
@@ -431,7 +435,7 @@ export class MongoStore extends EngineStore implements Store {
       }),
       commit: async write => {
         const committed = await this.run(() => this.commitContent(write))
-        if (committed?.checkpointed === true) await this.prune(write.projectId, committed.version)
+        if (committed?.checkpointed === true && this.prunes.due(write.projectId, committed.version)) await this.prune(write.projectId, committed.version)
         return committed
       },
       // A revert's target: the content of a past version never changes, so it is read first.
@@ -481,10 +485,11 @@ export class MongoStore extends EngineStore implements Store {
   }
 
   /**
-   * Retention, after a checkpoint was added: deletes what no answerable version needs (the
-   * same rule as the embedded store, content-log.ts). The floor is raised first, so a reader
-   * that finds an entry gone re-reads it and answers HISTORY_EXPIRED. Best effort: the
-   * change is committed, and the next checkpoint prunes again.
+   * Retention, after a checkpoint was added once PruneSchedule says a bulk is due: deletes
+   * what no answerable version needs (the same rule as the embedded store, content-log.ts).
+   * The floor is raised first, so a reader that finds an entry gone re-reads it and answers
+   * HISTORY_EXPIRED. Best effort: the
+   * change is committed, and the next prune deletes what this one left.
    */
   private async prune (projectId: string, version: number): Promise<void> {
     if (this.history.limit === 0) return

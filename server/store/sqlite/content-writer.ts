@@ -171,6 +171,8 @@ export class ContentWriter {
         db.transaction(() => {
           const at = new Date().toISOString()
           for (const write of batch) outcomes.push(this.applyInTransaction(write, working, at))
+          // The batch's entries and path rows, a statement for many (content-log.ts).
+          log.flushAppends()
           for (const [projectId, state] of working) {
             if (!state || !state.dirty) continue
             written.set(projectId, log.finish(projectId, state))
@@ -184,6 +186,7 @@ export class ContentWriter {
       // Nothing committed, log entries included. Documents in `working` may have been
       // mutated: forget them.
       for (const projectId of working.keys()) log.forget(projectId)
+      log.discardAppends()
       const failure = isContentdError(error) ? error : storeFailure(error)
       for (const write of batch) write.reject(failure)
       return undefined
