@@ -47,6 +47,12 @@ const schema = z.object({
   // heap growth of heap-growth.ts) a server with 10,000 touched projects stays near 190 MiB
   // RSS (npm run bench). 32 MiB also holds one document at the default CONTENT_LIMIT.
   CACHE_BYTES: integer(0).default(32 * 1024 * 1024),
+  // SQLite's page cache per connection of the embedded store. better-sqlite3 builds SQLite
+  // with 16 MB, which a store larger than that fills (16+ MiB of RSS) for no measurable gain:
+  // reads of documents that miss CACHE_BYTES come from the OS's file cache at the same CPU
+  // cost (BENCHMARKS.md, the memory scenario). 4 MiB keeps the B-tree's inner pages and the
+  // pages every commit touches.
+  SQLITE_CACHE_BYTES: integer(0).default(4 * 1024 * 1024),
   // Change log entries kept per project (docs/design.md §9); 0 keeps all.
   HISTORY_LIMIT: integer(0).default(10_000),
   // Benchmark reference only: `off` records no history at all, to measure what the log costs
@@ -173,6 +179,8 @@ export interface Config {
   bodyLimitBytes: number
   contentLimitBytes: number
   cacheBytes: number
+  /** SQLite's page cache per connection of the embedded store (SQLITE_CACHE_BYTES). */
+  sqliteCacheBytes: number
   /** The change log: entries kept per project (0: all), and HISTORY=off (benchmark reference). */
   history: { limit: number, enabled: boolean }
   /** Operations per batch or JSON Patch (BATCH_LIMIT). */
@@ -281,6 +289,7 @@ export function loadConfig (source: Record<string, string | undefined> = process
     bodyLimitBytes: env.BODY_LIMIT,
     contentLimitBytes: env.CONTENT_LIMIT,
     cacheBytes: env.CACHE_BYTES,
+    sqliteCacheBytes: env.SQLITE_CACHE_BYTES,
     history: { limit: env.HISTORY_LIMIT, enabled: env.HISTORY === 'on' },
     batchLimit: env.BATCH_LIMIT,
     idempotencyTtlMs: env.IDEMPOTENCY_TTL,

@@ -1,0 +1,11 @@
+// SQLite's page cache per connection of the embedded store (SQLITE_CACHE_BYTES). Its own
+// module so the entry reader's worker thread (entry-reader-worker.ts) sets it without loading
+// the migrations.
+
+/** SQLITE_CACHE_BYTES's default (config.ts says why not better-sqlite3's 16 MB). */
+export const DEFAULT_SQLITE_CACHE_BYTES = 4 * 1024 * 1024
+
+/** `PRAGMA cache_size` for a page cache of at most `bytes` (a negative size is in KiB). */
+export function cacheSizePragma (bytes: number): string {
+  return `cache_size = -${Math.floor(bytes / 1024)}`
+}
