@@ -51,8 +51,8 @@ const schema = z.object({
   // with 16 MB, which a store larger than that fills (16+ MiB of RSS) for no measurable gain:
   // reads of documents that miss CACHE_BYTES come from the OS's file cache at the same CPU
   // cost (BENCHMARKS.md, the memory scenario). 4 MiB keeps the B-tree's inner pages and the
-  // pages every commit touches.
-  SQLITE_CACHE_BYTES: integer(0).default(4 * 1024 * 1024),
+  // pages every commit touches. At least 1 KiB (see page-cache.ts).
+  SQLITE_CACHE_BYTES: integer(1024).default(4 * 1024 * 1024),
   // Change log entries kept per project (docs/design.md §9); 0 keeps all.
   HISTORY_LIMIT: integer(0).default(10_000),
   // Benchmark reference only: `off` records no history at all, to measure what the log costs

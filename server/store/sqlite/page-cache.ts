@@ -7,5 +7,7 @@ export const DEFAULT_SQLITE_CACHE_BYTES = 4 * 1024 * 1024
 
 /** `PRAGMA cache_size` for a page cache of at most `bytes` (a negative size is in KiB). */
 export function cacheSizePragma (bytes: number): string {
-  return `cache_size = -${Math.floor(bytes / 1024)}`
+  // At least 1 KiB: SQLite takes a cache_size of 0 for "not set" when it loads the schema, and
+  // puts its compiled-in default (better-sqlite3's 16 MB) in its place.
+  return `cache_size = -${Math.max(1, Math.floor(bytes / 1024))}`
 }
