@@ -10,7 +10,7 @@
 // The CEL library (with protobuf and RE2: ~4 MiB of live heap) is loaded when the process
 // compiles its first expression, not at start: most nodes serve no project with rules
 // (BENCHMARKS.md, the memory scenario). It is loaded synchronously (require of its CommonJS
-// build), so compiling stays synchronous; the first compile pays the load once (~80 ms here).
+// build), so compiling stays synchronous; the first compile pays the load once (80-120 ms here).
 import { createRequire } from 'node:module'
 import type { CelInput } from '@bufbuild/cel'
 import type { Json } from '../../shared/json.js'
