@@ -47,12 +47,12 @@ const schema = z.object({
   // heap growth of heap-growth.ts) a server with 10,000 touched projects stays near 190 MiB
   // RSS (npm run bench). 32 MiB also holds one document at the default CONTENT_LIMIT.
   CACHE_BYTES: integer(0).default(32 * 1024 * 1024),
-  // SQLite's page cache per connection of the embedded store. better-sqlite3 builds SQLite
-  // with 16 MB, which a store larger than that fills (16+ MiB of RSS) for no measurable gain:
-  // reads of documents that miss CACHE_BYTES come from the OS's file cache at the same CPU
-  // cost (BENCHMARKS.md, the memory scenario). 4 MiB keeps the B-tree's inner pages and the
-  // pages every commit touches. At least 1 KiB (see page-cache.ts).
-  SQLITE_CACHE_BYTES: integer(1024).default(4 * 1024 * 1024),
+  // SQLite's page cache per connection of the embedded store; by default what better-sqlite3
+  // builds SQLite with (16,000 KiB). A store larger than that fills it (~16 MiB of RSS);
+  // 4 MiB saves ~13 MiB RSS in the memory scenario but costs writes spread over many projects
+  // 7-15% more store CPU (their pages no longer stay cached; BENCHMARKS.md), so it is the
+  // operator's trade. At least 1 KiB (see page-cache.ts).
+  SQLITE_CACHE_BYTES: integer(1024).default(16_000 * 1024),
   // Change log entries kept per project (docs/design.md §9); 0 keeps all.
   HISTORY_LIMIT: integer(0).default(10_000),
   // Benchmark reference only: `off` records no history at all, to measure what the log costs

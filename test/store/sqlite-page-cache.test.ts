@@ -1,7 +1,6 @@
 // SQLite's page cache per connection of the embedded store (SQLITE_CACHE_BYTES,
-// server/store/sqlite/page-cache.ts): better-sqlite3 builds SQLite with 16 MB per
-// connection, which a large store fills; the store asks for SQLITE_CACHE_BYTES instead
-// (4 MiB by default, BENCHMARKS.md's memory scenario).
+// server/store/sqlite/page-cache.ts): by default the 16,000 KiB better-sqlite3 builds SQLite
+// with; smaller saves memory on a large store at some write CPU (BENCHMARKS.md's memory scenario).
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -26,26 +25,26 @@ const cacheSizeOf = (db: Database.Database) => db.pragma('cache_size', { simple:
 const connectionOf = (store: SqliteStore) => (store as unknown as { db: Database.Database }).db
 
 describe("the embedded store's SQLite page cache", () => {
-  it('is 4 MiB by default, not the 16 MB better-sqlite3 builds SQLite with', () => {
+  it('is 16,000 KiB by default, what better-sqlite3 builds SQLite with', () => {
     const db = openDatabase(dataDir, 5000)
     closing.push(() => db.close())
-    expect(DEFAULT_SQLITE_CACHE_BYTES).toBe(4 * 1024 * 1024)
-    expect(cacheSizeOf(db)).toBe(-4096)
+    expect(DEFAULT_SQLITE_CACHE_BYTES).toBe(16_000 * 1024)
+    expect(cacheSizeOf(db)).toBe(-16_000)
     expect(loadConfig({}).sqliteCacheBytes).toBe(DEFAULT_SQLITE_CACHE_BYTES)
   })
 
   it('follows SQLITE_CACHE_BYTES from the configuration to the store\'s connection', async () => {
-    const config = loadConfig({ SQLITE_CACHE_BYTES: String(24 * 1024 * 1024) })
-    expect(config.sqliteCacheBytes).toBe(24 * 1024 * 1024)
+    const config = loadConfig({ SQLITE_CACHE_BYTES: String(4 * 1024 * 1024) })
+    expect(config.sqliteCacheBytes).toBe(4 * 1024 * 1024)
     const store = openSqliteStore({ dataDir, contentLimitBytes: 1024 * 1024, cacheBytes: 1024 * 1024, sqliteCacheBytes: config.sqliteCacheBytes })
     closing.push(() => store.close())
-    expect(cacheSizeOf(connectionOf(store))).toBe(-24 * 1024)
+    expect(cacheSizeOf(connectionOf(store))).toBe(-4096)
     const defaults = openSqliteStore({ dataDir, contentLimitBytes: 1024 * 1024, cacheBytes: 1024 * 1024 })
     closing.push(() => defaults.close())
-    expect(cacheSizeOf(connectionOf(defaults))).toBe(-4096)
+    expect(cacheSizeOf(connectionOf(defaults))).toBe(-16_000)
   })
 
-  it('rounds a budget down to whole KiB, to at least 1 KiB (SQLite would take 0 for its 16 MB default)', () => {
+  it('rounds a budget down to whole KiB, to at least 1 KiB (SQLite would take 0 for its compiled-in default)', () => {
     expect(cacheSizePragma(4 * 1024 * 1024 + 1000)).toBe('cache_size = -4096')
     expect(cacheSizePragma(1023)).toBe('cache_size = -1')
     const db = openDatabase(dataDir, 5000, 1024)

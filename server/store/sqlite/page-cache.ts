@@ -2,8 +2,8 @@
 // module so the entry reader's worker thread (entry-reader-worker.ts) sets it without loading
 // the migrations.
 
-/** SQLITE_CACHE_BYTES's default (config.ts says why not better-sqlite3's 16 MB). */
-export const DEFAULT_SQLITE_CACHE_BYTES = 4 * 1024 * 1024
+/** SQLITE_CACHE_BYTES's default: what better-sqlite3 builds SQLite with (config.ts says why). */
+export const DEFAULT_SQLITE_CACHE_BYTES = 16_000 * 1024
 
 /** `PRAGMA cache_size` for a page cache of at most `bytes` (a negative size is in KiB). */
 export function cacheSizePragma (bytes: number): string {
