@@ -47,6 +47,12 @@ const schema = z.object({
   // heap growth of heap-growth.ts) a server with 10,000 touched projects stays near 190 MiB
   // RSS (npm run bench). 32 MiB also holds one document at the default CONTENT_LIMIT.
   CACHE_BYTES: integer(0).default(32 * 1024 * 1024),
+  // SQLite's page cache per connection of the embedded store; by default what better-sqlite3
+  // builds SQLite with (16,000 KiB). A store larger than that fills it (~16 MiB of RSS);
+  // 4 MiB saves ~13 MiB RSS in the memory scenario but costs writes spread over many projects
+  // 7-15% more store CPU (their pages no longer stay cached; BENCHMARKS.md), so it is the
+  // operator's trade. At least 1 KiB (see page-cache.ts).
+  SQLITE_CACHE_BYTES: integer(1024).default(16_000 * 1024),
   // Change log entries kept per project (docs/design.md §9); 0 keeps all.
   HISTORY_LIMIT: integer(0).default(10_000),
   // Benchmark reference only: `off` records no history at all, to measure what the log costs
@@ -173,6 +179,8 @@ export interface Config {
   bodyLimitBytes: number
   contentLimitBytes: number
   cacheBytes: number
+  /** SQLite's page cache per connection of the embedded store (SQLITE_CACHE_BYTES). */
+  sqliteCacheBytes: number
   /** The change log: entries kept per project (0: all), and HISTORY=off (benchmark reference). */
   history: { limit: number, enabled: boolean }
   /** Operations per batch or JSON Patch (BATCH_LIMIT). */
@@ -281,6 +289,7 @@ export function loadConfig (source: Record<string, string | undefined> = process
     bodyLimitBytes: env.BODY_LIMIT,
     contentLimitBytes: env.CONTENT_LIMIT,
     cacheBytes: env.CACHE_BYTES,
+    sqliteCacheBytes: env.SQLITE_CACHE_BYTES,
     history: { limit: env.HISTORY_LIMIT, enabled: env.HISTORY === 'on' },
     batchLimit: env.BATCH_LIMIT,
     idempotencyTtlMs: env.IDEMPOTENCY_TTL,

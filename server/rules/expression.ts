@@ -6,13 +6,28 @@
 // `map`, `filter`) iterate over a list or map of the content, and `matches` runs a regular
 // expression over a string of the content. So one evaluation costs about the expression's
 // size, and a request's evaluations are counted by an EvaluationBudget.
-import { celEnv, isCelError, parse, plan, type CelInput } from '@bufbuild/cel'
+//
+// The CEL library (with protobuf and RE2: ~4 MiB of live heap) is loaded when the process
+// compiles its first expression, not at start: most nodes serve no project with rules
+// (BENCHMARKS.md, the memory scenario). It is loaded synchronously (require of its CommonJS
+// build), so compiling stays synchronous; the first compile pays the load once (80-120 ms here).
+import { createRequire } from 'node:module'
+import type { CelInput } from '@bufbuild/cel'
 import type { Json } from '../../shared/json.js'
 
 /** The longest expression accepted, in characters. */
 export const MAX_EXPRESSION_LENGTH = 2048
 
-const ENV = celEnv()
+type Cel = typeof import('@bufbuild/cel')
+let loaded: { cel: Cel, env: ReturnType<Cel['celEnv']> } | undefined
+
+function cel (): { cel: Cel, env: ReturnType<Cel['celEnv']> } {
+  if (!loaded) {
+    const lib = createRequire(import.meta.url)('@bufbuild/cel') as Cel
+    loaded = { cel: lib, env: lib.celEnv() }
+  }
+  return loaded
+}
 
 /** Functions refused because their cost follows the data, not the expression. */
 const REFUSED_FUNCTIONS = new Set(['matches'])
@@ -53,6 +68,7 @@ export function constantExpression (value: boolean): CompiledExpression {
  */
 export function compileExpression (source: string, variables: ReadonlySet<string>): CompiledExpression {
   if (source.length > MAX_EXPRESSION_LENGTH) throw new Error(`the expression is longer than ${MAX_EXPRESSION_LENGTH} characters`)
+  const { cel: { parse, plan, isCelError }, env } = cel()
   let parsed: ReturnType<typeof parse>
   try {
     parsed = parse(source)
@@ -60,7 +76,7 @@ export function compileExpression (source: string, variables: ReadonlySet<string
     throw new Error(`CEL: ${error instanceof Error ? error.message : String(error)}`)
   }
   checkTree(parsed.expr, variables)
-  const run = plan(ENV, parsed)
+  const run = plan(env, parsed)
   return {
     source,
     allows (bindings) {

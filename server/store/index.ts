@@ -12,5 +12,5 @@ export async function createStore (config: Config): Promise<Store> {
   }
   // The server and the CLI open one store per process, so the store's counter is the
   // process's; code that opens several on one file (tests) gives them one counter itself.
-  return new SqliteStore({ dataDir: config.dataDir, contentLimitBytes: config.contentLimitBytes, cacheBytes: config.cacheBytes, history: config.history, changesPageBytes: config.changesPageBytes, commits: new CommitCounter() })
+  return new SqliteStore({ dataDir: config.dataDir, contentLimitBytes: config.contentLimitBytes, cacheBytes: config.cacheBytes, sqliteCacheBytes: config.sqliteCacheBytes, history: config.history, changesPageBytes: config.changesPageBytes, commits: new CommitCounter() })
 }

@@ -2,15 +2,17 @@
 // survives power loss; content batches commit with NORMAL and are acknowledged only after
 // content-writer.ts has had the WAL synced off the event loop), busy_timeout so several
 // processes can share the file, foreign keys on (deleting a project removes its members,
-// change log and checkpoints), migrations applied.
+// change log and checkpoints), migrations applied, and a page cache of SQLITE_CACHE_BYTES.
 import Database from 'better-sqlite3'
 import { mkdirSync } from 'node:fs'
 import { sqliteFile } from './file.js'
 import { MIGRATIONS } from './migrations.js'
+import { DEFAULT_SQLITE_CACHE_BYTES, cacheSizePragma } from './page-cache.js'
 
-export function openDatabase (dataDir: string, busyTimeoutMs: number): Database.Database {
+export function openDatabase (dataDir: string, busyTimeoutMs: number, pageCacheBytes = DEFAULT_SQLITE_CACHE_BYTES): Database.Database {
   mkdirSync(dataDir, { recursive: true })
   const db = new Database(sqliteFile(dataDir))
+  db.pragma(cacheSizePragma(pageCacheBytes))
   db.pragma('journal_mode = WAL')
   db.pragma('synchronous = FULL')
   db.pragma(`busy_timeout = ${busyTimeoutMs}`)

@@ -4,13 +4,15 @@
 // memory is transferred, not copied.
 import Database from 'better-sqlite3'
 import { parentPort, workerData } from 'node:worker_threads'
+import { cacheSizePragma } from './page-cache.js'
 
 export interface EntryReadRequest { id: number, projectId: string, after: number, last: number }
 export type EntryReadAnswer = { id: number, ok: true, entries: Buffer[] } | { id: number, ok: false, message: string }
 
-const { file, busyTimeoutMs } = workerData as { file: string, busyTimeoutMs: number }
+const { file, busyTimeoutMs, pageCacheBytes } = workerData as { file: string, busyTimeoutMs: number, pageCacheBytes: number }
 const db = new Database(file, { readonly: true, fileMustExist: true })
 db.pragma(`busy_timeout = ${busyTimeoutMs}`)
+db.pragma(cacheSizePragma(pageCacheBytes))
 const entriesBetween = db.prepare('SELECT CAST(entry AS BLOB) FROM changes WHERE project_id = ? AND version > ? AND version <= ? ORDER BY version').pluck()
 
 parentPort?.on('message', (request: EntryReadRequest) => {

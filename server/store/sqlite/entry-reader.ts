@@ -25,7 +25,8 @@ export class EntryReader {
   readonly available: boolean
 
   /** `file`: the database file; null (in memory) keeps every read on the event loop. */
-  constructor (private readonly file: string | null, private readonly busyTimeoutMs: number) {
+  /** `pageCacheBytes`: the worker connection's SQLite page cache (SQLITE_CACHE_BYTES). */
+  constructor (private readonly file: string | null, private readonly busyTimeoutMs: number, private readonly pageCacheBytes: number) {
     this.available = file !== null && existsSync(fileURLToPath(WORKER_FILE))
   }
 
@@ -48,7 +49,7 @@ export class EntryReader {
 
   private started (): Worker {
     if (this.worker) return this.worker
-    const worker = new Worker(WORKER_FILE, { workerData: { file: this.file, busyTimeoutMs: this.busyTimeoutMs } })
+    const worker = new Worker(WORKER_FILE, { workerData: { file: this.file, busyTimeoutMs: this.busyTimeoutMs, pageCacheBytes: this.pageCacheBytes } })
     // Idle, it does not keep the process alive.
     worker.unref()
     worker.on('message', (answer: EntryReadAnswer) => this.answered(answer))

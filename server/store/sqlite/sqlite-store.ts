@@ -27,6 +27,7 @@ import { ContentLog } from './content-log.js'
 import { ContentWriter } from './content-writer.js'
 import { EntryReader } from './entry-reader.js'
 import { openDatabase } from './database.js'
+import { DEFAULT_SQLITE_CACHE_BYTES } from './page-cache.js'
 import { SqliteIdempotency } from './idempotency.js'
 import { SqliteInstanceDump } from './instance-dump.js'
 import type { ImportCounts, InstanceRecord } from '../instance-records.js'
@@ -58,6 +59,8 @@ export interface SqliteStoreOptions {
   dataDir: string
   contentLimitBytes: number
   cacheBytes: number
+  /** SQLITE_CACHE_BYTES: SQLite's page cache per connection; default DEFAULT_SQLITE_CACHE_BYTES. */
+  sqliteCacheBytes?: number
   /** HISTORY_LIMIT, and HISTORY=off for the benchmark's reference (see HistoryOptions). */
   history: HistoryOptions
   /** The process's one counter, shared by every store it opens (see lookup-cache.ts). */
@@ -88,12 +91,13 @@ export class SqliteStore extends EngineStore implements Store {
 
   constructor (options: SqliteStoreOptions) {
     super({ contentLimitBytes: options.contentLimitBytes })
-    this.db = openDatabase(options.dataDir, options.busyTimeoutMs ?? 5000)
+    const pageCacheBytes = options.sqliteCacheBytes ?? DEFAULT_SQLITE_CACHE_BYTES
+    this.db = openDatabase(options.dataDir, options.busyTimeoutMs ?? 5000, pageCacheBytes)
     const dataVersion = this.db.prepare('PRAGMA data_version').pluck()
     const lookups = new LookupCache(() => dataVersion.get() as number, options.commits)
     this.records = new SqliteRecords(this.db, lookups)
     this.content = new ContentLog(this.db, options.cacheBytes, options.history, options.changesPageBytes ?? DEFAULT_CHANGES_PAGE_BYTES)
-    this.entryReader = new EntryReader(this.db.memory ? null : this.db.name, options.busyTimeoutMs ?? 5000)
+    this.entryReader = new EntryReader(this.db.memory ? null : this.db.name, options.busyTimeoutMs ?? 5000, pageCacheBytes)
     this.schemas = new SqliteSchemas(this.db)
     this.walSync = (options.walSync ?? (path => new WalSync(path)))(`${this.db.name}-wal`)
     this.writer = new ContentWriter({
