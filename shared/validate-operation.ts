@@ -25,33 +25,37 @@ const passed = new WeakMap<Operation, string | undefined>()
 
 /**
  * Throws the catalogued 400 for the first problem; returns when the operation is well-formed.
- * `serialize`: the caller is about to write the operation (the route), so the value's JSON is
- * made now and kept for valueJsonOf. Other callers (a replay, a client applying a change)
- * need no text: the value is not serialized for them.
+ * `serialize`: the value's JSON is made now and kept for valueJsonOf (and vouches for its
+ * strings, json.ts). `escapeFree`: the value was parsed from UTF-8 JSON text holding no \u
+ * escape, so none of its strings can hold a lone surrogate (server/http/body.ts): the
+ * route's check, which leaves the value's one serialization to the engine, inside the write
+ * (server/engine/write-step.ts), so the text is not kept alive while the write waits for its
+ * group commit (BENCHMARKS.md, issue 35). Other callers (a replay, a client applying a
+ * change) need neither.
  */
-export function validateOperation (operation: Operation, serialize = false): void {
-  passed.set(operation, check(operation, serialize))
+export function validateOperation (operation: Operation, serialize = false, escapeFree = false): void {
+  passed.set(operation, check(operation, serialize, escapeFree))
 }
 
 /**
- * The operation's value as JSON: the text its validation made (the same JSON.stringify, once
- * per write, issue 35), or made now. Only for an operation with a value that is JSON.
+ * The operation's value as JSON: the text its validation made, if it was asked to (the same
+ * JSON.stringify, once per write, issue 35), or made now: the route leaves it to the engine.
+ * Only for an operation with a value that is JSON.
  */
 export function valueJsonOf (operation: Operation & { value: unknown }): string {
   return passed.get(operation) ?? JSON.stringify(operation.value)
 }
 
 /** assertWritableValue, and the value's JSON when `serialize`. */
-function checkedValue (value: unknown, at: readonly string[], serialize: boolean): string | undefined {
+function checkedValue (value: unknown, at: readonly string[], serialize: boolean, escapeFree: boolean): string | undefined {
   const json = serialize ? serialized(value) : undefined
-  assertWritableValue(value, at, json)
+  assertWritableValue(value, at, json, escapeFree)
   return json
 }
 
 /**
- * The value's JSON, made here because the write needs it anyway (write-step.ts takes it
- * through valueJsonOf) and because it spares the value's check reading every string
- * (json.ts). undefined when the value has no JSON text (a function, a BigInt, a cycle,
+ * The value's JSON, for a caller that asked for it (valueJsonOf gives it to the engine); it
+ * spares the value's check reading every string (json.ts). undefined when the value has no JSON text (a function, a BigInt, a cycle,
  * nesting past the stack): the check then refuses it with its own message.
  */
 function serialized (value: unknown): string | undefined {
@@ -68,10 +72,10 @@ export function validateOnce (operation: Operation): void {
 }
 
 /** The checks; returns the value's JSON when it made it. */
-function check (operation: Operation, serialize: boolean): string | undefined {
+function check (operation: Operation, serialize: boolean, escapeFree: boolean): string | undefined {
   if (operation.op === 'update') {
     if (!isPlainObject(operation.value)) throw new ContentdError('INVALID_BODY', 'the content must be a JSON object')
-    return checkedValue(operation.value, [], serialize)
+    return checkedValue(operation.value, [], serialize, escapeFree)
   }
   assertPathSegments(operation.path)
   switch (operation.op) {
@@ -85,10 +89,10 @@ function check (operation: Operation, serialize: boolean): string | undefined {
       if (!Number.isSafeInteger(operation.index) || operation.index < 0) {
         throw new ContentdError('INDEX_OUT_OF_RANGE', 'index must be a non-negative integer')
       }
-      return checkedValue(operation.value, operation.path, serialize)
+      return checkedValue(operation.value, operation.path, serialize, escapeFree)
     case 'set':
     case 'push':
-      return checkedValue(operation.value, operation.path, serialize)
+      return checkedValue(operation.value, operation.path, serialize, escapeFree)
     case 'delete':
       return undefined
   }

@@ -25,7 +25,7 @@ import type { Projects } from '../../services/projects.js'
 import type { ApplyOptions, Store, StoreOperation } from '../../store/types.js'
 import { etagFor, parseVersionCondition, versionMatches } from '../../store/version-condition.js'
 import { identityOf } from '../auth-middleware.js'
-import { jsonBody } from '../body.js'
+import { bodyWithoutEscapes, jsonBody } from '../body.js'
 import { context, projectOf } from '../context.js'
 import { sendContentJson } from '../encoded-content.js'
 import { constantJson } from '../fast-path.js'
@@ -90,9 +90,11 @@ export function contentRoutes (api: RouteScope, store: Store, projects: Projects
     const project = projectOf(res)
     // The checks that need no document are request validation (docs/design.md §4 step 5), so
     // they answer before an If-Match mismatch (step 6) would. Batches and patches were
-    // checked operation by operation as they were parsed. `true`: the value's JSON is made
-    // here, once, and the engine stores it (shared/validate-operation.ts valueJsonOf).
-    if (operation.op !== 'revert' && operation.op !== 'batch' && operation.op !== 'patch') validateOperation(operation, true)
+    // checked operation by operation as they were parsed. The value's JSON is made once, by
+    // the engine inside the write (write-step.ts), not here: a text made now would live while
+    // the write waits for its group commit. A body without \u escapes vouches that no string
+    // of the value holds a lone surrogate (body.ts), so the check need not read them.
+    if (operation.op !== 'revert' && operation.op !== 'batch' && operation.op !== 'patch') validateOperation(operation, false, bodyWithoutEscapes(req))
     // [rules, issue 31] An app user: the rules are checked by the engine, in the write's atomic step.
     const { app } = context(res)
     let options: ApplyOptions
