@@ -25,22 +25,20 @@ const passed = new WeakMap<Operation, string | undefined>()
 
 /**
  * Throws the catalogued 400 for the first problem; returns when the operation is well-formed.
- * `serialize`: the value's JSON is made now and kept for valueJsonOf (and vouches for its
- * strings, json.ts). `escapeFree`: the value was parsed from UTF-8 JSON text holding no \u
- * escape, so none of its strings can hold a lone surrogate (server/http/body.ts): the
- * route's check, which leaves the value's one serialization to the engine, inside the write
- * (server/engine/write-step.ts), so the text is not kept alive while the write waits for its
- * group commit (BENCHMARKS.md, issue 35). Other callers (a replay, a client applying a
- * change) need neither.
+ * `serialize`: the caller is about to write the operation (the route), so the value's JSON is
+ * made now and kept for valueJsonOf (and vouches for its strings, json.ts). `escapeFree`: the
+ * value was parsed from UTF-8 JSON text holding no \u escape, so none of its strings can hold
+ * a lone surrogate (server/http/body.ts), and the JSON need not be searched for one (a search
+ * copies the text whole; the engine makes its one copy, write-step.ts). Other callers (a
+ * replay, a client applying a change) need neither.
  */
 export function validateOperation (operation: Operation, serialize = false, escapeFree = false): void {
   passed.set(operation, check(operation, serialize, escapeFree))
 }
 
 /**
- * The operation's value as JSON: the text its validation made, if it was asked to (the same
- * JSON.stringify, once per write, issue 35), or made now: the route leaves it to the engine.
- * Only for an operation with a value that is JSON.
+ * The operation's value as JSON: the text its validation made (the same JSON.stringify, once
+ * per write, issue 35), or made now. Only for an operation with a value that is JSON.
  */
 export function valueJsonOf (operation: Operation & { value: unknown }): string {
   return passed.get(operation) ?? JSON.stringify(operation.value)
@@ -54,8 +52,9 @@ function checkedValue (value: unknown, at: readonly string[], serialize: boolean
 }
 
 /**
- * The value's JSON, for a caller that asked for it (valueJsonOf gives it to the engine); it
- * spares the value's check reading every string (json.ts). undefined when the value has no JSON text (a function, a BigInt, a cycle,
+ * The value's JSON, made here because the write needs it anyway (write-step.ts takes it
+ * through valueJsonOf) and because it spares the value's check reading every string
+ * (json.ts). undefined when the value has no JSON text (a function, a BigInt, a cycle,
  * nesting past the stack): the check then refuses it with its own message.
  */
 function serialized (value: unknown): string | undefined {

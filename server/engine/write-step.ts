@@ -91,8 +91,8 @@ export function resolveChange (operation: StoreOperation, context: Pick<CommitCo
     const json = context.contentAt(operation.version)
     return { applied: { op: 'update', value: JSON.parse(json) as JsonObject }, valueJson: json, parts }
   }
-  // The value's one serialization (issue 35), here inside the write unless a validation was
-  // asked to make it (valueJsonOf); JSON.stringify of a validated value is never undefined.
+  // The text the route's validation made, if it did (valueJsonOf); JSON.stringify of a
+  // validated value is never undefined.
   return { applied: operation, valueJson: 'value' in operation ? valueJsonOf(operation) : undefined, parts }
 }
 
@@ -147,11 +147,10 @@ export function applyResolved (projectRef: string, current: CurrentContent, reso
 /**
  * The entry as a store keeps it, as one flat text, with the value's JSON found inside it and
  * its UTF-8 size (the content limit's). Measuring the joined text flattens it: the one copy of
- * the value's characters the write makes (JSON.stringify returns a text made of parts; it is
- * not flattened on its own first), which the log then binds as it is; the value's JSON is a
- * slice of it, which V8 makes without copying (BENCHMARKS.md, issue 35: each 100 KB copy was
- * a young-generation allocation, and the text made at validation lived through the wait for
- * the group commit).
+ * the value's characters the write makes (JSON.stringify returns a text made of parts, which
+ * the route's check no longer flattens on its own), which the log then binds as it is; the
+ * value's JSON is a slice of it, which V8 makes without copying (BENCHMARKS.md, issue 35: the
+ * value's copy and the entry's were two 100 KB young-generation allocations per write).
  */
 function storedForm (version: number, parts: ChangeParts, valueJson: string | undefined, at: string, actor: Actor): { entryJson: string, valueJson: string | undefined, valueBytes: number } {
   const { before, after } = entryAround(version, parts, valueJson !== undefined, at, JSON.stringify(actor))

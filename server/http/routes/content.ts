@@ -90,11 +90,14 @@ export function contentRoutes (api: RouteScope, store: Store, projects: Projects
     const project = projectOf(res)
     // The checks that need no document are request validation (docs/design.md §4 step 5), so
     // they answer before an If-Match mismatch (step 6) would. Batches and patches were
-    // checked operation by operation as they were parsed. The value's JSON is made once, by
-    // the engine inside the write (write-step.ts), not here: a text made now would live while
-    // the write waits for its group commit. A body without \u escapes vouches that no string
-    // of the value holds a lone surrogate (body.ts), so the check need not read them.
-    if (operation.op !== 'revert' && operation.op !== 'batch' && operation.op !== 'patch') validateOperation(operation, false, bodyWithoutEscapes(req))
+    // checked operation by operation as they were parsed. `true`: the value's JSON is made
+    // here, once, while the value just parsed is in the CPU's caches (made inside the write
+    // instead, so as not to live through the wait for the group commit, it cost the same CPU
+    // per request: BENCHMARKS.md), and the engine stores it
+    // (shared/validate-operation.ts valueJsonOf). A body without \u escapes vouches that no
+    // string of the value holds a lone surrogate (body.ts), so the check need not search the
+    // text for one, which would copy it whole (JSON.stringify returns it in parts).
+    if (operation.op !== 'revert' && operation.op !== 'batch' && operation.op !== 'patch') validateOperation(operation, true, bodyWithoutEscapes(req))
     // [rules, issue 31] An app user: the rules are checked by the engine, in the write's atomic step.
     const { app } = context(res)
     let options: ApplyOptions
