@@ -38,10 +38,17 @@ export function validateOperation (operation: Operation, serialize = false, esca
 
 /**
  * The operation's value as JSON: the text its validation made (the same JSON.stringify, once
- * per write, issue 35), or made now. Only for an operation with a value that is JSON.
+ * per write, issue 35), or made now. Only for an operation with a value that is JSON. The
+ * text is handed over, not kept: the operation lives until its write is answered, and the
+ * engine copies the text into the stored entry (write-step.ts), so keeping it here would hold
+ * a second 100 KB through the commit's sync for a 100 KB value (a later call makes it again).
  */
 export function valueJsonOf (operation: Operation & { value: unknown }): string {
-  return passed.get(operation) ?? JSON.stringify(operation.value)
+  const json = passed.get(operation)
+  if (json === undefined) return JSON.stringify(operation.value)
+  // Still passed (validateOnce), without its text.
+  passed.set(operation, undefined)
+  return json
 }
 
 /** assertWritableValue, and the value's JSON when `serialize`. */
