@@ -6,7 +6,7 @@
 // the time goes" (bench/lib/profile-layers.mjs). With --baseline the same load is profiled
 // first on the build of REF (default BENCH_BASELINE_REF, 89649a9; bench/lib/baseline.mjs),
 // and the layer table has a column for each: before and after.
-import { readdirSync, readFileSync, rmSync } from 'node:fs'
+import { copyFileSync, readdirSync, readFileSync, rmSync } from 'node:fs'
 import { join } from 'node:path'
 import { baselineBuild } from './lib/baseline.mjs'
 import { owner, startContentd } from './lib/contentd.mjs'
@@ -49,6 +49,8 @@ async function profiled (root) {
       await server.stop()
     }
     const file = readdirSync(dir).find(f => f.endsWith('.cpuprofile'))
+    // BENCH_PROFILE_OUT=<dir>: keep the .cpuprofile (for DevTools, or an analysis of one function).
+    if (process.env.BENCH_PROFILE_OUT) copyFileSync(join(dir, file), join(process.env.BENCH_PROFILE_OUT, `${root ? 'baseline' : 'build'}-${op}-${bytes}.cpuprofile`))
     return { profile: JSON.parse(readFileSync(join(dir, file), 'utf8')), reqPerSec: result.reqPerSec, window }
   } finally {
     rmSync(dir, { recursive: true, force: true })

@@ -26,25 +26,35 @@ const passed = new WeakMap<Operation, string | undefined>()
 /**
  * Throws the catalogued 400 for the first problem; returns when the operation is well-formed.
  * `serialize`: the caller is about to write the operation (the route), so the value's JSON is
- * made now and kept for valueJsonOf. Other callers (a replay, a client applying a change)
- * need no text: the value is not serialized for them.
+ * made now and kept for valueJsonOf (and vouches for its strings, json.ts). `escapeFree`: the
+ * value was parsed from UTF-8 JSON text holding no \u escape, so none of its strings can hold
+ * a lone surrogate (server/http/body.ts), and the JSON need not be searched for one (a search
+ * copies the text whole; the engine makes its one copy, write-step.ts). Other callers (a
+ * replay, a client applying a change) need neither.
  */
-export function validateOperation (operation: Operation, serialize = false): void {
-  passed.set(operation, check(operation, serialize))
+export function validateOperation (operation: Operation, serialize = false, escapeFree = false): void {
+  passed.set(operation, check(operation, serialize, escapeFree))
 }
 
 /**
  * The operation's value as JSON: the text its validation made (the same JSON.stringify, once
- * per write, issue 35), or made now. Only for an operation with a value that is JSON.
+ * per write, issue 35), or made now. Only for an operation with a value that is JSON. The
+ * text is handed over, not kept: the operation lives until its write is answered, and the
+ * engine copies the text into the stored entry (write-step.ts), so keeping it here would hold
+ * a second 100 KB through the commit's sync for a 100 KB value (a later call makes it again).
  */
 export function valueJsonOf (operation: Operation & { value: unknown }): string {
-  return passed.get(operation) ?? JSON.stringify(operation.value)
+  const json = passed.get(operation)
+  if (json === undefined) return JSON.stringify(operation.value)
+  // Still passed (validateOnce), without its text.
+  passed.set(operation, undefined)
+  return json
 }
 
 /** assertWritableValue, and the value's JSON when `serialize`. */
-function checkedValue (value: unknown, at: readonly string[], serialize: boolean): string | undefined {
+function checkedValue (value: unknown, at: readonly string[], serialize: boolean, escapeFree: boolean): string | undefined {
   const json = serialize ? serialized(value) : undefined
-  assertWritableValue(value, at, json)
+  assertWritableValue(value, at, json, escapeFree)
   return json
 }
 
@@ -68,10 +78,10 @@ export function validateOnce (operation: Operation): void {
 }
 
 /** The checks; returns the value's JSON when it made it. */
-function check (operation: Operation, serialize: boolean): string | undefined {
+function check (operation: Operation, serialize: boolean, escapeFree: boolean): string | undefined {
   if (operation.op === 'update') {
     if (!isPlainObject(operation.value)) throw new ContentdError('INVALID_BODY', 'the content must be a JSON object')
-    return checkedValue(operation.value, [], serialize)
+    return checkedValue(operation.value, [], serialize, escapeFree)
   }
   assertPathSegments(operation.path)
   switch (operation.op) {
@@ -85,10 +95,10 @@ function check (operation: Operation, serialize: boolean): string | undefined {
       if (!Number.isSafeInteger(operation.index) || operation.index < 0) {
         throw new ContentdError('INDEX_OUT_OF_RANGE', 'index must be a non-negative integer')
       }
-      return checkedValue(operation.value, operation.path, serialize)
+      return checkedValue(operation.value, operation.path, serialize, escapeFree)
     case 'set':
     case 'push':
-      return checkedValue(operation.value, operation.path, serialize)
+      return checkedValue(operation.value, operation.path, serialize, escapeFree)
     case 'delete':
       return undefined
   }

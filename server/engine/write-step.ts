@@ -23,7 +23,7 @@ import { prepareUndo } from '../../shared/undo.js'
 import { valueJsonOf } from '../../shared/validate-operation.js'
 import { requireWriteAllowed, type RulesCheck } from '../rules/check.js'
 import type { ContentSchema } from '../schema/content-schema.js'
-import { changePartsOf, entryOf, LazyValue, projectRefOf, serializeEntry, type ChangeParts } from '../store/change-entry.js'
+import { changePartsOf, entryAround, entryOf, LazyValue, projectRefOf, serializeEntry, type ChangeParts } from '../store/change-entry.js'
 import type { ApplyOptions, LoggedIdempotencyKey, ProjectRecord, StoreOperation } from '../store/types.js'
 import { preconditionsHold } from '../store/version-condition.js'
 
@@ -71,6 +71,11 @@ export interface PreparedChange extends ResolvedChange {
   native?: unknown
   at: string
   actor: Actor
+  /**
+   * The entry as a store keeps it (storedEntryJson), made once as one flat text; `valueJson`
+   * is a slice of it.
+   */
+  entryJson: string
   /** The entry as listeners get it (`project` first), built now: later writes of a group cannot alter it. */
   entry: ChangeEntry
   /** Makes the entry's one wire form (server/feed/wire.ts), handed to the feed with the commit. */
@@ -106,7 +111,7 @@ export function prepareChange (project: ProjectRecord, current: CurrentContent, 
 
 /** prepareChange after the preconditions, for a change already resolved; `projectRef` ("@alice/demo") goes in the entry. */
 export function applyResolved (projectRef: string, current: CurrentContent, resolved: ResolvedChange, actor: Actor, context: CommitContext, contentLimitBytes: number, rules?: RulesCheck): PreparedChange {
-  const { applied, valueJson, parts } = resolved
+  const { applied, parts } = resolved
   const before = current.doc
   // [rules, issue 31] An app user's rules (docs/design.md §17), in the same atomic step as the
   // schema: each operation dry-run on a working copy of `before` (server/rules/check.ts), so
@@ -117,7 +122,10 @@ export function applyResolved (projectRef: string, current: CurrentContent, reso
   const check = current.schema ? current.schema.enforce(before, applied) : null
   const undo = check && !isCompound(applied) ? prepareUndo(before, applied) : undefined
   const native = context.translate && !isWhole(applied) ? context.translate(applied, before) : undefined
-  const after = applyWithinLimit(current, applied, contentLimitBytes, valueJson === undefined ? 0 : Buffer.byteLength(valueJson), Buffer.byteLength)
+  const version = current.version + 1
+  const at = context.at
+  const { entryJson, valueJson, valueBytes } = storedForm(version, parts, resolved.valueJson, at, actor)
+  const after = applyWithinLimit(current, applied, contentLimitBytes, valueBytes, Buffer.byteLength)
   if (check) {
     try {
       check(after.doc)
@@ -127,25 +135,46 @@ export function applyResolved (projectRef: string, current: CurrentContent, reso
       throw error
     }
   }
-  const version = current.version + 1
-  const entry = entryOf(projectRef, version, parts, ownValue(applied, valueJson), context.at, actor)
-  // The one wire form every consumer sends (server/feed/wire.ts), made from the value's JSON
+  const entry = entryOf(projectRef, version, parts, ownValue(applied, valueJson), at, actor)
+  // The one wire form every consumer sends (server/feed/wire.ts), made from the stored entry
   // already at hand, and only if a consumer asks for it: the change feed registers the maker
-  // only for a change someone is there to send. The maker holds only the entry's parts, not
+  // only for a change someone is there to send. The maker holds only the entry's text, not
   // the change: the document must not live as long as the entry does.
-  const at = context.at
-  const wire = () => wireEntryJson(projectRef, { version, parts, valueJson, at, actor })
-  return { applied, parts, valueJson, version, doc: after.doc, bytes: after.bytes, replaced: applied.op === 'update', native, at, actor, entry, wire }
+  const wire = () => wireEntryJson(projectRef, { version, parts, valueJson, at, actor, entryJson })
+  return { applied, parts, valueJson, version, doc: after.doc, bytes: after.bytes, replaced: applied.op === 'update', native, at, actor, entry, wire, entryJson }
 }
 
+/**
+ * The entry as a store keeps it, as one flat text, with the value's JSON found inside it and
+ * its UTF-8 size (the content limit's). Measuring the joined text flattens it: the one copy of
+ * the value's characters the write makes (JSON.stringify returns a text made of parts, which
+ * the route's check no longer flattens on its own), which the log then binds as it is; the
+ * value's JSON is a slice of it, which V8 makes without copying (BENCHMARKS.md, issue 35: the
+ * value's copy and the entry's were two 100 KB young-generation allocations per write).
+ */
+function storedForm (version: number, parts: ChangeParts, valueJson: string | undefined, at: string, actor: Actor): { entryJson: string, valueJson: string | undefined, valueBytes: number } {
+  const { before, after } = entryAround(version, parts, valueJson !== undefined, at, JSON.stringify(actor))
+  if (valueJson === undefined) return { entryJson: before + after, valueJson, valueBytes: 0 }
+  const entryJson = before + valueJson + after
+  const entryBytes = Buffer.byteLength(entryJson)
+  return {
+    entryJson,
+    valueJson: entryJson.slice(before.length, entryJson.length - after.length),
+    valueBytes: entryBytes - Buffer.byteLength(before) - Buffer.byteLength(after)
+  }
+}
+
+/** What an entry's JSON is made from: its parts, or the stored text already made (applyResolved). */
+type EntryText = Pick<PreparedChange, 'version' | 'parts' | 'valueJson' | 'at' | 'actor'> & { entryJson?: string }
+
 /** The entry as listeners get it, as JSON: the stored form with `project` put first. */
-export function wireEntryJson (projectRef: string, change: Pick<PreparedChange, 'version' | 'parts' | 'valueJson' | 'at' | 'actor'>): string {
+export function wireEntryJson (projectRef: string, change: EntryText): string {
   return '{"project":' + JSON.stringify(projectRef) + ',' + storedEntryJson(change).slice(1)
 }
 
 /** The entry as a store keeps it (without `project`), as JSON: the value's JSON reused, not made again. */
-export function storedEntryJson (change: Pick<PreparedChange, 'version' | 'parts' | 'valueJson' | 'at' | 'actor'>): string {
-  return serializeEntry(change.version, change.parts, change.valueJson, change.at, JSON.stringify(change.actor))
+export function storedEntryJson (change: EntryText): string {
+  return change.entryJson ?? serializeEntry(change.version, change.parts, change.valueJson, change.at, JSON.stringify(change.actor))
 }
 
 function isWhole (operation: ContentOperation): operation is Exclude<ContentOperation, PathOperation> {

@@ -47,13 +47,23 @@ export function changePartsOf (operation: StoreOperation): ChangeParts {
  * JSON.stringify of the entry object: a test checks it.
  */
 export function serializeEntry (version: number, parts: ChangeParts, valueJson: string | undefined, at: string, actorJson: string): string {
-  let json = '{"version":' + version + ',"op":"' + parts.op + '"'
-  if (parts.path !== undefined) json += ',"path":' + JSON.stringify(parts.path)
-  if (valueJson !== undefined) json += ',"value":' + valueJson
-  if (parts.index !== undefined) json += ',"index":' + parts.index
-  if (parts.operations !== undefined) json += ',"operations":' + JSON.stringify(parts.operations)
-  if (parts.revertedTo !== undefined) json += ',"revertedTo":' + parts.revertedTo
-  return json + ',"at":' + JSON.stringify(at) + ',"actor":' + actorJson + '}'
+  const { before, after } = entryAround(version, parts, valueJson !== undefined, at, actorJson)
+  return valueJson === undefined ? before + after : before + valueJson + after
+}
+
+/**
+ * serializeEntry's text on either side of the value's JSON (`before` ends with `"value":`
+ * when `withValue`), so a caller can make the entry and find the value inside it.
+ */
+export function entryAround (version: number, parts: ChangeParts, withValue: boolean, at: string, actorJson: string): { before: string, after: string } {
+  let before = '{"version":' + version + ',"op":"' + parts.op + '"'
+  if (parts.path !== undefined) before += ',"path":' + JSON.stringify(parts.path)
+  if (withValue) before += ',"value":'
+  let after = ''
+  if (parts.index !== undefined) after += ',"index":' + parts.index
+  if (parts.operations !== undefined) after += ',"operations":' + JSON.stringify(parts.operations)
+  if (parts.revertedTo !== undefined) after += ',"revertedTo":' + parts.revertedTo
+  return { before, after: after + ',"at":' + JSON.stringify(at) + ',"actor":' + actorJson + '}' }
 }
 
 /**

@@ -25,7 +25,7 @@ import type { Projects } from '../../services/projects.js'
 import type { ApplyOptions, Store, StoreOperation } from '../../store/types.js'
 import { etagFor, parseVersionCondition, versionMatches } from '../../store/version-condition.js'
 import { identityOf } from '../auth-middleware.js'
-import { jsonBody } from '../body.js'
+import { bodyWithoutEscapes, jsonBody } from '../body.js'
 import { context, projectOf } from '../context.js'
 import { sendContentJson } from '../encoded-content.js'
 import { constantJson } from '../fast-path.js'
@@ -91,8 +91,13 @@ export function contentRoutes (api: RouteScope, store: Store, projects: Projects
     // The checks that need no document are request validation (docs/design.md §4 step 5), so
     // they answer before an If-Match mismatch (step 6) would. Batches and patches were
     // checked operation by operation as they were parsed. `true`: the value's JSON is made
-    // here, once, and the engine stores it (shared/validate-operation.ts valueJsonOf).
-    if (operation.op !== 'revert' && operation.op !== 'batch' && operation.op !== 'patch') validateOperation(operation, true)
+    // here, once, while the value just parsed is in the CPU's caches (made inside the write
+    // instead, so as not to live through the wait for the group commit, it cost the same CPU
+    // per request: BENCHMARKS.md), and the engine stores it
+    // (shared/validate-operation.ts valueJsonOf). A body without \u escapes vouches that no
+    // string of the value holds a lone surrogate (body.ts), so the check need not search the
+    // text for one, which would copy it whole (JSON.stringify returns it in parts).
+    if (operation.op !== 'revert' && operation.op !== 'batch' && operation.op !== 'patch') validateOperation(operation, true, bodyWithoutEscapes(req))
     // [rules, issue 31] An app user: the rules are checked by the engine, in the write's atomic step.
     const { app } = context(res)
     let options: ApplyOptions
