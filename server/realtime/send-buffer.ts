@@ -71,14 +71,17 @@ export function capSendBuffer (connection: EngineConnection, capBytes: number, o
     onChange: null,
     wroteDirectly: () => {
       if (dropping) return
-      const backlog = buffer.unsent()
-      if (backlog > capBytes) {
-        onOverflow(backlog)
-        drop()
-        return
-      }
-      report(backlog)
+      const backlog = withinCap()
+      if (backlog !== null) report(backlog)
     }
+  }
+  /** What is unsent, or null when that is past the cap and the connection is dropped. */
+  const withinCap = (): number | null => {
+    const backlog = buffer.unsent()
+    if (backlog <= capBytes) return backlog
+    onOverflow(backlog)
+    drop()
+    return null
   }
   // Whether the last report (onChange) may have left a backlog counted: the budget keeps that
   // count until it hears again. A connection that had nothing unsent then and has nothing
@@ -96,12 +99,8 @@ export function capSendBuffer (connection: EngineConnection, capBytes: number, o
   connection.on('packetCreate', (packet: { data?: unknown }) => {
     queued += sizeOf(packet.data)
     if (dropping) return
-    const backlog = buffer.unsent()
-    if (backlog > capBytes) {
-      onOverflow(backlog)
-      drop()
-      return
-    }
+    const backlog = withinCap()
+    if (backlog === null) return
     // Handed to the transport right away, the packet is reported by the `drain` that follows
     // (with what the transport could not write); otherwise it waits in writeBuffer: now.
     if (!flushesNow(connection)) report(backlog)

@@ -227,44 +227,37 @@ describe('SSE direct writes of shared frames', () => {
     b.destroy()
   })
 
-  it('a client that does not read: direct writes are held to the per-stream bound', async () => {
-    const bufferBytes = 256 * 1024
-    const h = await serve({ bufferBytes })
+  /**
+   * A client that has stopped reading, sent 64 KiB direct frames until its stream ends (at
+   * most 2,000): the server's harness, and whether the frames went straight to the socket.
+   */
+  async function writeToPausedClient (h: Awaited<ReturnType<typeof serve>>): Promise<{ wroteDirectly: boolean, ended: boolean }> {
     const raw = rawBytes(h.port)
     await until(() => h.streams.length === 1, 'the stream')
     const sse = h.streams[0]!
     const sockets = countSocketWrites()
     const frame = shared(2, JSON.stringify('y'.repeat(64 * 1024)))
     raw.socket.pause()
-    let written = 0
-    for (; written < 2000 && !sse.isEnded; written++) {
-      sse.out.write(frame)
-      await tick()
-    }
-    expect(sse.isEnded).toBe(true)
-    expect(sockets.of(frame.chunk)).toBeGreaterThan(0)
-    expect(h.logs.join('')).toContain('dropping a test stream that does not read what it is sent')
-    expect(h.settings.openStreams.count).toBe(0)
-    raw.destroy()
-  })
-
-  it('a client that does not read: direct writes count in the unsent budget', async () => {
-    const h = await serve({ perUser: 512 * 1024 })
-    const raw = rawBytes(h.port)
-    await until(() => h.streams.length === 1, 'the stream')
-    const sse = h.streams[0]!
-    const sockets = countSocketWrites()
-    const frame = shared(2, JSON.stringify('z'.repeat(64 * 1024)))
-    raw.socket.pause()
     for (let written = 0; written < 2000 && !sse.isEnded; written++) {
       sse.out.write(frame)
       await tick()
     }
-    expect(sse.isEnded).toBe(true)
-    expect(sockets.of(frame.chunk)).toBeGreaterThan(0)
+    raw.destroy()
+    return { wroteDirectly: sockets.of(frame.chunk) > 0, ended: sse.isEnded }
+  }
+
+  it('a client that does not read: direct writes are held to the per-stream bound', async () => {
+    const h = await serve({ bufferBytes: 256 * 1024 })
+    expect(await writeToPausedClient(h)).toEqual({ wroteDirectly: true, ended: true })
+    expect(h.logs.join('')).toContain('dropping a test stream that does not read what it is sent')
+    expect(h.settings.openStreams.count).toBe(0)
+  })
+
+  it('a client that does not read: direct writes count in the unsent budget', async () => {
+    const h = await serve({ perUser: 512 * 1024 })
+    expect(await writeToPausedClient(h)).toEqual({ wroteDirectly: true, ended: true })
     expect(h.logs.join('')).toContain('closing a test stream: the user\'s streams hold too much unsent data')
     expect(h.settings.unsentBudget.streams).toBe(0)
-    raw.destroy()
   })
 
   it('a stream whose client reads reports to the budget only while it holds unsent data', async () => {
