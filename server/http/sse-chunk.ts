@@ -18,6 +18,7 @@
 import type { Socket } from 'node:net'
 import type { Response } from 'express'
 import type { Logger } from '../logger.js'
+import { bailoutReporter } from '../observability/bailouts.js'
 import type { Metrics } from '../observability/metrics.js'
 
 const CRLF = Buffer.from('\r\n', 'latin1')
@@ -89,12 +90,9 @@ export function stillDirect (res: Response, socket: Socket): boolean {
   return socket.writable && (socket as unknown as { _httpMessage?: unknown })._httpMessage === res && !res.writableEnded
 }
 
-const bailoutsLogged = new Set<DirectWriteBailout>()
+const bailoutsLogged = new Set<string>()
 
 /** Counted every time, logged once per reason per process (as write-batching.ts does). */
 export function noteDirectBailout (reason: DirectWriteBailout, logger: Pick<Logger, 'warn'>, metrics: Metrics | undefined): void {
-  metrics?.sseDirectWriteBailouts.inc({ reason })
-  if (bailoutsLogged.has(reason)) return
-  bailoutsLogged.add(reason)
-  logger.warn({ reason }, 'SSE direct writes are off: a Node internal they rely on moved (server/http/sse-chunk.ts)')
+  bailoutReporter(metrics?.sseDirectWriteBailouts, logger, 'SSE direct writes are off: a Node internal they rely on moved (server/http/sse-chunk.ts)', bailoutsLogged)(reason)
 }

@@ -29,6 +29,7 @@
 // first of each reason is logged.
 import type { Socket as EngineConnection } from 'engine.io'
 import type { Logger } from '../logger.js'
+import { bailoutReporter } from '../observability/bailouts.js'
 import type { Metrics } from '../observability/metrics.js'
 import type { SendBuffer } from './send-buffer.js'
 
@@ -62,20 +63,16 @@ const WRITER = Symbol('contentd.directFrames')
 
 /** The server's side: the bailouts and the counts of deliveries by path. */
 export class DirectFrames {
-  private readonly logged = new Set<DirectFrameBailout>()
+  /** Counted each time, the first of each reason logged. */
+  readonly bailOut: (reason: DirectFrameBailout) => void
 
-  constructor (private readonly logger: Logger, private readonly metrics: Metrics | undefined) {}
+  constructor (logger: Logger, private readonly metrics: Metrics | undefined) {
+    this.bailOut = bailoutReporter(metrics?.directFrameBailouts, logger, 'broadcast frames go through Engine.IO: a library internal the direct write relies on moved (server/realtime/direct-frames.ts)')
+  }
 
   /** Lets the connection's broadcasts be written directly while it is on a plain WebSocket. */
   attach (connection: EngineConnection, sendBuffer: SendBuffer | undefined): void {
     (connection as unknown as Record<symbol, DirectWriter>)[WRITER] = new DirectWriter(connection as unknown as Connection, sendBuffer, this)
-  }
-
-  bailOut (reason: DirectFrameBailout): void {
-    this.metrics?.directFrameBailouts.inc({ reason })
-    if (this.logged.has(reason)) return
-    this.logged.add(reason)
-    this.logger.warn({ reason }, 'broadcast frames go through Engine.IO: a library internal the direct write relies on moved (server/realtime/direct-frames.ts)')
   }
 
   /** One broadcast's deliveries: written directly, and through Engine.IO. */

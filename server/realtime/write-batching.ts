@@ -15,6 +15,7 @@
 // What reaches the client is byte for byte the same.
 import type { Socket as EngineConnection } from 'engine.io'
 import type { Logger } from '../logger.js'
+import { bailoutReporter } from '../observability/bailouts.js'
 import type { Metrics } from '../observability/metrics.js'
 
 interface Corkable {
@@ -74,13 +75,7 @@ function batch (transport: Transport, bailOut: (reason: BatchingBailout) => void
  * reason is logged.
  */
 export function writeBatching ({ logger, metrics }: { logger: Logger, metrics?: Metrics | undefined }): (connection: EngineConnection) => void {
-  const logged = new Set<BatchingBailout>()
-  const bailOut = (reason: BatchingBailout): void => {
-    metrics?.writeBatchingBailouts.inc({ reason })
-    if (logged.has(reason)) return
-    logged.add(reason)
-    logger.warn({ reason }, 'WebSocket write batching is off: a library internal it relies on moved (server/realtime/write-batching.ts)')
-  }
+  const bailOut = bailoutReporter<BatchingBailout>(metrics?.writeBatchingBailouts, logger, 'WebSocket write batching is off: a library internal it relies on moved (server/realtime/write-batching.ts)')
   return connection => {
     batch(connection.transport as unknown as Transport, bailOut)
     connection.on('upgrade', (transport: unknown) => batch(transport as Transport, bailOut))
