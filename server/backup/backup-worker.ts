@@ -1,5 +1,5 @@
 // Runs one backup (sqlite-backup.ts) on a worker thread, so the server's event loop keeps
-// serving while the backup API reads the whole file in one step (schedule.ts).
+// serving while the backup API copies the whole file, step after synced step (schedule.ts).
 import { parentPort, workerData } from 'node:worker_threads'
 import { backupDatabase } from './sqlite-backup.js'
 

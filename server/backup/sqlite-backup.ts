@@ -93,7 +93,7 @@ const PAGES_PER_STEP = 2048
  * Syncs the copy after every step. Left to the kernel, a copy made at memory speed piles up
  * dirty pages far faster than the disk takes them, and the server's own WAL syncs wait behind
  * all of them: the increment p99 during a 1 GiB backup was 2.3-4.4× the quiet one, and with a
- * sync every 8 MiB 1.06-1.16× (BENCHMARKS.md, "Backup under load"). Each step's sync waits
+ * sync every 8 MiB 0.96-1.16× (BENCHMARKS.md, "What the benchmark changed in the server"). Each step's sync waits
  * for at most 8 MiB.
  */
 function pacedSync (path: string): { step (): void, close (): void } {
