@@ -23,7 +23,7 @@ import type { AccessEvent } from '../services/access-events.js'
 import { atTime } from '../services/expiry.js'
 import type { Identity } from '../services/identity.js'
 import type { OpenStreams } from '../services/open-streams.js'
-import type { UnsentBudget, UnsentHolder } from '../services/unsent-budget.js'
+import { BacklogReports, type UnsentBudget, type UnsentHolder } from '../services/unsent-budget.js'
 import type { ProjectRecord } from '../store/types.js'
 import { directSocketOf, noteDirectBailout, SharedFrame, stillDirect, type DirectWriteBailout } from './sse-chunk.js'
 
@@ -58,8 +58,8 @@ export interface SseWriterOptions {
 
 export class SseWriter {
   private ended = false
-  /** Whether the budget may still count unsent data of this stream (its last report had some). */
-  private reported = false
+  /** Which writes are reported to the unsent budget (services/unsent-budget.ts). */
+  private readonly reports = new BacklogReports()
   /** The socket a direct write left data in, waited on for its `drain` (res has none then). */
   private drainingSocket: Socket | null = null
   /** The socket shared frames were last written straight to (checked whole once, then stillDirect). */
@@ -107,9 +107,7 @@ export class SseWriter {
     // nothing unsent when last reported and has nothing now is not reported; on a fan-out to
     // streams that read, that is every direct write (res.write corks the socket until the
     // next tick, so after it there is always something unsent, and it is reported).
-    if (unsent === 0 && !this.reported) return
-    this.reported = unsent > 0
-    this.options.onWritten?.()
+    if (this.reports.due(unsent)) this.options.onWritten?.()
   }
 
   /**
@@ -119,7 +117,7 @@ export class SseWriter {
   writePaced (frame: string | Buffer): void {
     if (this.ended) return
     this.options.res.write(frame)
-    this.reported = true
+    this.reports.mark()
     this.options.onWritten?.()
   }
 
@@ -127,7 +125,7 @@ export class SseWriter {
   async drained (): Promise<void> {
     const { res } = this.options
     // What a paced write holds until the client takes it counts in the budget too.
-    if (!this.ended) { this.reported = true; this.options.onWritten?.() }
+    if (!this.ended) { this.reports.mark(); this.options.onWritten?.() }
     if (this.ended || !res.writableNeedDrain) return
     await new Promise<void>(resolve => {
       const done = () => { res.off('drain', done); res.off('close', done); resolve() }

@@ -6,6 +6,7 @@
 // (`bufferedAmount`). When the two together pass the cap, the connection is dropped; the
 // client reconnects and re-subscribes if it is alive, and its memory is freed if not.
 import type { Socket as EngineConnection } from 'engine.io'
+import { BacklogReports } from '../services/unsent-budget.js'
 
 /** What the connection's WebSocket holds unsent; 0 for long-polling. */
 function transportBacklog (connection: EngineConnection): number {
@@ -83,16 +84,12 @@ export function capSendBuffer (connection: EngineConnection, capBytes: number, o
     drop()
     return null
   }
-  // Whether the last report (onChange) may have left a backlog counted: the budget keeps that
-  // count until it hears again. A connection that had nothing unsent then and has nothing
-  // now need not be reported: on a broadcast to a room that reads, that is every connection,
-  // and the reports (and the budget's recount of each at the end of the turn) were a tenth
-  // of the fan-out's CPU (BENCHMARKS.md).
-  let reported = false
+  // Only a connection that holds or held a backlog is reported (BacklogReports): on a
+  // broadcast to a room that reads, that is none, and the reports (and the budget's recount
+  // of each at the end of the turn) were a tenth of the fan-out's CPU (BENCHMARKS.md).
+  const reports = new BacklogReports()
   const report = (backlog: number) => {
-    if (backlog === 0 && !reported) return
-    reported = backlog > 0
-    buffer.onChange?.()
+    if (reports.due(backlog)) buffer.onChange?.()
   }
   connection.on('flush', () => { queued = 0 })
   connection.on('drain', () => { if (!dropping) report(buffer.unsent()) })

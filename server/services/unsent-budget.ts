@@ -16,6 +16,28 @@
 // writing again), never stale-low, so before closing anything the budget counts every
 // stream concerned afresh: nothing is closed for bytes that were already sent.
 
+/**
+ * Whether a stream's write is worth reporting to the budget (the rule above, once for SSE
+ * streams and Socket.IO connections): not when it had nothing unsent at its last report and
+ * has nothing now; `mark` for a write that is reported whatever it left (a paced one).
+ */
+export class BacklogReports {
+  /** Whether the budget may still count unsent data of the stream (its last report had some). */
+  private counted = false
+
+  /** Whether to report a write that left `backlog` bytes unsent; if so, counted as reported. */
+  due (backlog: number): boolean {
+    if (backlog === 0 && !this.counted) return false
+    this.counted = backlog > 0
+    return true
+  }
+
+  /** Reported with what it holds, whatever that is. */
+  mark (): void {
+    this.counted = true
+  }
+}
+
 /** One SSE stream or Socket.IO connection, as the budget sees it. */
 export interface UnsentHolder {
   readonly userId: string
