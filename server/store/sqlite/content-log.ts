@@ -204,17 +204,12 @@ export class ContentLog {
    * transaction calls it first (contentAt, finish); the writer calls it when its batch is applied.
    */
   flushAppends (): void {
-    if (this.pendingEntries.length > 0) {
-      const values = this.pendingEntries.splice(0)
-      this.appendRows.entries.write(values)
-    }
-    if (this.pendingPaths.length > 0) {
-      const values = this.pendingPaths.splice(0)
-      this.appendRows.paths.write(values)
-    }
+    if (this.pendingEntries.length > 0) this.appendRows.entries.write(this.pendingEntries)
+    if (this.pendingPaths.length > 0) this.appendRows.paths.write(this.pendingPaths)
+    this.discardAppends()
   }
 
-  /** Drops what append() held back: its transaction rolled back. */
+  /** Drops what append() held back: written, or its transaction rolled back. */
   discardAppends (): void {
     this.pendingEntries.length = 0
     this.pendingPaths.length = 0
