@@ -3,10 +3,9 @@
 // one runner. A failing row leaves the content and the version as they were.
 import { gzipSync } from 'node:zlib'
 import { afterAll, beforeAll, describe, it } from 'vitest'
-import { manualClock } from '../support/clock.js'
 import { SUCCESS_MESSAGES } from '../../shared/operation-table.js'
-import { startTestApp, type TestApp } from '../support/temp-app.js'
-import { makeContentFixture, PROJECT, type ContentFixture } from './fixture.js'
+import type { TestApp } from '../support/temp-app.js'
+import { startContentApp, PROJECT, type ContentFixture } from './fixture.js'
 import { ownerTarget, runScenario, type Scenario } from './scenario.js'
 import { checkEveryResponseAgainstOpenApi } from './openapi-check.js'
 
@@ -288,9 +287,7 @@ describe('content API scenarios', () => {
   let app: TestApp
   let fixture: ContentFixture
   beforeAll(async () => {
-    const clock = manualClock()
-    app = await startTestApp({}, { clock })
-    fixture = await makeContentFixture(app.url, clock)
+    ({ app, fixture } = await startContentApp())
   })
   afterAll(async () => { await app.close() })
 

@@ -1,8 +1,9 @@
 // The cast of the content scenarios: an owner with two projects, a viewer and an editor of
 // one of them, a stranger, and API keys of every kind (write, read-only, scoped to the other
 // project, expired, revoked, the stranger's).
-import type { ManualClock } from '../support/clock.js'
+import { manualClock, type ManualClock } from '../support/clock.js'
 import { call, createKey, createProject, signup } from '../support/http.js'
+import { startTestApp, type TestApp, type TestAppOptions } from '../support/temp-app.js'
 
 export interface ContentFixture {
   ownerSession: string
@@ -23,7 +24,7 @@ export const PROJECT = '/api/@alice/demo'
 const EXPIRY_MS = 60_000
 
 /** `clock` is the app's (startTestApp's `clock` option): the fixture moves it past a key's expiry. */
-export async function makeContentFixture (url: string, clock: ManualClock): Promise<ContentFixture> {
+async function makeContentFixture (url: string, clock: ManualClock): Promise<ContentFixture> {
   const ownerSession = await signup(url, 'alice')
   const expiresAt = clock.now() + EXPIRY_MS
   const expiredKey = (await createKey(url, ownerSession, { name: 'short-lived', permission: 'write', expiresAt: new Date(expiresAt).toISOString() })).key
@@ -48,4 +49,11 @@ export async function makeContentFixture (url: string, clock: ManualClock): Prom
 
   clock.advance(EXPIRY_MS)
   return { ownerSession, writeKey, readKey, otherProjectKey, expiredKey, revokedKey: revoked.key, editorSession, viewerSession, strangerSession, strangerKey }
+}
+
+/** An app on a manual clock with the content cast made in it (`options.clock` is this one). */
+export async function startContentApp (env: Record<string, string> = {}, options: Omit<TestAppOptions, 'clock'> = {}): Promise<{ app: TestApp, fixture: ContentFixture }> {
+  const clock = manualClock()
+  const app = await startTestApp(env, { ...options, clock })
+  return { app, fixture: await makeContentFixture(app.url, clock) }
 }

@@ -7,9 +7,8 @@
 // so rows name versions relative to the one before the request, `v`.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { call, ownerWithProject } from '../support/http.js'
-import { manualClock } from '../support/clock.js'
 import { startTestApp, type TestApp } from '../support/temp-app.js'
-import { makeContentFixture, PROJECT, type ContentFixture } from './fixture.js'
+import { startContentApp, PROJECT, type ContentFixture } from './fixture.js'
 import { ownerTarget, runScenario, type Scenario } from './scenario.js'
 import { checkEveryResponseAgainstOpenApi } from './openapi-check.js'
 
@@ -96,9 +95,7 @@ describe('change log API scenarios', () => {
   let app: TestApp
   let fixture: ContentFixture
   beforeAll(async () => {
-    const clock = manualClock()
-    app = await startTestApp({ HISTORY_LIMIT: String(LIMIT) }, { clock })
-    fixture = await makeContentFixture(app.url, clock)
+    ({ app, fixture } = await startContentApp({ HISTORY_LIMIT: String(LIMIT) }))
     // Past the limit from the first row on: version 0 is no longer answerable.
     for (let i = 0; i <= LIMIT; i++) {
       expect((await call(app.url, 'POST', `${content}/increment`, { token: fixture.writeKey, body: { path: 'warmup' } })).status).toBe(200)

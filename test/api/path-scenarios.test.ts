@@ -3,9 +3,8 @@
 // changes that touch the path, each as a path subscription is sent it, never a value outside.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { call, createKey, ownerWithProject } from '../support/http.js'
-import { manualClock } from '../support/clock.js'
 import { startTestApp, type TestApp } from '../support/temp-app.js'
-import { makeContentFixture, PROJECT, type ContentFixture } from './fixture.js'
+import { startContentApp, PROJECT, type ContentFixture } from './fixture.js'
 import { ownerTarget, runScenario, type Scenario } from './scenario.js'
 import { checkEveryResponseAgainstOpenApi } from './openapi-check.js'
 
@@ -60,9 +59,9 @@ describe('GET …/content/changes?path= scenarios', () => {
   let app: TestApp
   let fixture: PathFixture
   beforeAll(async () => {
-    const clock = manualClock()
-    app = await startTestApp({ HISTORY_LIMIT: String(LIMIT) }, { clock })
-    const base = await makeContentFixture(app.url, clock)
+    const started = await startContentApp({ HISTORY_LIMIT: String(LIMIT) })
+    app = started.app
+    const base = started.fixture
     const countKey = (await createKey(app.url, base.ownerSession, { name: 'count only', permission: 'write', paths: ['data.count'] })).key
     const incrementKey = (await createKey(app.url, base.ownerSession, { name: 'increments only', permission: 'write', ops: ['increment'] })).key
     fixture = { ...base, countKey, incrementKey }

@@ -2,10 +2,9 @@
 // one row per request, every status it can answer, the order rules (JSON order, missing as
 // null, ties by key with integer keys first, desc reversing ties too), bounds as JSON texts.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { manualClock } from '../support/clock.js'
 import { createKey } from '../support/http.js'
-import { startTestApp, type TestApp } from '../support/temp-app.js'
-import { makeContentFixture, PROJECT, type ContentFixture } from './fixture.js'
+import type { TestApp } from '../support/temp-app.js'
+import { startContentApp, PROJECT, type ContentFixture } from './fixture.js'
 import { ownerTarget, runScenario, type Scenario } from './scenario.js'
 import { checkEveryResponseAgainstOpenApi } from './openapi-check.js'
 
@@ -98,9 +97,7 @@ describe('one-shot query read (GET …/content?path=&orderBy=&limit=)', () => {
   let app: TestApp
   let fixture: ContentFixture
   beforeAll(async () => {
-    const clock = manualClock()
-    app = await startTestApp({}, { clock })
-    fixture = await makeContentFixture(app.url, clock)
+    ({ app, fixture } = await startContentApp())
     boardKey = (await createKey(app.url, fixture.ownerSession, { name: 'board only', permission: 'read', paths: ['board'] })).key
   })
   afterAll(async () => { await app.close() })

@@ -10,10 +10,9 @@ import { BATCH_MESSAGE } from '../../shared/batch.js'
 import { PATCH_MESSAGE } from '../../shared/json-patch.js'
 import { SUCCESS_MESSAGES } from '../../shared/operation-table.js'
 import { APP_AUDIENCE, APP_ISSUER, APP_SECRET, hs256Token, tampered, unsignedToken } from '../support/app-tokens.js'
-import { manualClock } from '../support/clock.js'
 import { call } from '../support/http.js'
-import { startTestApp, type TestApp } from '../support/temp-app.js'
-import { makeContentFixture, PROJECT, type ContentFixture } from './fixture.js'
+import type { TestApp } from '../support/temp-app.js'
+import { startContentApp, PROJECT, type ContentFixture } from './fixture.js'
 import { ownerTarget, runScenario, type Scenario } from './scenario.js'
 import { checkEveryResponseAgainstOpenApi } from './openapi-check.js'
 
@@ -215,9 +214,9 @@ describe('app users and rules over HTTP (docs/design.md §17)', () => {
   let app: TestApp
   let fixture: Fixture
   beforeAll(async () => {
-    const clock = manualClock()
-    app = await startTestApp({ RULES_LIMIT: '4096' }, { clock })
-    const base = await makeContentFixture(app.url, clock)
+    const started = await startContentApp({ RULES_LIMIT: '4096' })
+    app = started.app
+    const base = started.fixture
     fixture = {
       ...base,
       u1: await hs256Token({ sub: 'u1' }),

@@ -5,11 +5,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { BATCH_MESSAGE } from '../../shared/batch.js'
 import { PATCH_MESSAGE } from '../../shared/json-patch.js'
 import { SUCCESS_MESSAGES } from '../../shared/operation-table.js'
-import { manualClock } from '../support/clock.js'
 import { call, createKey } from '../support/http.js'
-import { startTestApp, type TestApp } from '../support/temp-app.js'
+import type { TestApp } from '../support/temp-app.js'
 import { connect, subscribe } from '../realtime/client.js'
-import { makeContentFixture, PROJECT, type ContentFixture } from './fixture.js'
+import { startContentApp, PROJECT, type ContentFixture } from './fixture.js'
 import { ownerTarget, runScenario, type Scenario } from './scenario.js'
 import { checkEveryResponseAgainstOpenApi } from './openapi-check.js'
 
@@ -243,9 +242,9 @@ describe('content schema and narrowed keys (docs/design.md §12)', () => {
   let app: TestApp
   let fixture: Fixture
   beforeAll(async () => {
-    const clock = manualClock()
-    app = await startTestApp({}, { clock, realtime: true })
-    const base = await makeContentFixture(app.url, clock)
+    const started = await startContentApp({}, { realtime: true })
+    app = started.app
+    const base = started.fixture
     const key = async (spec: Record<string, unknown>) => (await createKey(app.url, base.ownerSession, { name: 'narrowed', ...spec })).key
     fixture = {
       ...base,

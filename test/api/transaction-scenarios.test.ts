@@ -5,9 +5,8 @@
 // retries under one key apply once.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { call, ownerWithProject } from '../support/http.js'
-import { manualClock } from '../support/clock.js'
 import { startTestApp, type TestApp } from '../support/temp-app.js'
-import { makeContentFixture, PROJECT, type ContentFixture } from './fixture.js'
+import { startContentApp, PROJECT, type ContentFixture } from './fixture.js'
 import { ownerTarget, runScenario, type Scenario } from './scenario.js'
 import { checkEveryResponseAgainstOpenApi } from './openapi-check.js'
 
@@ -84,9 +83,7 @@ describe('transaction API scenarios', () => {
   let app: TestApp
   let fixture: ContentFixture
   beforeAll(async () => {
-    const clock = manualClock()
-    app = await startTestApp({ CONTENT_LIMIT: '4096' }, { clock })
-    fixture = await makeContentFixture(app.url, clock)
+    ({ app, fixture } = await startContentApp({ CONTENT_LIMIT: '4096' }))
   })
   afterAll(async () => { await app.close() })
 

@@ -7,11 +7,10 @@ import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { SecretBox } from '../../server/webhooks/secret-box.js'
-import { makeContentFixture, PROJECT, type ContentFixture } from '../api/fixture.js'
+import { startContentApp, PROJECT, type ContentFixture } from '../api/fixture.js'
 import { expectErrorShape } from '../api/scenario.js'
-import { manualClock } from '../support/clock.js'
 import { call } from '../support/http.js'
-import { startTestApp, type TestApp } from '../support/temp-app.js'
+import type { TestApp } from '../support/temp-app.js'
 
 const PUBLIC_URL = 'https://93.184.215.14/hook'
 const HOOKS = `${PROJECT}/webhooks`
@@ -122,9 +121,9 @@ describe('webhooks API scenarios', () => {
   const hooksNow = async () => (await app.store.webhooks.list(projectId, { after: null, limit: 1000 })).map(w => w.id).sort()
 
   beforeAll(async () => {
-    const clock = manualClock()
-    app = await startTestApp({}, { clock })
-    const base = await makeContentFixture(app.url, clock)
+    const started = await startContentApp()
+    app = started.app
+    const base = started.fixture
     const mine = await call(app.url, 'POST', HOOKS, { token: base.ownerSession, body: { url: PUBLIC_URL } })
     const theirs = await call(app.url, 'POST', '/api/@bob/demo/webhooks', { token: base.strangerSession, body: { url: PUBLIC_URL } })
     expect([mine.status, theirs.status]).toEqual([201, 201])
@@ -197,9 +196,7 @@ describe('webhooks per project are limited (MAX_WEBHOOKS_PER_PROJECT)', () => {
   let fixture: ContentFixture
 
   beforeAll(async () => {
-    const clock = manualClock()
-    app = await startTestApp({ MAX_WEBHOOKS_PER_PROJECT: '3' }, { clock })
-    fixture = await makeContentFixture(app.url, clock)
+    ({ app, fixture } = await startContentApp({ MAX_WEBHOOKS_PER_PROJECT: '3' }))
   })
   afterAll(async () => { await app.close() })
 
