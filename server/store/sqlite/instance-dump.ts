@@ -211,11 +211,12 @@ export class SqliteInstanceDump {
       case 'checkpoint':
         s.insertCheckpoint.run(record.projectId, record.version, record.content === null ? null : JSON.stringify(record.content))
         return
-      case 'change':
+      case 'change': {
         const entry = JSON.stringify(record.entry)
         s.insertChange.run(record.projectId, record.entry.version, entry, Buffer.byteLength(entry))
         for (const path of indexPathsOf(record.entry)) s.insertChangePath.run(record.projectId, path, record.entry.version)
         return
+      }
       case 'webhook': {
         const { type: _type, ...webhook } = record
         s.insertWebhook.run({ ...webhook, paths: jsonOrNull(webhook.paths), ops: jsonOrNull(webhook.ops) })
