@@ -3,7 +3,7 @@
 // rows without changing an answer, the migration from the layout before the change log, and
 // HISTORY=off. The store contract suite checks the answers; these tests also look at the rows.
 import Database from 'better-sqlite3'
-import { mkdtempSync, rmSync } from 'node:fs'
+import { closeSync, mkdtempSync, openSync, rmSync, writeSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
@@ -380,14 +380,15 @@ describe('entry sizes (docs/design.md §13b, issue 26 finding 3)', () => {
     return pages
   }
 
-  it('keeps each entry\'s UTF-8 length at commit and pages by it, from an index alone', async () => {
+  it('keeps each entry\'s UTF-8 length at commit and pages by it, read before the entry in each row', async () => {
     const { store, project } = await sizedLog()
     expect(await pagesOf(store, project)).toEqual([[1], [2], [3], [4]])
     expect(inspect(db => db.prepare('SELECT count(*) FROM changes WHERE bytes IS NOT octet_length(entry)').pluck().get())).toBe(0)
     // The kept sizes are believed, not measured again: made small, a page takes all four.
     change('UPDATE changes SET bytes = 10')
     expect(await pagesOf(store, project)).toEqual([[1, 2, 3, 4]])
-    // The statement that sizes a page reads the index alone, never an entry's value.
+    // The statement that sizes a page walks the (project_id, version) index and reads `bytes`
+    // from each row, which comes before `entry` (the next test shows no entry page is read).
     const probe = new Database(':memory:')
     const statements = Object.getPrototypeOf(probe.prepare('SELECT 1')) as { iterate: (...args: unknown[]) => unknown }
     probe.close()
@@ -400,13 +401,47 @@ describe('entry sizes (docs/design.md §13b, issue 26 finding 3)', () => {
     try { await store.readChangesJson(project, 0, 100) } finally { vi.restoreAllMocks() }
     const sizing = sources.filter(sql => /FROM changes/.test(sql))
     expect(sizing).toHaveLength(1)
+    expect(sizing[0]).not.toMatch(/\bentry\b/)
     const plan = inspect(db => db.prepare(`EXPLAIN QUERY PLAN ${sizing[0]!}`).all('prj_1', 0, 101) as Array<{ detail: string }>)
-    expect(plan.map(step => step.detail)).toEqual([expect.stringContaining('USING COVERING INDEX changes_by_size')])
+    expect(plan.map(step => step.detail)).toEqual([expect.stringMatching(/^SEARCH changes USING INDEX changes_by_version \(project_id=\? AND version>\?\)$/)])
+    expect(inspect(db => (db.prepare('PRAGMA table_info(changes)').all() as Array<{ name: string }>).map(c => c.name)).at(-1)).toBe('entry')
   })
 
-  it('measures the entries written before sizes were kept (NULL) when they are paged', async () => {
-    const { store, project } = await sizedLog()
-    change('UPDATE changes SET bytes = NULL')
-    expect(await pagesOf(store, project)).toEqual([[1], [2], [3], [4]])
+  it('sizes a page without reading the overflow pages of an entry it measures (a 7 MB entry, its overflow pages zeroed)', async () => {
+    const store = open()
+    const project = await setup(store, { n: 0 })
+    await store.applyOperation(project, { op: 'set', path: p('big'), value: 'x'.repeat(7_000_000) }, AS_TESTER)
+    await store.applyOperation(project, { op: 'increment', path: p('n'), value: 1 }, AS_TESTER)
+    await store.close()
+    opened.splice(opened.indexOf(store), 1)
+    // Every overflow page of the log (all of them the 7 MB entry's), overwritten with zeros in
+    // the file: a read that follows the entry's overflow chain now fails (SQLITE_CORRUPT).
+    const file = join(dataDir, 'contentd.sqlite')
+    const db = new Database(file)
+    db.pragma('wal_checkpoint(TRUNCATE)')
+    const pageSize = db.pragma('page_size', { simple: true }) as number
+    const pages = db.prepare("SELECT pageno FROM dbstat WHERE name = 'changes' AND pagetype = 'overflow'").pluck().all() as number[]
+    db.close()
+    expect(pages.length * pageSize).toBeGreaterThan(6_900_000)
+    const fd = openSync(file, 'r+')
+    try {
+      for (const page of pages) writeSync(fd, Buffer.alloc(pageSize), 0, pageSize, (page - 1) * pageSize)
+    } finally {
+      closeSync(fd)
+    }
+    expect(() => inspect(db => db.prepare('SELECT entry FROM changes WHERE version = 2').get())).toThrow(/malformed|corrupt/i)
+    const reopened = open()
+    // Version 1 fits the page; version 2 is measured (the budget is 8 MiB) but only 1 is asked for.
+    const first = await reopened.readChangesJson(project, 0, 1)
+    expect(first.entries.map(e => e.version)).toEqual([1])
+    expect(first.more).toBe(true)
+    // With a page budget below it, version 2 is sized and left for the next page.
+    const small = openSqliteStore({ dataDir, contentLimitBytes: LIMIT, cacheBytes: 1024 * 1024, changesPageBytes: 4096 })
+    opened.push(small)
+    const page = await small.readChangesJson(project, 0, 100)
+    expect(page.entries.map(e => e.version)).toEqual([1])
+    expect(page.more).toBe(true)
+    // And an entry after it is read without it.
+    expect((await small.readChanges(project, 2, 100)).changes.map(c => c.version)).toEqual([3])
   })
 })

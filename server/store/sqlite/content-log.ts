@@ -4,6 +4,9 @@
 // - `changes`: the change log, one row per committed version, the entry as JSON (§9, without
 //   `project`). A change is written in the same transaction as the new version, so a change
 //   is in the content exactly when it is in the log.
+//   A rowid table, appended at its end, with one unique index on (project_id, version);
+//   each row's small columns (`bytes`, the entry's UTF-8 length kept at commit, and the
+//   idempotency key) come before `entry`, so they are read without the entry (migrations.ts).
 // - `checkpoints`: the whole content at some versions. `content` NULL marks a version whose
 //   change replaced the whole content (update, revert): that entry's value IS the content,
 //   so it is not stored twice.
@@ -67,12 +70,10 @@ function prepareStatements (db: Database.Database) {
     entriesBetween: db.prepare('SELECT entry FROM changes WHERE project_id = ? AND version > ? AND version <= ? ORDER BY version').pluck(),
     // As UTF-8 bytes, to be written to the wire as they are (change-pages.ts).
     storedEntriesBetween: db.prepare('SELECT CAST(entry AS BLOB) FROM changes WHERE project_id = ? AND version > ? AND version <= ? ORDER BY version').pluck(),
-    // The sizes kept at commit, from the index alone (changes_by_size covers the query): no
-    // entry is read to be measured. Reading even the length of a 7 MB value in this WITHOUT
-    // ROWID table walks its overflow pages (migrations.ts, "Entry sizes").
-    entrySizesAfter: db.prepare('SELECT version, bytes FROM changes INDEXED BY changes_by_size WHERE project_id = ? AND version > ? ORDER BY version LIMIT ?'),
-    // Entries written before sizes were kept (bytes NULL): measured when first paged.
-    measureEntry: db.prepare('SELECT octet_length(entry) FROM changes WHERE project_id = ? AND version = ?').pluck(),
+    // The sizes kept at commit: no entry is read to be measured. `bytes` comes before `entry`
+    // in the row (migrations.ts, "The change log as a rowid table"), so each row is sized from
+    // its first page; reading even the length of a 7 MB value walks its overflow pages.
+    entrySizesAfter: db.prepare('SELECT version, bytes FROM changes INDEXED BY changes_by_version WHERE project_id = ? AND version > ? ORDER BY version LIMIT ?'),
     // The newest change made under a key (docs/design.md §19), through changes_by_idempotency_key.
     loggedKey: db.prepare(`SELECT version, idem_fingerprint AS fingerprint, json_extract(entry, '$.op') AS op, json_extract(entry, '$.revertedTo') AS revertedTo
       FROM changes INDEXED BY changes_by_idempotency_key WHERE project_id = ? AND idem_caller = ? AND idem_key = ? AND idem_key IS NOT NULL ORDER BY version DESC LIMIT 1`),
@@ -320,11 +321,11 @@ export class ContentLog {
       const bytes: number[] = []
       let stored = 0
       let more = false
-      for (const row of this.statements.entrySizesAfter.iterate(projectId, since, limit + 1) as IterableIterator<{ version: number, bytes: number | null }>) {
+      for (const row of this.statements.entrySizesAfter.iterate(projectId, since, limit + 1) as IterableIterator<{ version: number, bytes: number }>) {
         // Breaking off the loop resets the statement: nothing after it is measured, nor the
         // one row past `limit`, read only to know whether more follow.
         if (versions.length === limit) { more = true; break }
-        const size = row.bytes ?? this.statements.measureEntry.get(projectId, row.version) as number
+        const size = row.bytes
         if (!budget.admit(size + added)) { more = true; break }
         versions.push(row.version)
         bytes.push(size + added)
@@ -356,9 +357,9 @@ export class ContentLog {
       let more = false
       for (const candidate of versions) {
         if (entries.length === limit) { more = true; break }
-        const stored = this.statements.entryWithSize.get(projectId, candidate) as { entry: string, bytes: number | null } | undefined
+        const stored = this.statements.entryWithSize.get(projectId, candidate) as { entry: string, bytes: number } | undefined
         if (!stored) continue
-        if (!budget.admit(stored.bytes ?? Buffer.byteLength(stored.entry))) { more = true; break }
+        if (!budget.admit(stored.bytes)) { more = true; break }
         entries.push(stored.entry)
       }
       return { version, entries, more }

@@ -17,18 +17,22 @@ export function openDatabase (dataDir: string, busyTimeoutMs: number, pageCacheB
   db.pragma('synchronous = FULL')
   db.pragma(`busy_timeout = ${busyTimeoutMs}`)
   db.pragma('foreign_keys = ON')
-  migrate(db)
+  // A migration that rewrote a table (the change log's, migrations.ts) left a WAL as large as
+  // what it wrote, copied into the file by now: give that disk back (docs/operations.md).
+  if (migrate(db) > 0) db.pragma('wal_checkpoint(TRUNCATE)')
   return db
 }
 
-function migrate (db: Database.Database): void {
+/** Runs the migrations not yet applied; returns how many ran. */
+function migrate (db: Database.Database): number {
   // IMMEDIATE: two processes starting together must not both run a migration.
-  db.transaction(() => {
+  return db.transaction(() => {
     const done = db.pragma('user_version', { simple: true }) as number
     for (const migration of MIGRATIONS.slice(done)) {
       if (typeof migration === 'string') db.exec(migration)
       else migration(db)
     }
     if (done < MIGRATIONS.length) db.pragma(`user_version = ${MIGRATIONS.length}`)
+    return MIGRATIONS.length - Math.min(done, MIGRATIONS.length)
   }).immediate()
 }

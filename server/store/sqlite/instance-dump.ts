@@ -50,7 +50,8 @@ function prepareStatements (db: Database.Database) {
       SELECT p.id, mu.id, :role, mu.username, ou.username, p.slug
       FROM projects p JOIN users ou ON ou.id = p.owner_id JOIN users mu ON mu.id = :user WHERE p.id = :project`),
     insertCheckpoint: db.prepare('INSERT INTO checkpoints (project_id, version, content) VALUES (?, ?, ?)'),
-    insertChange: db.prepare('INSERT INTO changes (project_id, version, entry) VALUES (?, ?, ?)'),
+    // With its UTF-8 length, as a commit writes it (content-log.ts append): pages are sized by it.
+    insertChange: db.prepare('INSERT INTO changes (project_id, version, entry, bytes) VALUES (?, ?, ?, ?)'),
     // The path index (docs/design.md §15): imported changes are indexed like committed ones.
     insertChangePath: db.prepare('INSERT OR IGNORE INTO change_paths (project_id, path, version) VALUES (?, ?, ?)'),
     insertWebhook: db.prepare(`INSERT INTO webhooks (id, project_id, url, paths, ops, description, secret_ciphertext, created_at, cursor,
@@ -210,10 +211,12 @@ export class SqliteInstanceDump {
       case 'checkpoint':
         s.insertCheckpoint.run(record.projectId, record.version, record.content === null ? null : JSON.stringify(record.content))
         return
-      case 'change':
-        s.insertChange.run(record.projectId, record.entry.version, JSON.stringify(record.entry))
+      case 'change': {
+        const entry = JSON.stringify(record.entry)
+        s.insertChange.run(record.projectId, record.entry.version, entry, Buffer.byteLength(entry))
         for (const path of indexPathsOf(record.entry)) s.insertChangePath.run(record.projectId, path, record.entry.version)
         return
+      }
       case 'webhook': {
         const { type: _type, ...webhook } = record
         s.insertWebhook.run({ ...webhook, paths: jsonOrNull(webhook.paths), ops: jsonOrNull(webhook.ops) })

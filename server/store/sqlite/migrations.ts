@@ -268,5 +268,34 @@ export const MIGRATIONS: readonly Migration[] = [
     set_by TEXT NOT NULL,
     set_at TEXT NOT NULL
   ) WITHOUT ROWID;
+  `,
+  // The change log as a rowid table (BENCHMARKS.md, "The change log's append, counted in WAL
+  // pages"). As a WITHOUT ROWID table with a size index beside it, each group commit wrote
+  // ~17 WAL pages for entries that fill less than one: SQLite splits index b-trees by
+  // rebalancing the last leaf with its siblings, rowid tables appending at the end the quick
+  // way. The size needs no index of its own now: `bytes` (and every small column) comes
+  // before `entry`, so reading it reads only the row's first page, never the entry's overflow
+  // pages. Rewrites every entry once, in this start's transaction (docs/operations.md,
+  // "Upgrading"): rows copied in key order, sizes left unknown by the older release (NULL)
+  // measured here as the UTF-8 length Buffer.byteLength gives at commit (content-log.ts
+  // append), so every row has one. With foreign keys on, dropping the old table deletes
+  // nothing else (nothing references it).
+  `
+  CREATE TABLE changes_rowid (
+    project_id TEXT NOT NULL REFERENCES projects(id) ON DELETE CASCADE,
+    version INTEGER NOT NULL,
+    bytes INTEGER NOT NULL,
+    idem_caller TEXT,
+    idem_key TEXT,
+    idem_fingerprint TEXT,
+    entry TEXT NOT NULL
+  );
+  INSERT INTO changes_rowid (project_id, version, bytes, idem_caller, idem_key, idem_fingerprint, entry)
+    SELECT project_id, version, coalesce(bytes, length(CAST(entry AS BLOB))), idem_caller, idem_key, idem_fingerprint, entry
+    FROM changes ORDER BY project_id, version;
+  DROP TABLE changes;
+  ALTER TABLE changes_rowid RENAME TO changes;
+  CREATE UNIQUE INDEX changes_by_version ON changes(project_id, version);
+  CREATE INDEX changes_by_idempotency_key ON changes(project_id, idem_caller, idem_key) WHERE idem_key IS NOT NULL;
   `
 ]
