@@ -2,7 +2,6 @@
 // SIGTERM/SIGINT (stop accepting, finish in-flight requests, close the store, exit 0).
 // Start-up problems end the process with one clear line and a non-zero code, no stack.
 import './heap-growth.js'
-import './young-generation.js'
 import type { AddressInfo } from 'node:net'
 import { BackupSchedule } from './backup/schedule.js'
 import { closeListener } from './http/close-listener.js'
