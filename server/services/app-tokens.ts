@@ -17,8 +17,8 @@ import { ContentdError } from '../../shared/errors.js'
 import type { JsonObject } from '../../shared/json.js'
 import type { AppAuthRecord } from '../store/app-rules-types.js'
 import { guardedFetch } from '../webhooks/guarded-request.js'
-import { loadJose, type Jose } from './jose.js'
 import { checkWebhookTarget, systemResolver, type Resolver } from '../webhooks/target-policy.js'
+import { loadJose, type Jose } from './jose.js'
 
 /** Leeway on exp and nbf (docs/design.md §17). */
 export const CLOCK_LEEWAY_S = 60
