@@ -2,8 +2,9 @@
 // of its own: a schema's `$id` then cannot clash with another project's, and the subschemas
 // the change check validates with (validatorAt) resolve their `$ref`s inside this schema only.
 // Nothing is ever fetched: a `$ref` to anything outside the schema is INVALID_SCHEMA.
-import { Ajv2020, type AnySchema, type ValidateFunction } from 'ajv/dist/2020.js'
-import formats from 'ajv-formats'
+import { createRequire } from 'node:module'
+import type { Ajv2020, AnySchema, ValidateFunction } from 'ajv/dist/2020.js'
+import type formats from 'ajv-formats'
 import { ContentdError } from '../../shared/errors.js'
 import { LINEAR_FORMATS, refusedFormat } from './formats.js'
 import { ajvLinearRegExp } from './linear-regexp.js'
@@ -11,8 +12,26 @@ import { costProblem } from './schema-cost.js'
 import { baseOf, inPlaceLoop } from './schema-refs.js'
 import { uniqueItemsKeyword } from './unique-items.js'
 
-// ajv-formats is CommonJS with `exports.default`: under NodeNext the default import is the module.
-const addFormats = formats.default
+// Ajv and ajv-formats are loaded when the first schema is checked or compiled, not at start:
+// a node whose projects set no schema keeps them out of its heap (~0.7 MiB; BENCHMARKS.md, the
+// memory scenario). A synchronous require of their CommonJS builds, so compiling stays
+// synchronous; the first schema pays the load once.
+interface AjvLibrary {
+  Ajv2020: typeof Ajv2020
+  // ajv-formats is CommonJS with `exports.default`.
+  addFormats: typeof formats.default
+}
+
+let ajvLibrary: AjvLibrary | null = null
+
+function ajvLib (): AjvLibrary {
+  if (ajvLibrary) return ajvLibrary
+  const require = createRequire(import.meta.url)
+  const { Ajv2020: Ajv } = require('ajv/dist/2020.js') as { Ajv2020: typeof Ajv2020 }
+  const { default: addFormats } = require('ajv-formats') as typeof formats
+  ajvLibrary = { Ajv2020: Ajv, addFormats }
+  return ajvLibrary
+}
 
 export type JsonSchema = boolean | { [keyword: string]: unknown }
 
@@ -81,7 +100,8 @@ let metaValidator: Ajv2020 | null = null
  */
 function metaProblem (schema: JsonSchema): string | null {
   if (!metaValidator) {
-    metaValidator = new Ajv2020({ ...STRICTNESS, allErrors: false })
+    const { Ajv2020: Ajv, addFormats } = ajvLib()
+    metaValidator = new Ajv({ ...STRICTNESS, allErrors: false })
     addFormats(metaValidator)
   }
   if (metaValidator.validateSchema(schema) as boolean) return null
@@ -90,7 +110,8 @@ function metaProblem (schema: JsonSchema): string | null {
 
 function newAjv (): Ajv2020 {
   // Checked against the meta-schema already (metaProblem); this instance only compiles.
-  const ajv = new Ajv2020({
+  const { Ajv2020: Ajv, addFormats } = ajvLib()
+  const ajv = new Ajv({
     ...STRICTNESS,
     meta: false,
     validateSchema: false,

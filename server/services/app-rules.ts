@@ -5,7 +5,7 @@
 // Both are kept per project (rules-cache.ts) until a `rules-changed` access event, which a
 // change here announces to every node through the change feed, or MAX_AGE_MS.
 import { randomUUID } from 'node:crypto'
-import { importJWK, type JWK } from 'jose'
+import type { JWK } from 'jose'
 import { appAuthBody, rulesCheckBody, type AppAuthView, type RulesCheckResult } from '../../shared/api/rules.js'
 import { applyBatch } from '../../shared/batch.js'
 import { ContentdError } from '../../shared/errors.js'
@@ -23,6 +23,7 @@ import { checkWebhookTarget, type Resolver } from '../webhooks/target-policy.js'
 import type { SecretBox } from '../webhooks/secret-box.js'
 import type { AccessEvent, AccessEvents } from './access-events.js'
 import { AppTokens, type AppUser } from './app-tokens.js'
+import { loadJose } from './jose.js'
 import { MAX_AGE_MS, PROJECTS_KEPT, RulesCache, type ProjectTrust } from './rules-cache.js'
 
 /** The HMAC key of HS256 is the secret's UTF-8 bytes, at least this many (RFC 7518 §3.2). */
@@ -251,6 +252,7 @@ export class AppRules {
     if (parsed.jwks !== undefined) {
       try {
         // Each key imported now: a set that cannot verify anything is refused when set, not at the first token.
+        const { importJWK } = await loadJose()
         for (const key of parsed.jwks.keys) await importJWK(key as JWK, typeof key.alg === 'string' ? key.alg : algFor(key))
       } catch (error) {
         throw new ContentdError('INVALID_AUTH_CONFIG', `jwks: ${error instanceof Error ? error.message : 'not a JWK set'}`)

@@ -10,7 +10,7 @@
 // most once per 30 s; JWKS_TIMEOUT), each fetch checked by the webhooks' target policy, in the
 // connection's own lookup (server/webhooks/guarded-request.ts).
 import { createHash } from 'node:crypto'
-import { createLocalJWKSet, createRemoteJWKSet, customFetch, jwtVerify } from 'jose'
+import type { createLocalJWKSet, createRemoteJWKSet } from 'jose'
 
 type KeySet = ReturnType<typeof createLocalJWKSet> | ReturnType<typeof createRemoteJWKSet>
 import { ContentdError } from '../../shared/errors.js'
@@ -18,6 +18,7 @@ import type { JsonObject } from '../../shared/json.js'
 import type { AppAuthRecord } from '../store/app-rules-types.js'
 import { guardedFetch } from '../webhooks/guarded-request.js'
 import { checkWebhookTarget, systemResolver, type Resolver } from '../webhooks/target-policy.js'
+import { loadJose, type Jose } from './jose.js'
 
 /** Leeway on exp and nbf (docs/design.md §17). */
 export const CLOCK_LEEWAY_S = 60
@@ -70,6 +71,7 @@ export class AppTokens {
 
   private async verifyAfresh (projectId: string, auth: AppAuthRecord, token: string): Promise<AppUser> {
     let payload: JsonObject
+    const jose = await loadJose()
     try {
       const options = {
         issuer: auth.issuer,
@@ -79,9 +81,9 @@ export class AppTokens {
       }
       if (auth.secretCiphertext !== null) {
         const key = new TextEncoder().encode(this.options.openSecret(auth.secretCiphertext, projectId))
-        payload = (await jwtVerify(token, key, { ...options, algorithms: ['HS256'] })).payload as JsonObject
+        payload = (await jose.jwtVerify(token, key, { ...options, algorithms: ['HS256'] })).payload as JsonObject
       } else {
-        payload = (await jwtVerify(token, this.keysOf(auth), { ...options, algorithms: ASYMMETRIC })).payload as JsonObject
+        payload = (await jose.jwtVerify(token, this.keysOf(jose, auth), { ...options, algorithms: ASYMMETRIC })).payload as JsonObject
       }
     } catch (error) {
       if (error instanceof ContentdError) throw error
@@ -91,16 +93,16 @@ export class AppTokens {
     return { sub: payload.sub, claims: payload, expiresAt: typeof payload.exp === 'number' ? payload.exp * 1000 : null }
   }
 
-  private keysOf (auth: AppAuthRecord): KeySet {
-    if (auth.jwks !== null) return createLocalJWKSet(auth.jwks as unknown as Parameters<typeof createLocalJWKSet>[0])
+  private keysOf (jose: Jose, auth: AppAuthRecord): KeySet {
+    if (auth.jwks !== null) return jose.createLocalJWKSet(auth.jwks as unknown as Parameters<typeof createLocalJWKSet>[0])
     const url = auth.jwksUrl as string
     let set = this.remoteSets.get(url)
     if (!set) {
       const { allowPrivate, resolve, jwksTimeoutMs } = this.options
-      set = createRemoteJWKSet(new URL(url), {
+      set = jose.createRemoteJWKSet(new URL(url), {
         timeoutDuration: jwksTimeoutMs,
         cooldownDuration: REFETCH_COOLDOWN_MS,
-        [customFetch]: async (target, init) => {
+        [jose.customFetch]: async (target, init) => {
           // The target policy of webhooks (docs/design.md §11), checked at every fetch: a name
           // that resolved to a public address when the setting was saved may not since.
           // The check refuses schemes and literal addresses; the connection's own lookup checks

@@ -1,14 +1,18 @@
 // What the server loads at start (BENCHMARKS.md, the memory scenario): libraries only some
 // deployments use are loaded when first needed, not at start. The Redis client (~400 modules,
 // ~4 MiB of live heap) only with REDIS_URL (server/redis-connection.ts); CEL with protobuf
-// and RE2 (~4 MiB) only when a rules expression is first compiled (server/rules/expression.ts).
+// and RE2 (~4 MiB) only when a rules expression is first compiled (server/rules/expression.ts);
+// Ajv only when a schema is first checked or compiled (server/schema/compile.ts), jose only
+// when an app token is verified or a key set saved (server/services/jose.ts), and the
+// common-password list only at the first signup, without the rest of its package
+// (server/auth/password-policy.ts).
 import { readFileSync, rmSync } from 'node:fs'
 import { spawn } from 'node:child_process'
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
 import { PROJECT_ROOT, freePort, makeDataDir } from '../support/server-process.js'
 
-const LAZY = /\/node_modules\/(redis|@redis\/[^/]+|@bufbuild\/cel)\//
+const LAZY = /\/node_modules\/(redis|@redis\/[^/]+|@bufbuild\/cel|ajv|jose|@zxcvbn-ts\/language-common)\//
 
 /** Starts the built server with the module log, waits until it answers, stops it: what it loaded. */
 async function modulesLoadedAtStart (): Promise<{ imported: string[], required: string[] }> {
@@ -43,7 +47,7 @@ async function modulesLoadedAtStart (): Promise<{ imported: string[], required: 
 }
 
 describe('libraries loaded only when used', () => {
-  it('a node without REDIS_URL and before any rules loads neither the Redis client nor CEL', async () => {
+  it('a node without REDIS_URL, before any rules, schema, app token or signup loads none of the Redis client, CEL, Ajv, jose and the password list', async () => {
     const { imported, required } = await modulesLoadedAtStart()
     // The log works: it saw the server's own modules and a library every start loads.
     expect(imported.some(url => url.endsWith('/dist/server/node.js'))).toBe(true)
