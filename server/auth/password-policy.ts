@@ -14,6 +14,8 @@
 import { createRequire } from 'node:module'
 
 const MIN_LENGTH = 8
+// A file inside the package, not its entry: the version is pinned exactly in package.json so
+// that an upgrade that moves it is deliberate (test/auth/password-policy.test.ts fails then).
 const PASSWORDS_FILE = '@zxcvbn-ts/language-common/dist/passwords.json.cjs'
 
 let common: string | null = null
