@@ -140,7 +140,7 @@ export class Keys {
  */
 const viewJsonOf = new WeakMap<ListedApiKey, string>()
 
-export function viewJson (k: ListedApiKey): string {
+function viewJson (k: ListedApiKey): string {
   let json = viewJsonOf.get(k)
   if (json === undefined) {
     json = JSON.stringify(view(k))
@@ -150,7 +150,7 @@ export function viewJson (k: ListedApiKey): string {
 }
 
 /** What clients see of a key: no hash, its scope as project references that still exist, its narrowing. */
-export function view (k: ListedApiKey): KeyView {
+function view (k: ListedApiKey): KeyView {
   const projects = k.projectNames === null ? null : k.projectNames.map(p => `${displayName(p.ownerName)}/${p.slug}`)
   return { id: k.id, name: k.name, prefix: k.prefix, permission: k.permission, projects, paths: k.paths, ops: k.ops, expiresAt: k.expiresAt, createdAt: k.createdAt }
 }
