@@ -84,8 +84,30 @@ export class Keys {
 
   /** One page of the user's keys, oldest first: one store query, whatever the keys' scopes. */
   async list (userId: string, query: PageQuery): Promise<Page<KeyView>> {
-    const page = await readPage(query, createdAtIdPosition, p => this.store.listApiKeys(userId, p), k => ({ createdAt: k.createdAt, id: k.id }), scopeCost)
+    const page = await this.listedPage(userId, query)
     return { items: page.items.map(view), nextCursor: page.nextCursor }
+  }
+
+  /**
+   * The same page as the JSON text of `GET /api/keys`'s answer, byte for byte what
+   * `JSON.stringify({keys, nextCursor})` of `list`'s page gives, and the number of scoped
+   * projects it names (what the page is charged). Each key's view is serialized once per
+   * listed-key object the store gives (see viewJson): a store that remembers its listed
+   * keys (SQLite) makes a walk through the same keys again cost no serialization.
+   */
+  async listJson (userId: string, query: PageQuery): Promise<{ json: string, scopedProjects: number }> {
+    const page = await this.listedPage(userId, query)
+    let scopedProjects = 0
+    const views: string[] = []
+    for (const key of page.items) {
+      scopedProjects += key.projectNames?.length ?? 0
+      views.push(viewJson(key))
+    }
+    return { json: `{"keys":[${views.join(',')}],"nextCursor":${JSON.stringify(page.nextCursor)}}`, scopedProjects }
+  }
+
+  private async listedPage (userId: string, query: PageQuery): Promise<Page<ListedApiKey>> {
+    return readPage(query, createdAtIdPosition, p => this.store.listApiKeys(userId, p), k => ({ createdAt: k.createdAt, id: k.id }), scopeCost)
   }
 
   /** A user revokes one of their keys; another user's key is as unknown to them as a missing one. */
@@ -108,6 +130,23 @@ export class Keys {
     // The hash is what live connections are keyed by.
     this.accessEvents.emit({ kind: 'credential-revoked', credentialHash: key.keyHash })
   }
+}
+
+/**
+ * The JSON of each listed key's view, kept with the listed-key object itself: the store hands
+ * out the same object until something changes (then a new one, and the old entry goes with
+ * the old object), so the text is never stale and never outlives the key the store keeps.
+ * Listed keys are not modified after the store builds them (nothing here or in the route does).
+ */
+const viewJsonOf = new WeakMap<ListedApiKey, string>()
+
+function viewJson (k: ListedApiKey): string {
+  let json = viewJsonOf.get(k)
+  if (json === undefined) {
+    json = JSON.stringify(view(k))
+    viewJsonOf.set(k, json)
+  }
+  return json
 }
 
 /** What clients see of a key: no hash, its scope as project references that still exist, its narrowing. */

@@ -62,6 +62,22 @@ describe('GET /api/keys', () => {
     expect((await pages('/api/keys', 'keys', owner, 5)).sizes).toEqual([5])
   })
 
+  it('answers as res.json would: the JSON text JSON.stringify gives, its type and length; HEAD the same headers, no body', async () => {
+    // The page is sent as text kept per key (server/services/keys.ts listJson), not through res.json.
+    const r = await call(app.url, 'GET', '/api/keys?limit=2', { token: owner })
+    expect(r.status).toBe(200)
+    expect(r.text).toBe(JSON.stringify(r.body))
+    expect(Object.keys(r.body)).toEqual(['keys', 'nextCursor'])
+    expect(r.headers.get('content-type')).toBe('application/json; charset=utf-8')
+    expect(r.headers.get('content-length')).toBe(String(Buffer.byteLength(r.text)))
+    expect(r.headers.get('etag')).toBeNull()
+    const head = await fetch(`${app.url}/api/keys?limit=2`, { method: 'HEAD', headers: { authorization: `Bearer ${owner}` } })
+    expect(head.status).toBe(200)
+    expect(head.headers.get('content-type')).toBe('application/json; charset=utf-8')
+    expect(head.headers.get('content-length')).toBe(r.headers.get('content-length'))
+    expect(await head.text()).toBe('')
+  })
+
   it('a key whose scoped project is deleted lists the projects that remain', async () => {
     const session = await signup(app.url, 'scoper')
     await createProject(app.url, session, 'x')

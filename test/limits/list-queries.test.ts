@@ -103,6 +103,13 @@ describe('a list costs the same number of SQLite statements whatever the account
     expect(few.length).toBeLessThanOrEqual(4)
   })
 
+  it('a key page the server listed before reads the index only: no key row, no project name (the fairness scenario\'s walk)', async () => {
+    const statements = await statementsOf('/api/keys?limit=100', large, 'keys', KEY_PAGE_SCOPE_BUDGET / PROJECTS)
+    const keyStatements = statements.filter(sql => /api_keys/i.test(sql))
+    expect(keyStatements, statements.join('\n')).toEqual(['SELECT created_at, id FROM api_keys WHERE user_id = ? AND (created_at, id) > (?, ?) ORDER BY created_at, id LIMIT ?'])
+    expect(statements.filter(sql => /FROM projects|json_each/i.test(sql)), statements.join('\n')).toEqual([])
+  })
+
   it('the counter sees statements: a key listing of the large account runs its page query', async () => {
     const statements = await statementsOf('/api/keys?limit=3', large, 'keys', 3)
     expect(statements.some(sql => /api_keys/i.test(sql))).toBe(true)

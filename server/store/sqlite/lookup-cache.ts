@@ -19,9 +19,10 @@
 //   on the same file, takes effect on the very next request.
 // Misses are not remembered (except member roles, which are bounded like everything here),
 // so unknown credentials cannot grow the maps; each map is emptied when it gets too big.
-import type { ApiKeyRecord, MemberRole, ProjectName, ProjectRecord, SessionRecord, UserRecord } from '../types.js'
+import type { ApiKeyRecord, ListedApiKey, MemberRole, ProjectName, ProjectRecord, SessionRecord, UserRecord } from '../types.js'
 
 const MAX_ENTRIES_PER_MAP = 10_000
+const MAX_LISTED_KEYS = 2_000
 
 /**
  * Commits by the stores of one process: a check made before one of them is not reused.
@@ -40,8 +41,12 @@ export class CommitCounter {
 }
 
 class BoundedMap<V> extends Map<string, V> {
+  constructor (private readonly maxEntries = MAX_ENTRIES_PER_MAP) {
+    super()
+  }
+
   remember (key: string, value: V): V {
-    if (this.size >= MAX_ENTRIES_PER_MAP) this.clear()
+    if (this.size >= this.maxEntries) this.clear()
     this.set(key, value)
     return value
   }
@@ -56,6 +61,13 @@ export class LookupCache {
   private readonly projectNames = new Map<string, string>()
   /** Owner and slug by project id: the scopes listed on key pages (see SqliteRecords.listApiKeys). */
   readonly projectNamesById = new BoundedMap<ProjectName>()
+  /**
+   * Keys as a page of `GET /api/keys` shows them, by key id (SqliteRecords.listApiKeys): the
+   * same object while nothing changed, so what is built from one (the view's JSON) can be
+   * kept with it. Fewer entries than the other maps: each holds its scope (up to 100
+   * project ids and names); 2,000 is two users' worth at MAX_KEYS_PER_USER's default.
+   */
+  readonly listedKeys = new BoundedMap<ListedApiKey>(MAX_LISTED_KEYS)
   /** By `projectId\0userId`; null remembers "not a member". */
   readonly memberRoles = new BoundedMap<MemberRole | null>()
   private dataVersion: number
@@ -103,6 +115,7 @@ export class LookupCache {
     this.projects.clear()
     this.projectNames.clear()
     this.projectNamesById.clear()
+    this.listedKeys.clear()
     this.memberRoles.clear()
   }
 
