@@ -75,6 +75,17 @@ export function bodyWithoutEscapes (req: IncomingMessage): boolean {
 }
 
 /**
+ * The parsed body, which the request no longer holds: a write route hands it to its operation
+ * (ApplyOptions.valueHandedOver), and `req` lives until the answer, after the commit's sync,
+ * so through it the value would outlive its place in the document (content-engine.ts).
+ */
+export function takeBody (req: Request): unknown {
+  const body: unknown = req.body
+  req.body = undefined
+  return body
+}
+
+/**
  * Reads and parses a body plainJsonLength admitted, as body-parser would: UTF-8 with a
  * leading byte order mark dropped (iconv-lite's decoding), `strict: false` (any JSON value),
  * "" (a body that was only a BOM) as {}, a parse failure 400 INVALID_JSON, a body cut short

@@ -25,7 +25,7 @@ import type { Projects } from '../../services/projects.js'
 import type { ApplyOptions, Store, StoreOperation } from '../../store/types.js'
 import { etagFor, parseVersionCondition, versionMatches } from '../../store/version-condition.js'
 import { identityOf } from '../auth-middleware.js'
-import { bodyWithoutEscapes, jsonBody } from '../body.js'
+import { bodyWithoutEscapes, jsonBody, takeBody } from '../body.js'
 import { context, projectOf } from '../context.js'
 import { sendContentJson } from '../encoded-content.js'
 import { constantJson } from '../fast-path.js'
@@ -111,6 +111,9 @@ export function contentRoutes (api: RouteScope, store: Store, projects: Projects
     }
     const { idempotency: key } = context(res)
     if (key) options.idempotency = key
+    // Made for this write alone (the routes below take the body from the request): the
+    // store may let go of its value once committed (content-engine.ts releaseValue).
+    options.valueHandedOver = true
     // Checked by the store against the version it changes, atomically (docs/design.md §13b):
     // a failing If-Match, or an If-None-Match that matches, is 412 and changes nothing.
     const { 'if-match': ifMatch, 'if-none-match': ifNoneMatch } = req.headers
@@ -222,14 +225,16 @@ export function contentRoutes (api: RouteScope, store: Store, projects: Projects
 
   // The whole content is free-form: no schema, only validateOperation's "a JSON object".
   const updated = constantJson(UPDATE_MESSAGE)
+  // The body is handed to the operation (takeBody, ApplyOptions.valueHandedOver): its value
+  // lives on in the document, not through the request until its answer.
   api.post(content, ...write, async (req, res) => {
-    await commit(req, res, updateOperationFrom(req.body), updated)
+    await commit(req, res, updateOperationFrom(takeBody(req)), updated)
   })
 
   for (const name of PATH_OPERATION_NAMES) {
     const done = constantJson(PATH_OPERATIONS[name].message)
     api.post(`${content}/${name}`, ...write, async (req, res) => {
-      await commit(req, res, pathOperationFrom(name, req.body), done)
+      await commit(req, res, pathOperationFrom(name, takeBody(req)), done)
     })
   }
 
