@@ -25,7 +25,7 @@ import type { Projects } from '../../services/projects.js'
 import type { ApplyOptions, Store, StoreOperation } from '../../store/types.js'
 import { etagFor, parseVersionCondition, versionMatches } from '../../store/version-condition.js'
 import { identityOf } from '../auth-middleware.js'
-import { bodyWithoutEscapes, jsonBody, takeBody } from '../body.js'
+import { bodyWithoutEscapes, jsonBody, takeBody, takeSourceJson } from '../body.js'
 import { context, projectOf } from '../context.js'
 import { sendContentJson } from '../encoded-content.js'
 import { constantJson } from '../fast-path.js'
@@ -79,11 +79,14 @@ function notModified (req: Request, version: number): boolean {
 /** Registers the content routes in `api` (the scope of /api, with identity and rate limit). */
 export function contentRoutes (api: RouteScope, store: Store, projects: Projects, bodyLimitBytes: number, transactions: TransactionOptions, appRules?: AppRules): void {
   const parseJson = jsonBody(bodyLimitBytes)
+  // Update, set, push, insert: the value's JSON may be found in the body's text (takeSourceJson).
+  const parseJsonKeepingText = jsonBody(bodyLimitBytes, true)
   // [rules, issue 31] With appRules, app users' tokens are taken here and the rules decide (§17).
   const access = (needed: Access) => projectAccess(projects, needed, appRules)
   const idempotent = idempotency(store, transactions.idempotencyTtlMs, transactions.idempotencyKeysPerUser)
   // Every content write: the caller may write, the body is JSON, the key is honoured.
   const write = [access('write'), parseJson, idempotent]
+  const writeValue = [access('write'), parseJsonKeepingText, idempotent]
   const content = '/:username/:projectSlug/content'
 
   const commit = async (req: Request, res: Response, operation: StoreOperation, reply: (res: Response) => void) => {
@@ -97,7 +100,7 @@ export function contentRoutes (api: RouteScope, store: Store, projects: Projects
     // (shared/validate-operation.ts valueJsonOf). A body without \u escapes vouches that no
     // string of the value holds a lone surrogate (body.ts), so the check need not search the
     // text for one, which would copy it whole (JSON.stringify returns it in parts).
-    if (operation.op !== 'revert' && operation.op !== 'batch' && operation.op !== 'patch') validateOperation(operation, true, bodyWithoutEscapes(req))
+    if (operation.op !== 'revert' && operation.op !== 'batch' && operation.op !== 'patch') validateOperation(operation, true, bodyWithoutEscapes(req), takeSourceJson(req))
     // [rules, issue 31] An app user: the rules are checked by the engine, in the write's atomic step.
     const { app } = context(res)
     let options: ApplyOptions
@@ -227,13 +230,13 @@ export function contentRoutes (api: RouteScope, store: Store, projects: Projects
   const updated = constantJson(UPDATE_MESSAGE)
   // The body is handed to the operation (takeBody, ApplyOptions.valueHandedOver): its value
   // lives on in the document, not through the request until its answer.
-  api.post(content, ...write, async (req, res) => {
+  api.post(content, ...writeValue, async (req, res) => {
     await commit(req, res, updateOperationFrom(takeBody(req)), updated)
   })
 
   for (const name of PATH_OPERATION_NAMES) {
     const done = constantJson(PATH_OPERATIONS[name].message)
-    api.post(`${content}/${name}`, ...write, async (req, res) => {
+    api.post(`${content}/${name}`, ...writeValue, async (req, res) => {
       await commit(req, res, pathOperationFrom(name, takeBody(req)), done)
     })
   }
