@@ -13,12 +13,14 @@ import { hasLoneSurrogate } from './path.js'
  * A whole text made only of tokens JSON.stringify writes, with nothing between them: strings
  * with no backslash or control character (JSON.stringify would escape those; lone surrogates
  * are ruled out for the whole text first), keys not starting with a digit (an array index key
- * would be moved first), integers of at most 15 digits without a leading zero or "-0" (they
- * print as written), true, false, null and the punctuation. Sticky, so lastIndex tells how
- * far it got.
+ * would be moved first: a string starting with a digit must not be followed by ":"),
+ * integers of at most 15 digits without a leading zero or "-0" (they print as written),
+ * true, false, null and the punctuation. Sticky, so lastIndex tells how far it got. Each
+ * string is read once (a key's alternative tried first and failing on a string value read
+ * it twice: 124 against 76 µs on the benchmark's 100 KB body).
  */
-// eslint-disable-next-line no-control-regex -- control characters are what the class excludes
-const STRINGIFY_TOKENS = /(?:[{}[\],]|"(?![0-9])[^"\\\x00-\x1f]*":|"[^"\\\x00-\x1f]*"(?!:)|(?:0|-?[1-9][0-9]{0,14})(?![0-9.eE])|true|false|null)*/y
+// eslint-disable-next-line no-control-regex -- control characters are what the classes exclude
+const STRINGIFY_TOKENS = /(?:[{}[\],]|"(?:[^"0-9\\\x00-\x1f][^"\\\x00-\x1f]*)?":?|"[0-9][^"\\\x00-\x1f]*"(?!:)|(?:0|-?[1-9][0-9]{0,14})(?![0-9.eE])|true|false|null)*/y
 
 function onlyStringifyTokens (text: string): boolean {
   if (hasLoneSurrogate(text)) return false
