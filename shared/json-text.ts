@@ -1,9 +1,9 @@
 // A written value's JSON found in the request's own text instead of made again (issue 35).
 // A client that sends JSON.stringify's output (nearly every client) has already written, in
 // its body, the very text the write stores: JSON.stringify of the parsed value is then a
-// slice of the body. Proving it costs one regular expression over the body (about a third of
-// the serialization, on the 100 KB `set` of the benchmark) and one walk adding up lengths,
-// and saves the serialization and its 100 KB text. Anything not proven exactly (whitespace, a
+// slice of the body. Proving it costs one regular expression over the body (about a quarter
+// of the serialization, on the 100 KB `set` of the benchmark) and a length the value's check
+// adds up as it walks (json.ts), and saves the serialization and its 100 KB text. Anything not proven exactly (whitespace, a
 // backslash anywhere, a number not written as JSON.stringify writes it, a key that could be
 // an array index, a repeated key) answers undefined, and the caller serializes as before.
 import { numberLength } from './json.js'
@@ -77,10 +77,11 @@ export function stringifiedLength (value: unknown): number {
 /**
  * JSON.stringify(value) as a slice of `text`, or undefined when that is not proven. `body` is
  * JSON.parse(text); `value` is `body` itself (an update: the whole body is the content) or
- * one of its members (set, push, insert: `value`); `valueLength`, stringifiedLength(value),
- * when the caller has it (json.ts writableStringifiedLength adds it up while checking the value). Proven when the text is made only of
- * stringify's tokens and is exactly as long as JSON.stringify(body) would be: then it IS
- * that text, and the member's serialization sits where its length says.
+ * one of its members (set, push, insert: `value`); `valueLength` is stringifiedLength(value),
+ * which the caller may have already (json.ts writableStringifiedLength adds it up while it
+ * checks the value). Proven when the text is made only of stringify's tokens and is exactly
+ * as long as JSON.stringify(body) would be: then it IS that text, and the member's
+ * serialization sits where the lengths before it say.
  */
 export function stringifiedWithin (text: string, body: unknown, value: unknown, valueLength = stringifiedLength(value)): string | undefined {
   // A polluted Object.prototype: for…in would count its keys too (stringifiedLength).

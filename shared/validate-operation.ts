@@ -19,7 +19,9 @@ import { assertPathSegments } from './path.js'
 /**
  * The operations that passed validateOperation, by identity. Operations are never changed
  * once made (the server builds them per request and only reads them), so an object that
- * passed still does.
+ * passed still does; the one exception comes after the write: a committed operation whose
+ * value was handed over lets go of it (server/engine/content-engine.ts), and is not checked
+ * or applied again.
  */
 const passed = new WeakMap<Operation, string | undefined>()
 
@@ -29,8 +31,10 @@ const passed = new WeakMap<Operation, string | undefined>()
  * made now and kept for valueJsonOf (and vouches for its strings, json.ts). `escapeFree`: the
  * value was parsed from UTF-8 JSON text holding no \u escape, so none of its strings can hold
  * a lone surrogate (server/http/body.ts), and the JSON need not be searched for one (a search
- * copies the text whole; the engine makes its one copy, write-step.ts). Other callers (a
- * replay, a client applying a change) need neither.
+ * copies the text whole; the engine makes its one copy, write-step.ts). `sourceJson`: the
+ * request's text, which may already hold the value's JSON (server/http/body.ts
+ * takeSourceJson): then it is not made at all. Other callers (a replay, a client applying a
+ * change) need none of these.
  */
 export function validateOperation (operation: Operation, serialize = false, escapeFree = false, sourceJson?: SourceJson): void {
   passed.set(operation, check(operation, serialize, escapeFree, sourceJson))

@@ -97,7 +97,9 @@ export function contentRoutes (api: RouteScope, store: Store, projects: Projects
     // here, once, while the value just parsed is in the CPU's caches (made inside the write
     // instead, so as not to live through the wait for the group commit, it cost the same CPU
     // per request: BENCHMARKS.md), and the engine stores it
-    // (shared/validate-operation.ts valueJsonOf). A body without \u escapes vouches that no
+    // (shared/validate-operation.ts valueJsonOf); when the body is what JSON.stringify
+    // writes, that JSON is found in it instead (takeSourceJson, shared/json-text.ts: 1 parse
+    // and 0 serializations per write, issue 35). A body without \u escapes vouches that no
     // string of the value holds a lone surrogate (body.ts), so the check need not search the
     // text for one, which would copy it whole (JSON.stringify returns it in parts).
     if (operation.op !== 'revert' && operation.op !== 'batch' && operation.op !== 'patch') validateOperation(operation, true, bodyWithoutEscapes(req), takeSourceJson(req))
