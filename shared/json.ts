@@ -40,8 +40,22 @@ export function typeName (value: unknown): string {
 export function assertWritableValue (value: unknown, at: readonly string[] = [], json?: string, escapeFree = false): asserts value is Json {
   // The common case, a value that obeys every rule, answered without building paths; only
   // a value it doubts is walked again by check, which names the first problem's path.
-  if (writable(value, 0, !escapeFree && (json === undefined || json.includes('\\ud')))) return
+  if (writable(value, 0, !escapeFree && (json === undefined || json.includes('\\ud'))) >= 0) return
   check(value, [...at], 0)
+}
+
+/**
+ * assertWritableValue for a value parsed from UTF-8 JSON text without any backslash (so no
+ * string or key holds a lone surrogate or anything JSON.stringify escapes), which also
+ * answers the length of JSON.stringify(value), added up during the same walk (the request's
+ * text may hold that serialization, shared/json-text.ts); -1 when the quick walk doubted and
+ * the exact check passed.
+ */
+export function writableStringifiedLength (value: unknown, at: readonly string[] = []): number {
+  const length = writable(value, 0, false)
+  if (length >= 0) return length
+  check(value, [...at], 0)
+  return -1
 }
 
 /**
@@ -66,40 +80,61 @@ function knownKey (key: string, surrogates: boolean): boolean {
 }
 
 /**
- * True only when check would accept the value; false when it would refuse it or when in
+ * At least 0 only when check would accept the value; -1 when it would refuse it or when in
  * doubt (check then decides). One walk over the value that allocates no path strings (an
  * array element's index was a new string each) and tests keys and strings with one loop over
  * their characters instead of two to four regular expressions: validation was about a fifth
- * of the server's CPU for a 100 KB `set` (BENCHMARKS.md, issue 35).
+ * of the server's CPU for a 100 KB `set` (BENCHMARKS.md, issue 35). What it answers is the
+ * length of JSON.stringify(value) when no string or key needs an escape
+ * (writableStringifiedLength), added up on the way at the cost of a few additions.
  */
 // `surrogates`: lone surrogates are possible (no JSON text proved otherwise).
-function writable (value: unknown, depth: number, surrogates: boolean): boolean {
+function writable (value: unknown, depth: number, surrogates: boolean): number {
   switch (typeof value) {
     case 'string':
-      return !surrogates || !hasSurrogate(value) || !hasLoneSurrogate(value)
+      return !surrogates || !hasSurrogate(value) || !hasLoneSurrogate(value) ? value.length + 2 : -1
     case 'boolean':
-      return true
+      return value ? 4 : 5
     case 'number':
-      return Number.isFinite(value)
+      return Number.isFinite(value) ? numberLength(value) : -1
     case 'object':
       break
     default:
-      return false
+      return -1
   }
-  if (value === null) return true
-  if (depth + 1 > MAX_VALUE_DEPTH) return false
+  if (value === null) return 4
+  if (depth + 1 > MAX_VALUE_DEPTH) return -1
+  let length = 1
   if (Array.isArray(value)) {
-    for (let i = 0; i < value.length; i++) if (!writable(value[i], depth + 1, surrogates)) return false
-    return true
+    for (let i = 0; i < value.length; i++) {
+      const item = writable(value[i], depth + 1, surrogates)
+      if (item < 0) return -1
+      length += item + 1
+    }
+    return value.length === 0 ? 2 : length
   }
-  if (!isPlainObject(value)) return false
+  if (!isPlainObject(value)) return -1
   // for…in, not Object.keys: no array per object, and V8 reads value[key] through the
   // object's enum cache (about a fifth faster here). It also visits inherited enumerable keys
-  // (a polluted Object.prototype): checking more keys can only make the answer "doubt".
+  // (a polluted Object.prototype): checking more keys can only make the answer "doubt", and
+  // json-text.ts uses no length while Object.prototype has such keys.
+  let members = 0
   for (const key in value) {
-    if (!knownKey(key, surrogates) || !writable(value[key], depth + 1, surrogates)) return false
+    if (!knownKey(key, surrogates)) return -1
+    const member = writable(value[key], depth + 1, surrogates)
+    if (member < 0) return -1
+    length += key.length + 4 + member
+    members++
   }
-  return true
+  return members === 0 ? 2 : length
+}
+
+/** JSON.stringify(value).length for a finite number: an integer below 10^15 without making its text. */
+export function numberLength (value: number): number {
+  if (!Number.isInteger(value) || value >= 1e15 || value <= -1e15) return String(value).length
+  let length = value < 0 ? 2 : 1
+  for (let rest = Math.abs(value); rest >= 10; rest = Math.floor(rest / 10)) length++
+  return length
 }
 
 /** Surrogates, paired or not (rare in content): only then the exact lone-surrogate test runs. */

@@ -12,14 +12,16 @@
 // operation elsewhere (the CLI, a replay, a test) is checked there as before; applyOperation
 // itself always checks.
 import { ContentdError } from './errors.js'
-import { assertWritableValue, isPlainObject } from './json.js'
+import { assertWritableValue, isPlainObject, writableStringifiedLength } from './json.js'
 import type { Operation } from './operations.js'
 import { assertPathSegments } from './path.js'
 
 /**
  * The operations that passed validateOperation, by identity. Operations are never changed
  * once made (the server builds them per request and only reads them), so an object that
- * passed still does.
+ * passed still does; the one exception comes after the write: a committed operation whose
+ * value was handed over lets go of it (server/engine/content-engine.ts), and is not checked
+ * or applied again.
  */
 const passed = new WeakMap<Operation, string | undefined>()
 
@@ -29,12 +31,21 @@ const passed = new WeakMap<Operation, string | undefined>()
  * made now and kept for valueJsonOf (and vouches for its strings, json.ts). `escapeFree`: the
  * value was parsed from UTF-8 JSON text holding no \u escape, so none of its strings can hold
  * a lone surrogate (server/http/body.ts), and the JSON need not be searched for one (a search
- * copies the text whole; the engine makes its one copy, write-step.ts). Other callers (a
- * replay, a client applying a change) need neither.
+ * copies the text whole; the engine makes its one copy, write-step.ts). `sourceJson`: the
+ * request's text, which may already hold the value's JSON (server/http/body.ts
+ * takeSourceJson): then it is not made at all. Other callers (a replay, a client applying a
+ * change) need none of these.
  */
-export function validateOperation (operation: Operation, serialize = false, escapeFree = false): void {
-  passed.set(operation, check(operation, serialize, escapeFree))
+export function validateOperation (operation: Operation, serialize = false, escapeFree = false, sourceJson?: SourceJson): void {
+  passed.set(operation, check(operation, serialize, escapeFree, sourceJson))
 }
+
+/**
+ * The value's JSON.stringify as a slice of the request's own text, when that is proven
+ * (shared/json-text.ts stringifiedWithin), else undefined; asked only for a valid value.
+ * From a body without any backslash (server/http/body.ts), so also escape-free.
+ */
+export type SourceJson = (value: unknown, length: number) => string | undefined
 
 /**
  * The operation's value as JSON: the text its validation made (the same JSON.stringify, once
@@ -51,8 +62,17 @@ export function valueJsonOf (operation: Operation & { value: unknown }): string 
   return json
 }
 
-/** assertWritableValue, and the value's JSON when `serialize`. */
-function checkedValue (value: unknown, at: readonly string[], serialize: boolean, escapeFree: boolean): string | undefined {
+/**
+ * assertWritableValue, and the value's JSON when `serialize`: found in the request's text
+ * when `sourceJson` proves it there (issue 35: the serialization was a tenth of a 100 KB
+ * set's CPU), made otherwise.
+ */
+function checkedValue (value: unknown, at: readonly string[], serialize: boolean, escapeFree: boolean, sourceJson: SourceJson | undefined): string | undefined {
+  if (serialize && sourceJson !== undefined) {
+    // The check adds up the length JSON.stringify would write, which the search needs.
+    const length = writableStringifiedLength(value, at)
+    return (length >= 0 ? sourceJson(value, length) : undefined) ?? serialized(value)
+  }
   const json = serialize ? serialized(value) : undefined
   assertWritableValue(value, at, json, escapeFree)
   return json
@@ -78,10 +98,10 @@ export function validateOnce (operation: Operation): void {
 }
 
 /** The checks; returns the value's JSON when it made it. */
-function check (operation: Operation, serialize: boolean, escapeFree: boolean): string | undefined {
+function check (operation: Operation, serialize: boolean, escapeFree: boolean, sourceJson: SourceJson | undefined): string | undefined {
   if (operation.op === 'update') {
     if (!isPlainObject(operation.value)) throw new ContentdError('INVALID_BODY', 'the content must be a JSON object')
-    return checkedValue(operation.value, [], serialize, escapeFree)
+    return checkedValue(operation.value, [], serialize, escapeFree, sourceJson)
   }
   assertPathSegments(operation.path)
   switch (operation.op) {
@@ -95,10 +115,10 @@ function check (operation: Operation, serialize: boolean, escapeFree: boolean): 
       if (!Number.isSafeInteger(operation.index) || operation.index < 0) {
         throw new ContentdError('INDEX_OUT_OF_RANGE', 'index must be a non-negative integer')
       }
-      return checkedValue(operation.value, operation.path, serialize, escapeFree)
+      return checkedValue(operation.value, operation.path, serialize, escapeFree, sourceJson)
     case 'set':
     case 'push':
-      return checkedValue(operation.value, operation.path, serialize, escapeFree)
+      return checkedValue(operation.value, operation.path, serialize, escapeFree, sourceJson)
     case 'delete':
       return undefined
   }

@@ -132,7 +132,7 @@ function goalRows (results) {
   const json = ok(results.jsonWork) ? results.jsonWork : undefined
   return [
     ...pathGoals(results).map(row => ['29', ...row]),
-    ['35', 'JSON parses / serializations of the value per write (96 KB set), with 2 SSE, 1 Socket.IO, 1 webhook', json, '1 / 1 (counted)', v => v.parses === 1 && v.serializations === 1, v => `${v.parses} / ${v.serializations}`],
+    ['35', 'JSON parses / serializations of the value per write (96 KB set), with 2 SSE, 1 Socket.IO, 1 webhook', json, '1 / 1 (counted)', v => v.parses === 1 && v.serializations <= 1, v => `${v.parses} / ${v.serializations}`],
     ...issue35Goals(results),
     ['32', `increment p99 during a backup of a ${backedUp ? fmt(backedUp.storeMiB) + ' MiB' : '1 GiB'} store / quiet`, backedUp?.p99Ratio, '≤ 2×', v => v <= 2, v => `${fmt(v, 2)}× (${fmt(backedUp.duringP99, 1)} / ${fmt(backedUp.quietP99, 1)} ms)`],
     ['32', 'backup time / cp of the same store file', backedUp?.timeRatio, '≤ 3×', v => v <= 3, v => `${fmt(v, 2)}× (${fmt(backedUp.backupSeconds, 2)} / ${fmt(backedUp.cpSeconds, 2)} s; the method's floor: SQLite's backup API alone ${fmt(backedUp.backupApiSeconds / backedUp.cpSeconds, 2)}×, dd bs=4k ${fmt(backedUp.ddSeconds / backedUp.cpSeconds, 2)}×)`],

@@ -22,6 +22,12 @@ export interface ContentWrite {
   prepare (current: CurrentContent, context: CommitContext): PreparedChange
   /** Call synchronously once the change is durable, in version order per project, before resolving. */
   committed (change: PreparedChange): void
+  /**
+   * Present when the caller handed the operation's value over (ApplyOptions.valueHandedOver): a
+   * store calls it once the write is committed and `prepare` will not run again (the embedded
+   * store's group commit; not a store that may prepare a write again after a conflict).
+   */
+  release?: () => void
 }
 
 /**
@@ -57,8 +63,25 @@ export class ContentEngine {
       project,
       ...(operation.op === 'revert' ? { readsVersion: operation.version } : {}),
       prepare: (current, context) => prepareChange(project, current, operation, options, context, limit),
-      committed: change => { this.listeners.emit({ project, entry: change.entry, wire: change.wire }) }
+      committed: change => { this.listeners.emit({ project, entry: change.entry, wire: change.wire }) },
+      ...(options.valueHandedOver === true ? { release: () => { releaseValue(operation) } } : {})
     })
     return { version: change.version }
+  }
+}
+
+/**
+ * Drops a committed operation's reference to its value. Set, push and insert put that very
+ * value in the document, and update's value IS the document, so what was written lives on
+ * there, or, replaced by a later write, is garbage at once. The operation lives as long as
+ * its request, until the answer after the commit's sync, and so did every value it held: for
+ * a 100 KB `set` under load that is ~170 KB of parsed objects kept through two young-generation
+ * collections, copied twice and promoted, then marked, for each of the ~14 writes of a group
+ * commit of which only the last stays in the document (BENCHMARKS.md, issue 35). The entry
+ * keeps the value as text (write-step.ts), never through the operation.
+ */
+function releaseValue (operation: StoreOperation): void {
+  if (operation.op === 'set' || operation.op === 'push' || operation.op === 'insert' || operation.op === 'update') {
+    (operation as { value?: unknown }).value = undefined
   }
 }

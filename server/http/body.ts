@@ -7,6 +7,8 @@
 import express, { type NextFunction, type Request, type RequestHandler } from 'express'
 import type { IncomingMessage } from 'node:http'
 import { ContentdError } from '../../shared/errors.js'
+import { stringifiedWithin } from '../../shared/json-text.js'
+import type { SourceJson } from '../../shared/validate-operation.js'
 
 /** The content codings a request body may have (body-parser decodes them). */
 export const BODY_CODINGS = ['gzip', 'deflate', 'br', 'identity'] as const
@@ -19,7 +21,11 @@ function refuseEmpty (_req: unknown, _res: unknown, body: Buffer): void {
   if (body.length === 0) throw emptyBody()
 }
 
-export function jsonBody (limitBytes: number): RequestHandler {
+/**
+ * `keepText`: the route may find its value's JSON in the body's text (takeSourceJson), so a
+ * body read here without any backslash keeps its text until the route takes it.
+ */
+export function jsonBody (limitBytes: number, keepText = false): RequestHandler {
   const parse = express.json({ limit: limitBytes, strict: false, type: () => true, verify: refuseEmpty })
   return (req, res, next) => {
     const coding = req.headers['content-encoding']
@@ -29,7 +35,7 @@ export function jsonBody (limitBytes: number): RequestHandler {
       throw new ContentdError('UNSUPPORTED_MEDIA_TYPE', `Content-Encoding ${JSON.stringify(coding)}; send ${BODY_CODINGS.join(', ')}`)
     }
     const length = plainJsonLength(req, limitBytes)
-    if (length !== null) { readPlainJson(req, length, next); return }
+    if (length !== null) { readPlainJson(req, length, keepText, next); return }
     parse(req, res, (error?: unknown) => {
       if (error !== undefined) { next(error); return }
       // No body at all (neither Content-Length nor Transfer-Encoding): body-parser leaves it unset.
@@ -75,12 +81,43 @@ export function bodyWithoutEscapes (req: IncomingMessage): boolean {
 }
 
 /**
+ * Bodies read here, UTF-8 without any backslash, whose route asked for their text (jsonBody's
+ * `keepText`): the text and what JSON.parse made of it, until the route takes them. Without a
+ * backslash no string can hold an escape, so JSON.stringify of the parsed value is often the
+ * body's own text, or a slice of it (shared/json-text.ts proves which).
+ */
+const sources = new WeakMap<IncomingMessage, { text: string, body: unknown }>()
+
+/**
+ * The request's SourceJson (shared/validate-operation.ts), once: the body's text is let go
+ * of here, so that a value's text proven a slice of it is what keeps it, until the write has
+ * made its entry (engine/write-step.ts), not the request until its answer.
+ */
+export function takeSourceJson (req: IncomingMessage): SourceJson | undefined {
+  const source = sources.get(req)
+  if (source === undefined) return undefined
+  sources.delete(req)
+  return (value, length) => stringifiedWithin(source.text, source.body, value, length)
+}
+
+/**
+ * The parsed body, which the request no longer holds: a write route hands it to its operation
+ * (ApplyOptions.valueHandedOver), and `req` lives until the answer, after the commit's sync,
+ * so through it the value would outlive its place in the document (content-engine.ts).
+ */
+export function takeBody (req: Request): unknown {
+  const body: unknown = req.body
+  req.body = undefined
+  return body
+}
+
+/**
  * Reads and parses a body plainJsonLength admitted, as body-parser would: UTF-8 with a
  * leading byte order mark dropped (iconv-lite's decoding), `strict: false` (any JSON value),
  * "" (a body that was only a BOM) as {}, a parse failure 400 INVALID_JSON, a body cut short
  * or a failed read 400 INVALID_BODY.
  */
-function readPlainJson (req: Request, length: number, next: NextFunction): void {
+function readPlainJson (req: Request, length: number, keepText: boolean, next: NextFunction): void {
   const chunks: Buffer[] = []
   let received = 0
   const onData = (chunk: Buffer) => {
@@ -99,7 +136,13 @@ function readPlainJson (req: Request, length: number, next: NextFunction): void 
       next(new ContentdError('INVALID_JSON'))
       return
     }
-    if (!text.includes('\\u')) escapeFree.add(req)
+    const backslash = text.indexOf('\\')
+    if (backslash === -1) {
+      escapeFree.add(req)
+      if (keepText) sources.set(req, { text, body: req.body as unknown })
+    } else if (!text.includes('\\u', backslash)) {
+      escapeFree.add(req)
+    }
     next()
   }
   const onFailure = () => {

@@ -135,6 +135,12 @@ export interface ApplyOptions {
   idempotency?: LoggedIdempotencyKey
   /** An app user's rules (docs/design.md §17), checked by the engine beside the schema; absent for everyone else. */
   rules?: RulesCheck
+  /**
+   * The caller made the operation for this one write and reads its value no more (the HTTP
+   * routes): once a store has committed the write, and will not prepare it again, the
+   * operation lets go of its value, which lives on in the document (server/engine/content-engine.ts).
+   */
+  valueHandedOver?: boolean
 }
 
 /** An Idempotency-Key as the change log remembers it (docs/design.md §19): who, which key, which request. */

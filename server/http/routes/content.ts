@@ -25,7 +25,7 @@ import type { Projects } from '../../services/projects.js'
 import type { ApplyOptions, Store, StoreOperation } from '../../store/types.js'
 import { etagFor, parseVersionCondition, versionMatches } from '../../store/version-condition.js'
 import { identityOf } from '../auth-middleware.js'
-import { bodyWithoutEscapes, jsonBody } from '../body.js'
+import { bodyWithoutEscapes, jsonBody, takeBody, takeSourceJson } from '../body.js'
 import { context, projectOf } from '../context.js'
 import { sendContentJson } from '../encoded-content.js'
 import { constantJson } from '../fast-path.js'
@@ -79,11 +79,14 @@ function notModified (req: Request, version: number): boolean {
 /** Registers the content routes in `api` (the scope of /api, with identity and rate limit). */
 export function contentRoutes (api: RouteScope, store: Store, projects: Projects, bodyLimitBytes: number, transactions: TransactionOptions, appRules?: AppRules): void {
   const parseJson = jsonBody(bodyLimitBytes)
+  // Update, set, push, insert: the value's JSON may be found in the body's text (takeSourceJson).
+  const parseJsonKeepingText = jsonBody(bodyLimitBytes, true)
   // [rules, issue 31] With appRules, app users' tokens are taken here and the rules decide (§17).
   const access = (needed: Access) => projectAccess(projects, needed, appRules)
   const idempotent = idempotency(store, transactions.idempotencyTtlMs, transactions.idempotencyKeysPerUser)
   // Every content write: the caller may write, the body is JSON, the key is honoured.
   const write = [access('write'), parseJson, idempotent]
+  const writeValue = [access('write'), parseJsonKeepingText, idempotent]
   const content = '/:username/:projectSlug/content'
 
   const commit = async (req: Request, res: Response, operation: StoreOperation, reply: (res: Response) => void) => {
@@ -94,10 +97,12 @@ export function contentRoutes (api: RouteScope, store: Store, projects: Projects
     // here, once, while the value just parsed is in the CPU's caches (made inside the write
     // instead, so as not to live through the wait for the group commit, it cost the same CPU
     // per request: BENCHMARKS.md), and the engine stores it
-    // (shared/validate-operation.ts valueJsonOf). A body without \u escapes vouches that no
+    // (shared/validate-operation.ts valueJsonOf); when the body is what JSON.stringify
+    // writes, that JSON is found in it instead (takeSourceJson, shared/json-text.ts: 1 parse
+    // and 0 serializations per write, issue 35). A body without \u escapes vouches that no
     // string of the value holds a lone surrogate (body.ts), so the check need not search the
     // text for one, which would copy it whole (JSON.stringify returns it in parts).
-    if (operation.op !== 'revert' && operation.op !== 'batch' && operation.op !== 'patch') validateOperation(operation, true, bodyWithoutEscapes(req))
+    if (operation.op !== 'revert' && operation.op !== 'batch' && operation.op !== 'patch') validateOperation(operation, true, bodyWithoutEscapes(req), takeSourceJson(req))
     // [rules, issue 31] An app user: the rules are checked by the engine, in the write's atomic step.
     const { app } = context(res)
     let options: ApplyOptions
@@ -111,6 +116,9 @@ export function contentRoutes (api: RouteScope, store: Store, projects: Projects
     }
     const { idempotency: key } = context(res)
     if (key) options.idempotency = key
+    // Made for this write alone (the routes below take the body from the request): the
+    // store may let go of its value once committed (content-engine.ts releaseValue).
+    options.valueHandedOver = true
     // Checked by the store against the version it changes, atomically (docs/design.md §13b):
     // a failing If-Match, or an If-None-Match that matches, is 412 and changes nothing.
     const { 'if-match': ifMatch, 'if-none-match': ifNoneMatch } = req.headers
@@ -222,14 +230,16 @@ export function contentRoutes (api: RouteScope, store: Store, projects: Projects
 
   // The whole content is free-form: no schema, only validateOperation's "a JSON object".
   const updated = constantJson(UPDATE_MESSAGE)
-  api.post(content, ...write, async (req, res) => {
-    await commit(req, res, updateOperationFrom(req.body), updated)
+  // The body is handed to the operation (takeBody, ApplyOptions.valueHandedOver): its value
+  // lives on in the document, not through the request until its answer.
+  api.post(content, ...writeValue, async (req, res) => {
+    await commit(req, res, updateOperationFrom(takeBody(req)), updated)
   })
 
   for (const name of PATH_OPERATION_NAMES) {
     const done = constantJson(PATH_OPERATIONS[name].message)
-    api.post(`${content}/${name}`, ...write, async (req, res) => {
-      await commit(req, res, pathOperationFrom(name, req.body), done)
+    api.post(`${content}/${name}`, ...writeValue, async (req, res) => {
+      await commit(req, res, pathOperationFrom(name, takeBody(req)), done)
     })
   }
 

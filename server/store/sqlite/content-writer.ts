@@ -196,6 +196,9 @@ export class ContentWriter {
       log.remember(projectId, entry)
       lookups.contentCommitted(projectId, entry.version)
     }
+    // Committed, and never prepared again: the values handed over live on in the documents
+    // (content-engine.ts releaseValue), not through the writes waiting for their sync.
+    batch.forEach((write, i) => { if ((outcomes[i] as Outcome).ok) write.write.release?.() })
     return { batch, outcomes }
   }
 
