@@ -110,17 +110,22 @@ function copyToPreviousSchema (from: string, to: string): void {
   }
 }
 
+/** A log written by today's store, copied into `dir` at the previous schema; what it answered. */
+async function loggedAtPreviousSchema (dir: string): Promise<{ projects: Awaited<ReturnType<typeof writeLog>>, before: Awaited<ReturnType<typeof answers>> }> {
+  const fresh = join(root, 'fresh')
+  const store = open(fresh)
+  const projects = await writeLog(store)
+  const before = await answers(store, projects)
+  await store.close()
+  opened.splice(0)
+  copyToPreviousSchema(fresh, dir)
+  return { projects, before }
+}
+
 describe('the change log rebuilt as a rowid table', () => {
   it('upgrades a store at the previous schema: every entry, version, size and key intact, the same answers', async () => {
-    const fresh = join(root, 'fresh')
-    const store = open(fresh)
-    const projects = await writeLog(store)
-    const before = await answers(store, projects)
-    await store.close()
-    opened.splice(0)
-
     const upgraded = join(root, 'old')
-    copyToPreviousSchema(fresh, upgraded)
+    const { projects, before } = await loggedAtPreviousSchema(upgraded)
     const old = new Database(join(upgraded, FILE))
     // It is the old layout: WITHOUT ROWID, the size index, sizes partly unknown.
     expect(old.prepare("SELECT sql FROM sqlite_master WHERE name = 'changes'").pluck().get()).toMatch(/WITHOUT ROWID/)
@@ -194,14 +199,8 @@ describe('the change log rebuilt as a rowid table', () => {
   })
 
   it('restores a backup made at the previous schema, and upgrades it at first start', async () => {
-    const fresh = join(root, 'fresh')
-    const store = open(fresh)
-    const projects = await writeLog(store)
-    const before = await answers(store, projects)
-    await store.close()
-    opened.splice(0)
     const backup = join(root, 'backup')
-    copyToPreviousSchema(fresh, backup)
+    const { projects, before } = await loggedAtPreviousSchema(backup)
 
     const target = join(root, 'restored')
     const result = restoreBackup({ dataDir: target, file: join(backup, FILE), force: false })
