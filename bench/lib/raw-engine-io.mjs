@@ -13,6 +13,8 @@ export class RawSocketIo {
   frames = 0
   /** Text frames other than Engine.IO pings: the messages a fan-out counts. */
   messages = 0
+  /** Called after each such message is counted (a fan-out member notes when it arrived). */
+  onMessage = null
   /** Bytes received since the connection opened. */
   bytes = 0
   #socket
@@ -118,10 +120,11 @@ export class RawSocketIo {
     if (opcode === 0x9) { this.#socket.write(frame(parts ? Buffer.concat(parts) : Buffer.alloc(0), 0xa)); return }
     if (opcode !== 0x1) return
     this.frames++
-    if (!parts) { this.messages++; return }
+    if (!parts) { this.messages++; this.onMessage?.(); return }
     const data = Buffer.concat(parts)
     if (data.length === 1 && data[0] === PING) { this.send('3'); return }
     this.messages++
+    this.onMessage?.()
     if (!this.#decoding) return
     const text = data.toString()
     const taker = this.#waiters.findIndex(waiter => waiter(text))

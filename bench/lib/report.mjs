@@ -46,8 +46,8 @@ function fanoutTable (results) {
 function wideFanoutTable (results) {
   const found = [results.fanoutWide].flat().filter(Boolean)
   if (found.length === 0) return null
-  return scenarioTable(found, ['subscribers', 'changes', 'deliveries', 'lost', 'after commit p50 ms', 'p99 ms', 'max ms', 'after response p99 ms', 'server CPU µs/delivery', 'server RSS per connection'],
-    r => [fmt(r.subscribers), fmt(r.changes), fmt(r.deliveries), fmt(r.lost), fmt(r.p50, 1), fmt(r.p99, 1), fmt(r.max, 1), fmt(r.responseP99, 1), fmt(r.cpuMicrosPerDelivery, 2), `${fmt(r.bytesPerConnection / 1024, 1)} KiB (${fmt(r.rssBeforeMiB)} → ${fmt(r.rssConnectedMiB)} MiB)`])
+  return scenarioTable(found, ['subscribers', 'changes', 'deliveries', 'lost', 'after commit p50 ms', 'p99 ms', 'max ms', 'last written (20 probes) p99 ms', 'after response p99 ms', 'server CPU µs/delivery', 'server RSS per connection'],
+    r => [fmt(r.subscribers), fmt(r.changes), fmt(r.deliveries), fmt(r.lost), fmt(r.p50, 1), fmt(r.p99, 1), fmt(r.max, 1), fmt(r.broadcastEndP99, 1), fmt(r.responseP99, 1), fmt(r.cpuMicrosPerDelivery, 2), `${fmt(r.bytesPerConnection / 1024, 1)} KiB (${fmt(r.rssBeforeMiB)} → ${fmt(r.rssConnectedMiB)} MiB)`])
 }
 
 function presenceTable (results) {
