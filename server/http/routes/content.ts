@@ -76,6 +76,9 @@ function notModified (req: Request, version: number): boolean {
   return ifNoneMatch !== undefined && versionMatches(parseVersionCondition(ifNoneMatch), version)
 }
 
+/** The path operations whose value is written as JSON (its text may be the body's own, takeSourceJson). */
+const VALUE_TEXT_OPERATIONS: ReadonlySet<string> = new Set(['set', 'push', 'insert'])
+
 /** Registers the content routes in `api` (the scope of /api, with identity and rate limit). */
 export function contentRoutes (api: RouteScope, store: Store, projects: Projects, bodyLimitBytes: number, transactions: TransactionOptions, appRules?: AppRules): void {
   const parseJson = jsonBody(bodyLimitBytes)
@@ -238,7 +241,10 @@ export function contentRoutes (api: RouteScope, store: Store, projects: Projects
 
   for (const name of PATH_OPERATION_NAMES) {
     const done = constantJson(PATH_OPERATIONS[name].message)
-    api.post(`${content}/${name}`, ...writeValue, async (req, res) => {
+    // Only a written JSON value may be found in the body's text: an increment's, decrement's
+    // or delete's body is not kept for it (nor a finder made per request).
+    const writes = VALUE_TEXT_OPERATIONS.has(name) ? writeValue : write
+    api.post(`${content}/${name}`, ...writes, async (req, res) => {
       await commit(req, res, pathOperationFrom(name, takeBody(req)), done)
     })
   }
