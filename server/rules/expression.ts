@@ -11,23 +11,19 @@
 // compiles its first expression, not at start: most nodes serve no project with rules
 // (BENCHMARKS.md, the memory scenario). It is loaded synchronously (require of its CommonJS
 // build), so compiling stays synchronous; the first compile pays the load once (80-120 ms here).
-import { createRequire } from 'node:module'
 import type { CelInput } from '@bufbuild/cel'
 import type { Json } from '../../shared/json.js'
+import { onFirstUse, requireCommonJs } from '../first-use.js'
 
 /** The longest expression accepted, in characters. */
 export const MAX_EXPRESSION_LENGTH = 2048
 
 type Cel = typeof import('@bufbuild/cel')
-let loaded: { cel: Cel, env: ReturnType<Cel['celEnv']> } | undefined
 
-function cel (): { cel: Cel, env: ReturnType<Cel['celEnv']> } {
-  if (!loaded) {
-    const lib = createRequire(import.meta.url)('@bufbuild/cel') as Cel
-    loaded = { cel: lib, env: lib.celEnv() }
-  }
-  return loaded
-}
+const cel = onFirstUse(() => {
+  const lib = requireCommonJs<Cel>('@bufbuild/cel')
+  return { cel: lib, env: lib.celEnv() }
+})
 
 /** Functions refused because their cost follows the data, not the expression. */
 const REFUSED_FUNCTIONS = new Set(['matches'])

@@ -2,10 +2,10 @@
 // of its own: a schema's `$id` then cannot clash with another project's, and the subschemas
 // the change check validates with (validatorAt) resolve their `$ref`s inside this schema only.
 // Nothing is ever fetched: a `$ref` to anything outside the schema is INVALID_SCHEMA.
-import { createRequire } from 'node:module'
 import type { Ajv2020, AnySchema, ValidateFunction } from 'ajv/dist/2020.js'
 import type formats from 'ajv-formats'
 import { ContentdError } from '../../shared/errors.js'
+import { onFirstUse, requireCommonJs } from '../first-use.js'
 import { LINEAR_FORMATS, refusedFormat } from './formats.js'
 import { ajvLinearRegExp } from './linear-regexp.js'
 import { costProblem } from './schema-cost.js'
@@ -16,22 +16,11 @@ import { uniqueItemsKeyword } from './unique-items.js'
 // a node whose projects set no schema keeps them out of its heap (~0.7 MiB; BENCHMARKS.md, the
 // memory scenario). A synchronous require of their CommonJS builds, so compiling stays
 // synchronous; the first schema pays the load once.
-interface AjvLibrary {
-  Ajv2020: typeof Ajv2020
+const ajvLib = onFirstUse(() => ({
+  Ajv2020: requireCommonJs<{ Ajv2020: typeof Ajv2020 }>('ajv/dist/2020.js').Ajv2020,
   // ajv-formats is CommonJS with `exports.default`.
-  addFormats: typeof formats.default
-}
-
-let ajvLibrary: AjvLibrary | null = null
-
-function ajvLib (): AjvLibrary {
-  if (ajvLibrary) return ajvLibrary
-  const require = createRequire(import.meta.url)
-  const { Ajv2020: Ajv } = require('ajv/dist/2020.js') as { Ajv2020: typeof Ajv2020 }
-  const { default: addFormats } = require('ajv-formats') as typeof formats
-  ajvLibrary = { Ajv2020: Ajv, addFormats }
-  return ajvLibrary
-}
+  addFormats: requireCommonJs<typeof formats>('ajv-formats').default
+}))
 
 export type JsonSchema = boolean | { [keyword: string]: unknown }
 
