@@ -76,6 +76,8 @@ export interface PreparedChange extends ResolvedChange {
    * is a slice of it.
    */
   entryJson: string
+  /** entryJson's UTF-8 size, measured once: the log keeps it with the entry (pages are sized by it). */
+  entryBytes: number
   /** The entry as listeners get it (`project` first), built now: later writes of a group cannot alter it. */
   entry: ChangeEntry
   /** Makes the entry's one wire form (server/feed/wire.ts), handed to the feed with the commit. */
@@ -124,7 +126,7 @@ export function applyResolved (projectRef: string, current: CurrentContent, reso
   const native = context.translate && !isWhole(applied) ? context.translate(applied, before) : undefined
   const version = current.version + 1
   const at = context.at
-  const { entryJson, valueJson, valueBytes } = storedForm(version, parts, resolved.valueJson, at, actor)
+  const { entryJson, entryBytes, valueJson, valueBytes } = storedForm(version, parts, resolved.valueJson, at, actor)
   const after = applyWithinLimit(current, applied, contentLimitBytes, valueBytes, Buffer.byteLength)
   if (check) {
     try {
@@ -141,7 +143,7 @@ export function applyResolved (projectRef: string, current: CurrentContent, reso
   // only for a change someone is there to send. The maker holds only the entry's text, not
   // the change: the document must not live as long as the entry does.
   const wire = () => wireEntryJson(projectRef, { version, parts, valueJson, at, actor, entryJson })
-  return { applied, parts, valueJson, version, doc: after.doc, bytes: after.bytes, replaced: applied.op === 'update', native, at, actor, entry, wire, entryJson }
+  return { applied, parts, valueJson, version, doc: after.doc, bytes: after.bytes, replaced: applied.op === 'update', native, at, actor, entry, wire, entryJson, entryBytes }
 }
 
 /**
@@ -152,13 +154,17 @@ export function applyResolved (projectRef: string, current: CurrentContent, reso
  * value's JSON is a slice of it, which V8 makes without copying (BENCHMARKS.md, issue 35: the
  * value's copy and the entry's were two 100 KB young-generation allocations per write).
  */
-function storedForm (version: number, parts: ChangeParts, valueJson: string | undefined, at: string, actor: Actor): { entryJson: string, valueJson: string | undefined, valueBytes: number } {
+function storedForm (version: number, parts: ChangeParts, valueJson: string | undefined, at: string, actor: Actor): { entryJson: string, entryBytes: number, valueJson: string | undefined, valueBytes: number } {
   const { before, after } = entryAround(version, parts, valueJson !== undefined, at, JSON.stringify(actor))
-  if (valueJson === undefined) return { entryJson: before + after, valueJson, valueBytes: 0 }
+  if (valueJson === undefined) {
+    const entryJson = before + after
+    return { entryJson, entryBytes: Buffer.byteLength(entryJson), valueJson, valueBytes: 0 }
+  }
   const entryJson = before + valueJson + after
   const entryBytes = Buffer.byteLength(entryJson)
   return {
     entryJson,
+    entryBytes,
     valueJson: entryJson.slice(before.length, entryJson.length - after.length),
     valueBytes: entryBytes - Buffer.byteLength(before) - Buffer.byteLength(after)
   }

@@ -177,11 +177,12 @@ export class ContentLog {
    * values it wrote), its rows are written by flushAppends, which every read of the log in
    * the transaction runs first (so a revert later in the same batch reads it). `replaced`:
    * the change replaced the whole content (update, revert), so its version becomes a checkpoint.
+   * `entryBytes`: the entry's UTF-8 size, measured once when it was made (write-step.ts).
    */
-  append (projectId: string, changed: ChangedDocument, entryJson: string, replaced: boolean, idempotency?: LoggedIdempotencyKey, paths: readonly string[] = []): void {
+  append (projectId: string, changed: ChangedDocument, entryJson: string, entryBytes: number, replaced: boolean, idempotency?: LoggedIdempotencyKey, paths: readonly string[] = []): void {
     if (this.history.enabled) {
       // Written by flushAppends, several rows to a statement, before anything reads the log.
-      this.pendingEntries.push(projectId, changed.version, entryJson, Buffer.byteLength(entryJson),
+      this.pendingEntries.push(projectId, changed.version, entryJson, entryBytes,
         idempotency?.caller ?? null, idempotency?.key ?? null, idempotency?.fingerprint ?? null)
       for (const path of paths) this.pendingPaths.push(projectId, path, changed.version)
       if (replaced) this.statements.insertCheckpoint.run(projectId, changed.version, null)

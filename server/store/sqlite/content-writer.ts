@@ -225,7 +225,7 @@ export class ContentWriter {
       // The entry is serialized now, in the same transaction: a later operation of this batch
       // may mutate a value this one inserted (set a {b:[1]}, then push a.b), and the log must
       // keep what ran.
-      log.append(projectId, state, storedEntryJson(change), change.replaced, change.idempotency, indexPathsOf(change.parts))
+      log.append(projectId, state, storedEntryJson(change), change.entryBytes, change.replaced, change.idempotency, indexPathsOf(change.parts))
       return { ok: true, change }
     } catch (error) {
       // Only expected failures stay per-operation; anything else aborts the whole batch.
