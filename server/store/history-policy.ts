@@ -11,10 +11,14 @@ export const CHECKPOINT_ENTRIES = 1000
 
 /**
  * ...or once the entries after it weigh as much as the content did at that checkpoint (and
- * at least this much, so a tiny document is not copied on every change): a replay then reads
- * at most about twice the document, and checkpoints take about the space the entries take.
+ * at least this much, so a small document is not copied every few changes): a replay then
+ * reads at most about twice the document, or 16 KiB of entries for a smaller one, and
+ * checkpoints take at most about the space the entries take. At 4 KiB, a 1 KiB document
+ * under 16 increments per group commit was copied every second commit, 3.3% of the server's
+ * CPU per increment (BENCHMARKS.md, "What the benchmark changed"); a replay of 16 KiB of
+ * entries is well under a millisecond.
  */
-export const CHECKPOINT_MIN_BYTES = 4096
+export const CHECKPOINT_MIN_BYTES = 16 * 1024
 
 /** `checkpointBytes`: the size of the content at the latest checkpoint (MongoDB: the current content's). */
 export function checkpointDue (tailCount: number, tailBytes: number, checkpointBytes: number): boolean {
