@@ -82,6 +82,33 @@ describe.each(storeFactories)('store contract, path index: $name', (factory) => 
     }
   })
 
+  it('finds the same when writes are in flight together (one group commit: one index row per path, sqlite/path-index.ts)', async () => {
+    const project = await newProject()
+    await apply(project, { op: 'update', value: { votes: { up: 0, down: 0 }, list: [], a: { b: 0 }, other: 0 } })
+    const each = (i: number): StoreOperation[] => [inc('votes.up'), inc('other'), set('a.b', i), push('list', { x: i }), inc('votes.down'), inc('votes.up', 2)]
+    for (let round = 0; round < 2; round++) {
+      await Promise.all(Array.from({ length: 8 }, (_, i) => each(i)).flat().map(operation => apply(project, operation)))
+      await apply(project, inc('other'))
+    }
+    const log = await allChanges(project)
+    expect(log).toHaveLength(1 + 2 * (48 + 1))
+    for (const path of PATHS) {
+      const expected = log.filter(entry => changeTouches(entry, dotSegments(path))).map(entry => entry.version)
+      for (const limit of [1000, 1, 2, 3, 5]) expect((await pathHistory(project, path, limit)).map(change => change.version), `${path}, ${limit} a page`).toEqual(expected)
+      // From every version (inside a group commit too): candidates in order, none of the
+      // path's changes skipped up to the last one returned, all of them when there is no more.
+      for (let since = 0; since <= log.length; since++) {
+        const page = await store.readPathEntries(project, path, since, 3)
+        const got = page.entries.map(entry => entry.version)
+        const after = expected.filter(version => version > since)
+        expect(got, `${path} after ${since}: ascending, after since`).toEqual([...new Set(got)].sort((a, b) => a - b).filter(version => version > since))
+        const reached = page.more ? (got.at(-1) ?? since) : Infinity
+        expect(got.filter(version => expected.includes(version)), `${path} after ${since}`).toEqual(after.filter(version => version <= reached))
+        expect(got.length > 0 || after.length === 0, `${path} after ${since}: a page when there is more`).toBe(true)
+      }
+    }
+  })
+
   it('reads after `since`; checks since as readChanges does', async () => {
     const project = await newProject()
     await apply(project, inc('votes'))

@@ -248,6 +248,27 @@ describe('retention in the file', () => {
     await expect(store.readPathEntries(project, 'even', floor - 1, 100)).rejects.toMatchObject({ code: 'HISTORY_EXPIRED' })
   })
 
+  it('indexes a group commit\'s paths in one row each (path-index.ts), and a revert inside it cuts the unit', async () => {
+    const store = open(1024 * 1024, { limit: 0, enabled: true })
+    const project = await setup(store, { n: 0, m: 0 })
+    const writes: Array<Promise<unknown>> = []
+    for (let i = 0; i < 6; i++) writes.push(store.applyOperation(project, { op: 'increment', path: p(i % 3 === 2 ? 'm' : 'n'), value: 1 }, AS_TESTER))
+    // Reads the log inside the transaction: what came before it is flushed as a unit.
+    writes.push(store.applyOperation(project, { op: 'revert', version: 1 }, AS_TESTER))
+    writes.push(store.applyOperation(project, { op: 'increment', path: p('n'), value: 1 }, AS_TESTER))
+    await Promise.all(writes)
+    const rows = inspect(db => db.prepare('SELECT path, version, versions FROM change_paths WHERE project_id = ? ORDER BY version, path').all(project.id))
+    expect(rows).toEqual([
+      { path: '', version: 1, versions: null },
+      { path: 'm', version: 7, versions: '3,0' },
+      { path: 'n', version: 7, versions: '5,4,2,1' },
+      { path: '', version: 9, versions: '1' },
+      { path: 'n', version: 9, versions: null }
+    ])
+    expect((await store.readPathEntries(project, 'n', 0, 10)).entries.map(e => e.version)).toEqual([1, 2, 3, 5, 6, 8, 9])
+    expect((await store.readPathEntries(project, 'm', 3, 2)).entries.map(e => e.version)).toEqual([4, 7])
+  })
+
   it('deletes in bulk: the floor moves by at least a tenth of the limit, the rows stay bounded, every answer exact', async () => {
     const limit = 1000
     const store = open(1024 * 1024, { limit, enabled: true })

@@ -15,7 +15,8 @@ import type { SqliteStore } from '../../server/store/sqlite/sqlite-store.js'
 import type { ProjectRecord } from '../../server/store/types.js'
 import { AS_TESTER, openSqliteStore } from '../support/stores.js'
 
-const PREVIOUS = MIGRATIONS.length - 1
+/** The schema just before the rebuild: the count of migrations that precede it. */
+const PREVIOUS = MIGRATIONS.findIndex(migration => typeof migration === 'string' && migration.includes('CREATE TABLE changes_rowid'))
 const FILE = 'contentd.sqlite'
 let root: string
 const opened: SqliteStore[] = []
@@ -98,7 +99,9 @@ function copyToPreviousSchema (from: string, to: string): void {
     const tables = old.prepare("SELECT name FROM src.sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'").pluck().all() as string[]
     old.transaction(() => {
       for (const table of tables) {
-        const columns = (old.prepare(`PRAGMA src.table_info(${table})`).all() as Array<{ name: string }>).map(c => c.name).join(', ')
+        // The previous schema's columns: what later migrations added is not in it (the path
+        // index's `versions` is NULL for rows written one change at a time, as here).
+        const columns = (old.prepare(`PRAGMA main.table_info(${table})`).all() as Array<{ name: string }>).map(c => c.name).join(', ')
         old.exec(`INSERT INTO main.${table} (${columns}) SELECT ${columns} FROM src.${table}`)
       }
       // The entries of before sizes were kept.

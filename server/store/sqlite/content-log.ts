@@ -42,6 +42,7 @@ import { pathLookup } from '../../../shared/live-path.js'
 import { answerableFrom, CHECKPOINT_ENTRIES, checkpointDue, PruneSchedule } from '../history-policy.js'
 import { PastContent, SharedBaseReplay } from '../shared-base-replay.js'
 import { MultiRowInsert } from './multi-row-insert.js'
+import { pathCandidates, PathIndexUnit, type PathIndexRow, type PathRowReader } from './path-index.js'
 import type { ContentSnapshot, HistoryOptions, LoggedIdempotencyKey, LoggedIdempotentChange } from '../types.js'
 
 /** A document a batch is changing, with what the log needs to know about it. */
@@ -78,12 +79,13 @@ function prepareStatements (db: Database.Database) {
     loggedKey: db.prepare(`SELECT version, idem_fingerprint AS fingerprint, json_extract(entry, '$.op') AS op, json_extract(entry, '$.revertedTo') AS revertedTo
       FROM changes INDEXED BY changes_by_idempotency_key WHERE project_id = ? AND idem_caller = ? AND idem_key = ? AND idem_key IS NOT NULL ORDER BY version DESC LIMIT 1`),
     pathIndexFrom: db.prepare('SELECT path_index_from FROM projects WHERE id = ?').pluck(),
-    // The versions that may touch a path (docs/design.md §15): recorded at the root, an
-    // ancestor or the path itself (json_each of the list), or below it (a range on the key).
-    // Two searches of the primary key, merged: written as one OR, SQLite scans the project.
-    pathVersions: db.prepare(`SELECT version FROM change_paths WHERE project_id = @project AND path IN (SELECT value FROM json_each(@exact)) AND version > @since
-      UNION SELECT version FROM change_paths WHERE project_id = @project AND path > @below AND path < @belowEnd AND version > @since
-      ORDER BY version LIMIT @limit`).pluck(),
+    // The path-index rows that may hold a path's versions (docs/design.md §15; path-index.ts):
+    // recorded at the root, an ancestor or the path itself (json_each of the list), or below
+    // it (a range on the key). Two searches of the primary key, merged: written as one OR,
+    // SQLite scans the project.
+    pathRows: db.prepare(`SELECT version, versions FROM change_paths WHERE project_id = @project AND path IN (SELECT value FROM json_each(@exact)) AND version > @since AND version <= @until
+      UNION ALL SELECT version, versions FROM change_paths WHERE project_id = @project AND path > @below AND path < @belowEnd AND version > @since AND version <= @until
+      ORDER BY version LIMIT @limit`),
     unindexedVersions: db.prepare('SELECT version FROM changes WHERE project_id = ? AND version > ? AND version <= ? ORDER BY version LIMIT ?').pluck(),
     entryWithSize: db.prepare('SELECT entry, bytes FROM changes WHERE project_id = ? AND version = ?'),
     prunePaths: db.prepare('DELETE FROM change_paths WHERE project_id = ? AND version < ?'),
@@ -119,7 +121,8 @@ export class ContentLog {
   private readonly prunes: PruneSchedule
   /** Rows append() held back for flushAppends, as the statements' parameters, row after row. */
   private readonly pendingEntries: Array<string | number | null> = []
-  private readonly pendingPaths: Array<string | number> = []
+  /** Per project, the path-index unit append() gathers for flushAppends (path-index.ts). */
+  private readonly pendingPaths = new Map<string, PathIndexUnit>()
   private readonly appendRows: { entries: MultiRowInsert, paths: MultiRowInsert }
 
   /** `pageBytes`: CHANGES_PAGE_BYTES, the most one page of changes() carries (docs/design.md §13b). */
@@ -129,7 +132,7 @@ export class ContentLog {
     this.prunes = new PruneSchedule(history)
     this.appendRows = {
       entries: new MultiRowInsert(db, 'INSERT INTO changes (project_id, version, entry, bytes, idem_caller, idem_key, idem_fingerprint) VALUES', 7),
-      paths: new MultiRowInsert(db, 'INSERT OR IGNORE INTO change_paths (project_id, path, version) VALUES', 3)
+      paths: new MultiRowInsert(db, 'INSERT INTO change_paths (project_id, path, version, versions) VALUES', 4)
     }
   }
 
@@ -184,7 +187,11 @@ export class ContentLog {
       // Written by flushAppends, several rows to a statement, before anything reads the log.
       this.pendingEntries.push(projectId, changed.version, entryJson, entryBytes,
         idempotency?.caller ?? null, idempotency?.key ?? null, idempotency?.fingerprint ?? null)
-      for (const path of paths) this.pendingPaths.push(projectId, path, changed.version)
+      if (paths.length > 0) {
+        let unit = this.pendingPaths.get(projectId)
+        if (!unit) this.pendingPaths.set(projectId, unit = new PathIndexUnit())
+        unit.add(changed.version, paths)
+      }
       if (replaced) this.statements.insertCheckpoint.run(projectId, changed.version, null)
     }
     if (replaced) {
@@ -207,14 +214,18 @@ export class ContentLog {
    */
   flushAppends (): void {
     if (this.pendingEntries.length > 0) this.appendRows.entries.write(this.pendingEntries)
-    if (this.pendingPaths.length > 0) this.appendRows.paths.write(this.pendingPaths)
+    if (this.pendingPaths.size > 0) {
+      const rows: Array<string | number | null> = []
+      for (const [projectId, unit] of this.pendingPaths) unit.rowsFor(projectId, rows)
+      this.appendRows.paths.write(rows)
+    }
     this.discardAppends()
   }
 
   /** Drops what append() held back: written, or its transaction rolled back. */
   discardAppends (): void {
     this.pendingEntries.length = 0
-    this.pendingPaths.length = 0
+    this.pendingPaths.clear()
   }
 
   /**
@@ -351,7 +362,9 @@ export class ContentLog {
       const lookup = pathLookup(path)
       const indexFrom = this.statements.pathIndexFrom.get(projectId) as number
       const unindexed = since < indexFrom ? this.statements.unindexedVersions.all(projectId, since, indexFrom, limit + 1) as number[] : []
-      const indexed = this.statements.pathVersions.all({ project: projectId, since: Math.max(since, indexFrom), exact: JSON.stringify(lookup.exact), below: lookup.below, belowEnd: lookup.belowEnd, limit: limit + 1 }) as number[]
+      const exact = JSON.stringify(lookup.exact)
+      const read: PathRowReader = (after, until, most) => this.statements.pathRows.all({ project: projectId, since: after, until, exact, below: lookup.below, belowEnd: lookup.belowEnd, limit: most }) as PathIndexRow[]
+      const indexed = pathCandidates(read, Math.max(since, indexFrom), limit + 1)
       const versions = [...unindexed, ...indexed].slice(0, limit + 1)
       const budget = new PageBudget(this.pageBytes)
       const entries: string[] = []

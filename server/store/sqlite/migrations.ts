@@ -297,5 +297,11 @@ export const MIGRATIONS: readonly Migration[] = [
   ALTER TABLE changes_rowid RENAME TO changes;
   CREATE UNIQUE INDEX changes_by_version ON changes(project_id, version);
   CREATE INDEX changes_by_idempotency_key ON changes(project_id, idem_caller, idem_key) WHERE idem_key IS NOT NULL;
+  `,
+  // The path index by unit (path-index.ts): one row per path for the versions a project
+  // appended together, keyed by the unit's last version, `versions` listing the unit's
+  // versions that recorded the path (NULL: the key alone, as every row before this reads).
+  `
+  ALTER TABLE change_paths ADD COLUMN versions TEXT;
   `
 ]
