@@ -7,11 +7,13 @@
 // BENCH_DURATION (default 8 s), BENCH_WARMUP (default 2 s) per measurement.
 // BENCH_AB_TOGETHER=1: both builds are loaded at the same time (16 connections each), so
 // whatever else runs on the machine weighs on both alike; each round's B ÷ A is then paired.
+// BENCH_ENV_A / BENCH_ENV_B: settings for that build's server, e.g. BENCH_ENV_B='HISTORY=off'
+// (space-separated NAME=value), to weigh a setting within one build.
 import { join, resolve } from 'node:path'
 import { owner } from './lib/contentd.mjs'
 import { documentOfSize } from './lib/documents.mjs'
 import { measure } from './lib/load.mjs'
-import { freePort, startChild, stopAll, tempDir } from './lib/processes.mjs'
+import { freePort, settingsFrom, startChild, stopAll, tempDir } from './lib/processes.mjs'
 
 const roots = process.argv.slice(2, 4).map(r => resolve(r))
 if (roots.length !== 2) throw new Error('usage: node bench/ab-increment.mjs <rootA> <rootB>')
@@ -24,7 +26,7 @@ async function start (root, label) {
   const server = await startChild({
     name: `contentd ${label}`,
     args: [join(root, 'dist/server/index.js')],
-    env: { PORT: String(port), HOST: '127.0.0.1', DATA_DIR: dataDir, RATE_LIMIT: '0', LOG_LEVEL: 'warn' },
+    env: { PORT: String(port), HOST: '127.0.0.1', DATA_DIR: dataDir, RATE_LIMIT: '0', LOG_LEVEL: 'warn', ...settingsFrom(`BENCH_ENV_${label}`) },
     port,
     readyPath: '/healthz',
     cleanup: [dataDir]

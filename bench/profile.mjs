@@ -5,7 +5,8 @@
 // time by module, and the table of self time by layer that BENCHMARKS.md shows under "Where
 // the time goes" (bench/lib/profile-layers.mjs). With --baseline the same load is profiled
 // first on the build of REF (default BENCH_BASELINE_REF, 89649a9; bench/lib/baseline.mjs),
-// and the layer table has a column for each: before and after.
+// and the layer table has a column for each: before and after. BENCH_SERVER_ENV: settings for
+// the server, e.g. 'HISTORY=off' (space-separated NAME=value).
 import { copyFileSync, readdirSync, readFileSync, rmSync } from 'node:fs'
 import { join } from 'node:path'
 import { baselineBuild } from './lib/baseline.mjs'
@@ -14,7 +15,7 @@ import { documentOfSize } from './lib/documents.mjs'
 import { fmt } from './lib/format.mjs'
 import { WARMUP_S, measure } from './lib/load.mjs'
 import { layerTable, layerTimes } from './lib/profile-layers.mjs'
-import { tempDir } from './lib/processes.mjs'
+import { settingsFrom, tempDir } from './lib/processes.mjs'
 
 const flags = process.argv.slice(2).filter(a => a.startsWith('--'))
 const [bytesArg, opArg] = process.argv.slice(2).filter(a => !a.startsWith('--'))
@@ -27,7 +28,7 @@ async function profiled (root) {
   const dir = tempDir('prof')
   const window = {}
   try {
-    const server = await startContentd({}, ['--cpu-prof', `--cpu-prof-dir=${dir}`], { root })
+    const server = await startContentd(settingsFrom('BENCH_SERVER_ENV'), ['--cpu-prof', `--cpu-prof-dir=${dir}`], { root })
     let result
     try {
       const user = await owner(server.url, 'bench')

@@ -10,6 +10,14 @@ export const PROJECT_ROOT = resolve(import.meta.dirname, '..', '..')
 
 const started = new Set()
 
+/**
+ * Server settings from a benchmark's environment variable `name`, as space-separated
+ * NAME=value pairs (e.g. BENCH_SERVER_ENV='HISTORY=off'), for a bench to weigh a setting.
+ */
+export function settingsFrom (name) {
+  return Object.fromEntries((process.env[name] ?? '').split(/\s+/).filter(Boolean).map(pair => pair.split(/=(.*)/s, 2)))
+}
+
 export async function freePort () {
   return new Promise((resolvePort, reject) => {
     const probe = createServer()
