@@ -5,6 +5,13 @@ import { cpuMs } from './processes.mjs'
 import { metricsText } from './server-metrics.mjs'
 
 export const DURATION_S = Number(process.env.BENCH_DURATION ?? 10)
+/**
+ * Seconds each ratio scenario (the ceiling and the increments) is measured, over all its
+ * rounds: three times BENCH_DURATION unless BENCH_RATIO_DURATION says. In rounds of 2 s (10 s
+ * over 5 rounds) the change log's ratio read 0.83–0.95× for one build and about 0.04 lower
+ * than in rounds of 6 s, whichever build (BENCHMARKS.md, Method).
+ */
+export const RATIO_DURATION_S = Number(process.env.BENCH_RATIO_DURATION ?? 3 * DURATION_S)
 export const WARMUP_S = Number(process.env.BENCH_WARMUP ?? 2)
 function run (options) {
   return new Promise((resolve, reject) => {
@@ -109,15 +116,15 @@ export function histogramShareWithin ({ bounds, counts }, limitSeconds) {
 
 /**
  * Several measurements made in alternating rounds instead of one after the other: each
- * `setup` gets DURATION_S split into `rounds` slices, and every round runs each once (the
- * order rotating from round to round). On a shared machine the load drifts over a run;
+ * `setup` gets `duration` seconds (default DURATION_S) split into `rounds` slices, and every
+ * round runs each once (the order rotating from round to round). On a shared machine the load drifts over a run;
  * interleaving exposes every scenario to the same drift, so ratios between them hold up
  * where back-to-back runs of 10 s each differ by ±20%. Returns one combined result per
  * setup: req/s over all slices, p50 the median of the slices', p99 the worst slice's, CPU
  * per request over all slices, and `perRound` req/s for the spread.
  */
-export async function measureInterleaved (setups, rounds) {
-  const slice = Math.max(1, DURATION_S / rounds)
+export async function measureInterleaved (setups, rounds, duration = DURATION_S) {
+  const slice = Math.max(1, duration / rounds)
   // All servers are warmed up at once, for as long as one after the other would take. Warmed
   // one after the other, the contentd server warmed last usually ran its rounds at about half
   // the CPU per request of the others (a V8 regime with few full collections and little JIT

@@ -1,6 +1,6 @@
 // The Markdown results: machine, throughput table, fan-out, memory, and the goals with the
 // ratios measured in this run. Failed or pending scenarios are shown as such, never hidden.
-import { histogramPercentile, histogramShareWithin } from './load.mjs'
+import { histogramPercentile, histogramShareWithin, RATIO_DURATION_S } from './load.mjs'
 import { pathGoals, pathsTable } from './paths-report.mjs'
 import { streamGoals, streamTable } from './stream-report.mjs'
 import { queryGoals } from './query-report.mjs'
@@ -178,7 +178,7 @@ export const RESULTS_END = '<!-- results: end -->'
 /** The generated part: when and where it ran, the goals, and every scenario's numbers. */
 export function renderResults ({ machine, results, date }) {
   const parts = [
-    `Measured ${date} with \`npm run bench\` (BENCH_DURATION=${process.env.BENCH_DURATION ?? 10} s per HTTP scenario after a ${process.env.BENCH_WARMUP ?? 2} s warm-up; the ceiling and the increment scenarios are warmed up together and run interleaved in ${process.env.BENCH_ROUNDS ?? 5} alternating rounds; see [Method](#method)).`,
+    `Measured ${date} with \`npm run bench\` (BENCH_DURATION=${process.env.BENCH_DURATION ?? 10} s per HTTP scenario after a ${process.env.BENCH_WARMUP ?? 2} s warm-up; the ceiling and the increment scenarios are warmed up together and run interleaved in ${process.env.BENCH_ROUNDS ?? 5} alternating rounds over ${RATIO_DURATION_S} s each; see [Method](#method)).`,
     '',
     `Machine: ${machine.cpu}, ${machine.cores} cores, ${machine.memoryGiB} GiB RAM, Node ${machine.node}, ${machine.os}; load average at start ${machine.loadAtStart}.`,
     '',

@@ -5,7 +5,7 @@ import { join } from 'node:path'
 import { PATH_OPERATIONS } from '../../dist/shared/operation-table.js'
 import { call, expectStatus, owner, startContentd } from '../lib/contentd.mjs'
 import { documentOfSize, valueOfSize } from '../lib/documents.mjs'
-import { eventLoopDelayReader, measure, measureInterleaved } from '../lib/load.mjs'
+import { eventLoopDelayReader, measure, measureInterleaved, RATIO_DURATION_S } from '../lib/load.mjs'
 import { PROJECT_ROOT, freePort, startChild } from '../lib/processes.mjs'
 import { baselineBuild } from '../lib/baseline.mjs'
 
@@ -153,13 +153,14 @@ export const incrementSmallNoHistory = () => alone('increment1kNoHistory')
 
 /**
  * The named ratio scenarios side by side: all their servers up at once (idle ones cost
- * nothing), then BENCH_ROUNDS alternating rounds. Returns results keyed by name.
+ * nothing), then BENCH_ROUNDS alternating rounds over RATIO_DURATION_S seconds per scenario.
+ * Returns results keyed by name.
  */
 export async function ratioScenarios (names, rounds = Number(process.env.BENCH_ROUNDS ?? 5)) {
   const prepared = []
   try {
     for (const name of names) prepared.push(await PREPARE[name]())
-    const measured = await measureInterleaved(prepared.map(p => p.load), rounds)
+    const measured = await measureInterleaved(prepared.map(p => p.load), rounds, RATIO_DURATION_S)
     const results = {}
     for (let i = 0; i < names.length; i++) results[names[i]] = await prepared[i].finish(measured[i])
     return results
