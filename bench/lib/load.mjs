@@ -117,11 +117,11 @@ export function histogramShareWithin ({ bounds, counts }, limitSeconds) {
 /**
  * Several measurements made in alternating rounds instead of one after the other: each
  * `setup` gets `duration` seconds (default DURATION_S) split into `rounds` slices, and every
- * round runs each once (the order rotating from round to round). On a shared machine the load drifts over a run;
- * interleaving exposes every scenario to the same drift, so ratios between them hold up
- * where back-to-back runs of 10 s each differ by ±20%. Returns one combined result per
- * setup: req/s over all slices, p50 the median of the slices', p99 the worst slice's, CPU
- * per request over all slices, and `perRound` req/s for the spread.
+ * round runs each once (the order rotating from round to round). On a shared machine the
+ * load drifts over a run; interleaving exposes every scenario to the same drift, so ratios
+ * between them hold up where back-to-back runs of 10 s each differ by ±20%. Returns one
+ * combined result per setup: req/s over all slices, p50 the median of the slices', p99 the
+ * worst slice's, CPU per request over all slices, and `perRound` req/s for the spread.
  */
 export async function measureInterleaved (setups, rounds, duration = DURATION_S) {
   const slice = Math.max(1, duration / rounds)

@@ -4,7 +4,7 @@
 // exactly what one row per version would: the smallest indexed versions after `since`.
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
-import { decodeVersions, encodeVersions, pathCandidates, PathIndexUnit, type PathIndexRow } from '../../server/store/sqlite/path-index.js'
+import { decodeVersions, encodeVersions, pathCandidates, PathIndexUnit, PendingPathIndex, UNIT_VERSIONS, type PathIndexRow } from '../../server/store/sqlite/path-index.js'
 
 interface Row extends PathIndexRow { path: string }
 
@@ -57,6 +57,23 @@ describe('the path index by unit', () => {
       { path: 'c', version: 4, versions: '2,1' },
       { path: 'd', version: 6, versions: null }
     ])
+  })
+
+  it('closes a unit at UNIT_VERSIONS versions, per project: no row lists more, and a search still finds every version', () => {
+    const pending = new PendingPathIndex()
+    for (let version = 1; version <= 150; version++) {
+      pending.add('p', version, version % 3 === 0 ? ['a', 'b'] : ['a'])
+      pending.add('q', version, ['a'])
+    }
+    const params = pending.take()
+    expect(pending.take()).toEqual([])
+    const rows: Row[] = []
+    for (let i = 0; i < params.length; i += 4) if (params[i] === 'p') rows.push({ path: params[i + 1] as string, version: params[i + 2] as number, versions: params[i + 3] as string | null })
+    expect(Math.max(...rows.map(row => decodeVersions(row).length))).toBe(UNIT_VERSIONS)
+    expect(rows.filter(row => row.path === 'a').map(row => row.version)).toEqual([64, 128, 150])
+    const { read } = reader(rows, new Set(['a']))
+    expect(pathCandidates(read, 60, 10)).toEqual([61, 62, 63, 64, 65, 66, 67, 68, 69, 70])
+    expect(pathCandidates(read, 0, 200)).toEqual(Array.from({ length: 150 }, (_, i) => i + 1))
   })
 
   it('finds the smallest versions after since, as one row per version would, however the units are cut', () => {

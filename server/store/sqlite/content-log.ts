@@ -42,7 +42,7 @@ import { pathLookup } from '../../../shared/live-path.js'
 import { answerableFrom, CHECKPOINT_ENTRIES, checkpointDue, PruneSchedule } from '../history-policy.js'
 import { PastContent, SharedBaseReplay } from '../shared-base-replay.js'
 import { MultiRowInsert } from './multi-row-insert.js'
-import { pathCandidates, PathIndexUnit, type PathIndexRow, type PathRowReader } from './path-index.js'
+import { pathCandidates, PendingPathIndex, type PathIndexRow, type PathRowReader } from './path-index.js'
 import type { ContentSnapshot, HistoryOptions, LoggedIdempotencyKey, LoggedIdempotentChange } from '../types.js'
 
 /** A document a batch is changing, with what the log needs to know about it. */
@@ -121,8 +121,8 @@ export class ContentLog {
   private readonly prunes: PruneSchedule
   /** Rows append() held back for flushAppends, as the statements' parameters, row after row. */
   private readonly pendingEntries: Array<string | number | null> = []
-  /** Per project, the path-index unit append() gathers for flushAppends (path-index.ts). */
-  private readonly pendingPaths = new Map<string, PathIndexUnit>()
+  /** The path-index rows append() gathers by unit for flushAppends (path-index.ts). */
+  private readonly pendingPaths = new PendingPathIndex()
   private readonly appendRows: { entries: MultiRowInsert, paths: MultiRowInsert }
 
   /** `pageBytes`: CHANGES_PAGE_BYTES, the most one page of changes() carries (docs/design.md §13b). */
@@ -187,11 +187,7 @@ export class ContentLog {
       // Written by flushAppends, several rows to a statement, before anything reads the log.
       this.pendingEntries.push(projectId, changed.version, entryJson, entryBytes,
         idempotency?.caller ?? null, idempotency?.key ?? null, idempotency?.fingerprint ?? null)
-      if (paths.length > 0) {
-        let unit = this.pendingPaths.get(projectId)
-        if (!unit) this.pendingPaths.set(projectId, unit = new PathIndexUnit())
-        unit.add(changed.version, paths)
-      }
+      this.pendingPaths.add(projectId, changed.version, paths)
       if (replaced) this.statements.insertCheckpoint.run(projectId, changed.version, null)
     }
     if (replaced) {
@@ -214,11 +210,8 @@ export class ContentLog {
    */
   flushAppends (): void {
     if (this.pendingEntries.length > 0) this.appendRows.entries.write(this.pendingEntries)
-    if (this.pendingPaths.size > 0) {
-      const rows: Array<string | number | null> = []
-      for (const [projectId, unit] of this.pendingPaths) unit.rowsFor(projectId, rows)
-      this.appendRows.paths.write(rows)
-    }
+    const pathRows = this.pendingPaths.take()
+    if (pathRows.length > 0) this.appendRows.paths.write(pathRows)
     this.discardAppends()
   }
 

@@ -17,14 +17,23 @@
 /** One row as read: its key and its `versions` column. */
 export interface PathIndexRow { version: number, versions: string | null }
 
+/**
+ * The most versions one unit holds: a unit is closed when it reaches it, however large the
+ * group commit, so a row lists at most this many and a search that completes a cut-off unit
+ * reads at most this many versions' paths (docs/design.md §13b).
+ */
+export const UNIT_VERSIONS = 64
+
 /** A project's versions appended since the last flush, and the paths each recorded. */
 export class PathIndexUnit {
   last = 0
+  versions = 0
   readonly byPath = new Map<string, number[]>()
 
   add (version: number, paths: readonly string[]): void {
     if (paths.length === 0) return
     this.last = version
+    this.versions += 1
     for (const path of paths) {
       const versions = this.byPath.get(path)
       if (versions) versions.push(version)
@@ -35,6 +44,39 @@ export class PathIndexUnit {
   /** The unit's rows as INSERT parameters (project_id, path, version, versions), row after row. */
   rowsFor (projectId: string, out: Array<string | number | null>): void {
     for (const [path, versions] of this.byPath) out.push(projectId, path, this.last, encodeVersions(this.last, versions))
+  }
+}
+
+/**
+ * The path-index rows a transaction has yet to write, per project: its open unit, and the rows
+ * of the units closed at UNIT_VERSIONS. Written by the log's flushAppends (content-log.ts).
+ */
+export class PendingPathIndex {
+  private readonly open = new Map<string, PathIndexUnit>()
+  /** Closed units' rows as INSERT parameters, row after row. */
+  private readonly closed: Array<string | number | null> = []
+
+  add (projectId: string, version: number, paths: readonly string[]): void {
+    if (paths.length === 0) return
+    let unit = this.open.get(projectId)
+    if (!unit) this.open.set(projectId, unit = new PathIndexUnit())
+    unit.add(version, paths)
+    if (unit.versions < UNIT_VERSIONS) return
+    unit.rowsFor(projectId, this.closed)
+    this.open.delete(projectId)
+  }
+
+  /** Every pending row as INSERT parameters (empty: nothing to write), then nothing pending. */
+  take (): Array<string | number | null> {
+    const rows = this.closed.splice(0)
+    for (const [projectId, unit] of this.open) unit.rowsFor(projectId, rows)
+    this.open.clear()
+    return rows
+  }
+
+  clear (): void {
+    this.open.clear()
+    this.closed.length = 0
   }
 }
 
